@@ -1,0 +1,128 @@
+//! Settings from command-line flags and environment variables (clap).
+
+use std::net::SocketAddr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::domain::paging::PageLimits;
+use crate::graphql::QueryLimits;
+
+/// Boxoffice: a GraphQL gateway for cinema ticketing on MongoDB.
+#[derive(Debug, Parser)]
+#[command(name = "boxoffice", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the GraphQL API and the playground.
+    Serve(ServeArgs),
+    /// Generate demo data into the database.
+    Demo(DemoArgs),
+    /// Print the schema (SDL).
+    Schema,
+}
+
+/// Where the data lives.
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// MongoDB connection string (a replica set or Atlas in production).
+    #[arg(long, env = "MONGODB_URI", default_value = "mongodb://127.0.0.1:27017", global = true)]
+    pub mongodb_uri: String,
+    /// Database name.
+    #[arg(long, env = "BOXOFFICE_DATABASE", default_value = "boxoffice", global = true)]
+    pub database: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "BOXOFFICE_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Load the small demo data set when the catalogue is empty.
+    #[arg(long, env = "BOXOFFICE_DEMO_DATA")]
+    pub demo_data: bool,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// Request limits.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Limits {
+    /// Deepest query nesting accepted.
+    #[arg(long, env = "BOXOFFICE_MAX_DEPTH", default_value_t = 12)]
+    pub max_depth: usize,
+    /// Highest query complexity accepted (a connection costs `first` × its nodes' cost).
+    #[arg(long, env = "BOXOFFICE_MAX_COMPLEXITY", default_value_t = 20_000)]
+    pub max_complexity: usize,
+    /// Largest `first` of any connection.
+    #[arg(long, env = "BOXOFFICE_MAX_PAGE_SIZE", default_value_t = 100)]
+    pub max_page_size: usize,
+    /// Largest request body, in bytes.
+    #[arg(long, env = "BOXOFFICE_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
+    pub max_body_bytes: usize,
+    /// Most operations in one batched request.
+    #[arg(long, env = "BOXOFFICE_MAX_BATCH", default_value_t = 10)]
+    pub max_batch: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 12,
+            max_complexity: 20_000,
+            max_page_size: 100,
+            max_body_bytes: 64 * 1024,
+            max_batch: 10,
+        }
+    }
+}
+
+impl Limits {
+    pub fn query(&self) -> QueryLimits {
+        QueryLimits {
+            max_depth: self.max_depth,
+            max_complexity: self.max_complexity,
+        }
+    }
+
+    pub fn pages(&self) -> PageLimits {
+        PageLimits {
+            max_first: self.max_page_size,
+        }
+    }
+}
+
+/// How much demo data to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scale {
+    /// 40 cinemas, 3 days: a few seconds.
+    Small,
+    /// 500 cinemas, 2 days.
+    Medium,
+    /// The seed document's national scale: 5,000 cinemas × 8 halls × 6 showtimes, 1 day.
+    National,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Preset size.
+    #[arg(long, value_enum, default_value_t = Scale::Small)]
+    pub scale: Scale,
+    /// Number of cinemas (overrides the preset).
+    #[arg(long)]
+    pub cinemas: Option<usize>,
+    /// Days of showtimes from today (overrides the preset).
+    #[arg(long)]
+    pub days: Option<u32>,
+    /// Random seed: the same seed makes the same catalogue.
+    #[arg(long, default_value_t = 2015)]
+    pub seed: u64,
+    /// Drop the database first.
+    #[arg(long)]
+    pub reset: bool,
+}

@@ -1,0 +1,114 @@
+//! Global object ids (Relay): the kind of object and its id, as URL-safe base64 of "Kind:hex".
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+
+use super::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
+use crate::error::ApiError;
+
+/// Any object that `node(id:)` can fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalId {
+    Cinema(CinemaId),
+    Hall(HallId),
+    Movie(MovieId),
+    Review(ReviewId),
+    Showtime(ShowtimeId),
+}
+
+impl GlobalId {
+    pub fn encode(&self) -> String {
+        let text = match self {
+            GlobalId::Cinema(id) => format!("Cinema:{id}"),
+            GlobalId::Hall(id) => format!("Hall:{id}"),
+            GlobalId::Movie(id) => format!("Movie:{id}"),
+            GlobalId::Review(id) => format!("Review:{id}"),
+            GlobalId::Showtime(id) => format!("Showtime:{id}"),
+        };
+        URL_SAFE_NO_PAD.encode(text)
+    }
+
+    pub fn decode(id: &str) -> Result<Self, ApiError> {
+        let bad = || ApiError::bad_input(format!("`{id}` is not an id this API issued"));
+        let bytes = URL_SAFE_NO_PAD.decode(id).map_err(|_| bad())?;
+        let text = String::from_utf8(bytes).map_err(|_| bad())?;
+        let (kind, hex) = text.split_once(':').ok_or_else(bad)?;
+        let parsed = match kind {
+            "Cinema" => CinemaId::parse_hex(hex).map(GlobalId::Cinema),
+            "Hall" => HallId::parse_hex(hex).map(GlobalId::Hall),
+            "Movie" => MovieId::parse_hex(hex).map(GlobalId::Movie),
+            "Review" => ReviewId::parse_hex(hex).map(GlobalId::Review),
+            "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
+            _ => return Err(bad()),
+        };
+        parsed.map_err(|_| bad())
+    }
+
+    /// The kind name, as in the GraphQL type.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GlobalId::Cinema(_) => "Cinema",
+            GlobalId::Hall(_) => "Hall",
+            GlobalId::Movie(_) => "Movie",
+            GlobalId::Review(_) => "Review",
+            GlobalId::Showtime(_) => "Showtime",
+        }
+    }
+}
+
+macro_rules! typed_decode {
+    ($fn_name:ident, $variant:ident, $id:ty) => {
+        /// Decodes a global id that must name this kind of object.
+        pub fn $fn_name(id: &str) -> Result<$id, ApiError> {
+            match GlobalId::decode(id)? {
+                GlobalId::$variant(inner) => Ok(inner),
+                other => Err(ApiError::bad_input(format!(
+                    "`{id}` is the id of a {}, not of a {}",
+                    other.kind(),
+                    stringify!($variant)
+                ))),
+            }
+        }
+    };
+}
+
+typed_decode!(cinema_id, Cinema, CinemaId);
+typed_decode!(hall_id, Hall, HallId);
+typed_decode!(movie_id, Movie, MovieId);
+typed_decode!(showtime_id, Showtime, ShowtimeId);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_kind() {
+        let raw = [7u8; 12];
+        for id in [
+            GlobalId::Cinema(CinemaId(raw)),
+            GlobalId::Hall(HallId(raw)),
+            GlobalId::Movie(MovieId(raw)),
+            GlobalId::Review(ReviewId(raw)),
+            GlobalId::Showtime(ShowtimeId(raw)),
+        ] {
+            assert_eq!(GlobalId::decode(&id.encode()).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn typed_decode_rejects_other_kinds() {
+        let movie = GlobalId::Movie(MovieId([1; 12])).encode();
+        let error = cinema_id(&movie).unwrap_err();
+        assert!(error.to_string().contains("id of a Movie, not of a Cinema"), "{error}");
+        assert_eq!(movie_id(&movie).unwrap(), MovieId([1; 12]));
+    }
+
+    #[test]
+    fn rejects_malformed_ids() {
+        let not_hex = URL_SAFE_NO_PAD.encode("Cinema:xyz");
+        let unknown = URL_SAFE_NO_PAD.encode("Planet:010101010101010101010101");
+        for bad in ["", "%%%", "Q2luZW1h", not_hex.as_str(), unknown.as_str()] {
+            assert!(GlobalId::decode(bad).is_err(), "{bad}");
+        }
+    }
+}

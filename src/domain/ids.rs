@@ -1,0 +1,105 @@
+//! Newtype ids, one per kind of object, so a cinema id can never be passed where a movie id is
+//! expected. Each wraps the 12 raw bytes of a MongoDB ObjectId without depending on MongoDB.
+
+use std::fmt;
+
+use crate::error::ApiError;
+
+macro_rules! object_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub [u8; 12]);
+
+        impl $name {
+            /// Parses the 24-character hexadecimal form.
+            pub fn parse_hex(hex: &str) -> Result<Self, ApiError> {
+                parse_hex12(hex).map($name).ok_or_else(|| {
+                    ApiError::bad_input(format!(
+                        "`{hex}` is not a valid {} id (24 hexadecimal digits)",
+                        stringify!($name).trim_end_matches("Id")
+                    ))
+                })
+            }
+
+            pub fn bytes(self) -> [u8; 12] {
+                self.0
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let hex = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                $name::parse_hex(&hex).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                for byte in self.0 {
+                    write!(f, "{byte:02x}")?;
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+object_id!(
+    /// A cinema.
+    CinemaId
+);
+object_id!(
+    /// A hall (screening room) of a cinema; stored in `theaters`.
+    HallId
+);
+object_id!(
+    /// A movie; its details and reviews share the id.
+    MovieId
+);
+object_id!(
+    /// A review of a movie.
+    ReviewId
+);
+object_id!(
+    /// A showtime; its seat inventory document shares the id.
+    ShowtimeId
+);
+
+fn parse_hex12(hex: &str) -> Option<[u8; 12]> {
+    if hex.len() != 24 || !hex.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 12];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        let id = CinemaId([0xab, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xff]);
+        let hex = id.to_string();
+        assert_eq!(hex, "ab0102030405060708090aff");
+        assert_eq!(CinemaId::parse_hex(&hex).unwrap(), id);
+    }
+
+    #[test]
+    fn rejects_malformed_hex() {
+        for bad in ["", "abc", "zz0102030405060708090aff", "ab0102030405060708090aff00", "é1234567890123456789012"] {
+            let error = MovieId::parse_hex(bad).unwrap_err();
+            assert!(error.to_string().contains("not a valid Movie id"), "{error}");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The domain: ids, hall layouts and seat maps, seat states, money, cursors, global ids and input
+//! validation.
+//!
+//! Pure Rust: nothing here knows MongoDB or GraphQL, so every rule is unit-tested inline.
+
+pub mod cursor;
+pub mod geo;
+pub mod global_id;
+pub mod ids;
+pub mod layout;
+pub mod money;
+pub mod paging;
+pub mod seat;
+pub mod text;
+pub mod time_range;

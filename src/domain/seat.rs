@@ -1,0 +1,91 @@
+//! Seats: their kinds, their states and the per-state counts of a showtime.
+
+use serde::{Deserialize, Serialize};
+
+/// What a seat position is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SeatKind {
+    Standard,
+    Vip,
+    Wheelchair,
+    /// One half of a two-person love seat.
+    Couple,
+}
+
+/// Where a seat of one showtime is in the state machine
+/// (AVAILABLE → HELD → SOLD, HELD → AVAILABLE, SOLD → AVAILABLE; BLOCKED is never for sale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SeatState {
+    Available,
+    Held,
+    Sold,
+    Blocked,
+}
+
+/// How many seats of a showtime are in each state (kept exact in the same update as the seats).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatCounts {
+    pub available: u32,
+    pub held: u32,
+    pub sold: u32,
+    pub blocked: u32,
+}
+
+impl SeatCounts {
+    /// All seats in one state: a fresh showtime has every seat available.
+    pub fn all_available(capacity: u32) -> Self {
+        SeatCounts {
+            available: capacity,
+            ..SeatCounts::default()
+        }
+    }
+
+    /// Counts seats by state.
+    pub fn tally(states: impl IntoIterator<Item = SeatState>) -> Self {
+        let mut counts = SeatCounts::default();
+        for state in states {
+            match state {
+                SeatState::Available => counts.available += 1,
+                SeatState::Held => counts.held += 1,
+                SeatState::Sold => counts.sold += 1,
+                SeatState::Blocked => counts.blocked += 1,
+            }
+        }
+        counts
+    }
+
+    /// available + held + sold + blocked: equals the hall's capacity (invariant 5).
+    pub fn total(&self) -> u32 {
+        self.available + self.held + self.sold + self.blocked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_adds_up_to_the_number_of_seats() {
+        use SeatState::*;
+        let counts = SeatCounts::tally([Available, Held, Sold, Sold, Blocked, Available]);
+        assert_eq!(
+            counts,
+            SeatCounts {
+                available: 2,
+                held: 1,
+                sold: 2,
+                blocked: 1
+            }
+        );
+        assert_eq!(counts.total(), 6);
+        assert_eq!(SeatCounts::all_available(7).total(), 7);
+    }
+
+    #[test]
+    fn states_and_kinds_serialize_as_screaming_snake_case() {
+        assert_eq!(serde_json::to_string(&SeatState::Available).unwrap(), "\"AVAILABLE\"");
+        assert_eq!(serde_json::to_string(&SeatKind::Wheelchair).unwrap(), "\"WHEELCHAIR\"");
+    }
+}

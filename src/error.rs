@@ -1,0 +1,84 @@
+//! The one error type of the API.
+//!
+//! Every layer returns [`ApiError`]; the GraphQL layer turns it into a GraphQL error with
+//! `extensions.code` in exactly one place (`graphql::errors`), where internal errors are logged
+//! with their context and masked for clients.
+
+use std::fmt;
+
+/// What went wrong, in terms a client can act on.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    /// The request itself is wrong: malformed ids, cursors, coordinates, arguments out of range.
+    #[error("{0}")]
+    BadUserInput(String),
+    /// The object named by the request does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The query is too deep or too costly to run.
+    #[error("{0}")]
+    QueryTooComplex(String),
+    /// Anything the client cannot fix. The message is logged and never shown to clients.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The machine-readable codes clients switch on (`extensions.code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadUserInput,
+    NotFound,
+    QueryTooComplex,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadUserInput => "BAD_USER_INPUT",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ApiError {
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        ApiError::BadUserInput(message.into())
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        ApiError::NotFound(message.into())
+    }
+
+    pub fn internal(context: impl fmt::Display) -> Self {
+        ApiError::Internal(context.to_string())
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::BadUserInput(_) => ErrorCode::BadUserInput,
+            ApiError::NotFound(_) => ErrorCode::NotFound,
+            ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
+            ApiError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The message a client may see: internal details are replaced by a fixed text.
+    pub fn client_message(&self) -> String {
+        match self {
+            ApiError::Internal(_) => "internal error".to_owned(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Shorthand for results of the API.
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,39 @@
+//! What a resolver reaches through its context: the store, the request's loaders and the page
+//! limits. `prepare` attaches them to each request.
+
+use async_graphql::{Context, Request};
+
+use super::loaders::Loaders;
+use crate::domain::paging::{PageLimits, PageRequest};
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// Attaches a request's data: the store, fresh loaders (no cache across requests), page limits.
+pub fn prepare(request: Request, store: &Store, page_limits: PageLimits) -> Request {
+    request
+        .data(store.clone())
+        .data(Loaders::new(store))
+        .data(page_limits)
+}
+
+/// Typed access to the request data.
+pub trait ContextExt {
+    fn store(&self) -> &Store;
+    fn loaders(&self) -> &Loaders;
+    /// Validates a connection's `first`/`after` against the configured cap.
+    fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
+}
+
+impl ContextExt for Context<'_> {
+    fn store(&self) -> &Store {
+        self.data_unchecked::<Store>()
+    }
+
+    fn loaders(&self) -> &Loaders {
+        self.data_unchecked::<Loaders>()
+    }
+
+    fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {
+        PageRequest::new(first, after, *self.data_unchecked::<PageLimits>())
+    }
+}

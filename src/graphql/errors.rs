@@ -1,0 +1,68 @@
+//! The one place where errors become GraphQL errors with `extensions.code`.
+//!
+//! Resolvers return [`ApiError`] with `?`; async-graphql keeps it as the error's source. This
+//! extension reads it back for every error of a response, sets the code, and masks internal
+//! errors (logging them with their path first). Errors raised by async-graphql itself are parse,
+//! validation and input-coercion errors: BAD_USER_INPUT, except the depth and complexity limits,
+//! which are QUERY_TOO_COMPLEX.
+
+use std::sync::Arc;
+
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextRequest};
+use async_graphql::{ErrorExtensionValues, Response, ServerError};
+
+use crate::error::{ApiError, ErrorCode};
+
+/// Messages async-graphql uses when a query is over the depth or complexity limit.
+const LIMIT_MESSAGES: [&str; 2] = ["Query is too complex.", "Query is nested too deep."];
+
+/// Installs [`classify`] on every response of the schema.
+pub struct ErrorCodes;
+
+impl ExtensionFactory for ErrorCodes {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(ErrorCodesExtension)
+    }
+}
+
+struct ErrorCodesExtension;
+
+#[async_trait::async_trait]
+impl Extension for ErrorCodesExtension {
+    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
+        let mut response = next.run(ctx).await;
+        response.errors.iter_mut().for_each(classify);
+        response
+    }
+}
+
+/// Sets `extensions.code` on an error and masks it if it is internal.
+pub fn classify(error: &mut ServerError) {
+    let code = match error.source::<ApiError>() {
+        Some(api_error) => {
+            if let ApiError::Internal(detail) = api_error {
+                tracing::error!(path = ?error.path, detail, "internal error");
+            }
+            let code = api_error.code();
+            error.message = api_error.client_message();
+            code
+        }
+        None if LIMIT_MESSAGES.contains(&error.message.as_str()) => ErrorCode::QueryTooComplex,
+        None => ErrorCode::BadUserInput,
+    };
+    set_code(error, code);
+}
+
+/// A GraphQL error built outside the schema (HTTP-level limits), with its code.
+pub fn error_with_code(message: impl Into<String>, code: ErrorCode) -> ServerError {
+    let mut error = ServerError::new(message, None);
+    set_code(&mut error, code);
+    error
+}
+
+fn set_code(error: &mut ServerError, code: ErrorCode) {
+    error
+        .extensions
+        .get_or_insert_with(ErrorExtensionValues::default)
+        .set("code", code.as_str());
+}

@@ -1,0 +1,38 @@
+//! The GraphQL schema: query roots split by domain and merged (`query`), one file per type
+//! (`types`), the per-request DataLoaders (`loaders`), and the one place errors get their codes
+//! (`errors`).
+
+pub mod context;
+pub mod errors;
+pub mod loaders;
+mod query;
+pub mod types;
+
+use async_graphql::{EmptyMutation, EmptySubscription, Schema};
+
+pub use context::prepare;
+pub use query::Query;
+
+/// The schema type served by the gateway.
+pub type AppSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+
+/// Depth and complexity limits checked before any resolver runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryLimits {
+    pub max_depth: usize,
+    pub max_complexity: usize,
+}
+
+/// Builds the schema without any data: requests get theirs from [`prepare`].
+pub fn schema(limits: QueryLimits) -> AppSchema {
+    Schema::build(Query::default(), EmptyMutation, EmptySubscription)
+        .limit_depth(limits.max_depth)
+        .limit_complexity(limits.max_complexity)
+        .extension(errors::ErrorCodes)
+        .finish()
+}
+
+/// The SDL of the schema, as checked in at `schema.graphql`.
+pub fn sdl() -> String {
+    schema(crate::config::Limits::default().query()).sdl()
+}

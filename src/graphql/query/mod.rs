@@ -1,0 +1,17 @@
+//! The query roots, one per domain, merged into `Query`.
+
+mod cinemas;
+mod movies;
+mod node;
+mod showtimes;
+
+use async_graphql::MergedObject;
+
+/// Every read of the API.
+#[derive(MergedObject, Default)]
+pub struct Query(
+    cinemas::CinemaQuery,
+    movies::MovieQuery,
+    showtimes::ShowtimeQuery,
+    node::NodeQuery,
+);

@@ -1,0 +1,194 @@
+//! `Cinema`, and the nearest-first connection with distances.
+
+use std::sync::Arc;
+
+use async_graphql::connection::{Connection, ConnectionNameType, Edge, EdgeNameType};
+use async_graphql::{Context, Object, SimpleObject, ID};
+use chrono::{DateTime, Utc};
+
+use super::lazy::Lazy;
+use super::{connection, page_cost, Hall, Showtime};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::CinemaId;
+use crate::domain::paging::Page;
+use crate::domain::time_range::TimeRange;
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::store::documents::{CinemaDoc, CinemaRef};
+use crate::store::{CinemaWithDistance, ShowtimeFilter};
+
+/// A cinema: a building with halls, in a city.
+pub struct Cinema {
+    doc: Lazy<CinemaId, CinemaDoc>,
+    /// What a showtime copied of the cinema (extended reference), when it came from one.
+    copied: Option<CinemaRef>,
+}
+
+impl Cinema {
+    pub fn from_doc(doc: Arc<CinemaDoc>) -> Self {
+        Cinema {
+            doc: Lazy::loaded(doc.id.into(), doc),
+            copied: None,
+        }
+    }
+
+    pub fn from_ref(copied: &CinemaRef) -> Self {
+        Cinema {
+            doc: Lazy::unloaded(copied.id.into()),
+            copied: Some(copied.clone()),
+        }
+    }
+
+    pub fn from_id(id: CinemaId) -> Self {
+        Cinema {
+            doc: Lazy::unloaded(id),
+            copied: None,
+        }
+    }
+
+    async fn full(&self, ctx: &Context<'_>) -> Result<Arc<CinemaDoc>, ApiError> {
+        self.doc.get(ctx, "cinema").await
+    }
+}
+
+/// A point on Earth (WGS 84 degrees).
+#[derive(SimpleObject)]
+pub struct Location {
+    /// Degrees north of the equator, -90 to 90.
+    pub latitude: f64,
+    /// Degrees east of Greenwich, -180 to 180.
+    pub longitude: f64,
+}
+
+#[Object]
+impl Cinema {
+    /// Global id, for `node(id:)`.
+    pub async fn id(&self) -> ID {
+        GlobalId::Cinema(self.doc.id).encode().into()
+    }
+
+    /// The cinema's name, e.g. "万达影城(国贸店)".
+    async fn name(&self, ctx: &Context<'_>) -> Result<String, ApiError> {
+        match &self.copied {
+            Some(copied) => Ok(copied.name.clone()),
+            None => Ok(self.full(ctx).await?.name.clone()),
+        }
+    }
+
+    /// The city, e.g. "上海".
+    async fn city(&self, ctx: &Context<'_>) -> Result<String, ApiError> {
+        match &self.copied {
+            Some(copied) => Ok(copied.city.clone()),
+            None => Ok(self.full(ctx).await?.city.clone()),
+        }
+    }
+
+    /// The district of the city, e.g. "浦东新区".
+    async fn district(&self, ctx: &Context<'_>) -> Result<String, ApiError> {
+        Ok(self.full(ctx).await?.district.clone())
+    }
+
+    /// The street address.
+    async fn address(&self, ctx: &Context<'_>) -> Result<String, ApiError> {
+        Ok(self.full(ctx).await?.address.clone())
+    }
+
+    /// Where the cinema is.
+    async fn location(&self, ctx: &Context<'_>) -> Result<Location, ApiError> {
+        let doc = self.full(ctx).await?;
+        Ok(Location {
+            latitude: doc.location.latitude(),
+            longitude: doc.location.longitude(),
+        })
+    }
+
+    /// What the cinema offers besides films, e.g. "停车场", "IMAX".
+    async fn amenities(&self, ctx: &Context<'_>) -> Result<Vec<String>, ApiError> {
+        Ok(self.full(ctx).await?.amenities.clone())
+    }
+
+    /// The cinema's halls, by name.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn halls(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "How many halls (default 20, at most the configured cap).")] first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last hall of the previous page.")] after: Option<String>,
+    ) -> Result<Connection<String, Hall>, ApiError> {
+        let page = ctx.page(first, after)?;
+        let halls = ctx.store().list_halls(self.doc.id, &page).await?;
+        Ok(connection(halls, |hall| Hall::from_doc(Arc::new(hall))))
+    }
+
+    /// The cinema's showtimes in start order, optionally within a time range.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn showtimes(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Only showtimes starting at or after this instant.")] starts_from: Option<DateTime<Utc>>,
+        #[graphql(desc = "Only showtimes starting before this instant.")] starts_before: Option<DateTime<Utc>>,
+        #[graphql(desc = "How many showtimes (default 20, at most the configured cap).")] first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<String>,
+    ) -> Result<Connection<String, Showtime>, ApiError> {
+        let filter = ShowtimeFilter {
+            cinema: Some(self.doc.id),
+            starts: TimeRange::new(starts_from, starts_before)?,
+            ..ShowtimeFilter::default()
+        };
+        let page = ctx.page(first, after)?;
+        let showtimes = ctx.store().list_showtimes(&filter, &page).await?;
+        Ok(connection(showtimes, Showtime::from_doc))
+    }
+}
+
+/// The distance of a cinema from the point searched.
+#[derive(SimpleObject)]
+pub struct CinemaDistance {
+    /// Great-circle distance in metres.
+    pub distance_meters: f64,
+}
+
+/// Names the nearest-cinemas connection `NearbyCinemaConnection`.
+pub struct NearbyCinemaConnectionName;
+
+impl ConnectionNameType for NearbyCinemaConnectionName {
+    fn type_name<T: async_graphql::OutputType>() -> String {
+        "NearbyCinemaConnection".to_owned()
+    }
+}
+
+/// Names its edges `NearbyCinemaEdge`.
+pub struct NearbyCinemaEdgeName;
+
+impl EdgeNameType for NearbyCinemaEdgeName {
+    fn type_name<T: async_graphql::OutputType>() -> String {
+        "NearbyCinemaEdge".to_owned()
+    }
+}
+
+/// Cinemas nearest first; each edge has its `distanceMeters`.
+pub type NearbyCinemaConnection = Connection<
+    String,
+    Cinema,
+    async_graphql::connection::EmptyFields,
+    CinemaDistance,
+    NearbyCinemaConnectionName,
+    NearbyCinemaEdgeName,
+>;
+
+/// The connection of a page of nearest cinemas.
+pub fn nearby_cinemas(page: Page<CinemaWithDistance>) -> NearbyCinemaConnection {
+    {
+        let mut connection = Connection::new(page.has_previous_page, page.has_next_page);
+        connection.edges.extend(page.items.into_iter().map(|(cursor, found)| {
+            Edge::with_additional_fields(
+                cursor,
+                Cinema::from_doc(Arc::new(found.cinema)),
+                CinemaDistance {
+                    distance_meters: found.distance_meters,
+                },
+            )
+        }));
+        connection
+    }
+}

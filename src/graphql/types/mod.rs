@@ -1,0 +1,21 @@
+//! One file per GraphQL type.
+
+mod cinema;
+mod connection;
+mod hall;
+mod lazy;
+mod money;
+mod movie;
+mod movie_details;
+mod node;
+mod review;
+mod seat_map;
+mod showtime;
+
+pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
+pub use connection::{connection, page_cost};
+pub use hall::Hall;
+pub use movie::Movie;
+pub use node::Node;
+pub use review::Review;
+pub use showtime::{Channel, Showtime};

@@ -1,0 +1,81 @@
+//! `MovieDetails`: the part of a movie that only detail pages show (`movie_details`).
+
+use std::sync::Arc;
+
+use async_graphql::{Object, SimpleObject};
+
+use crate::store::documents::MovieDetailsDoc;
+
+/// A movie's details, stored apart from the summary so lists stay small.
+pub struct MovieDetails(pub Arc<MovieDetailsDoc>);
+
+/// A member of the cast.
+#[derive(SimpleObject)]
+pub struct CastMember {
+    /// The actor.
+    pub name: String,
+    /// The part they play.
+    pub character: String,
+}
+
+/// A rating from another site.
+#[derive(SimpleObject)]
+pub struct ExternalRating {
+    /// Where it comes from, e.g. "豆瓣".
+    pub source: String,
+    /// The score on that site's scale.
+    pub score: f64,
+    /// The top of that site's scale.
+    pub max_score: f64,
+    /// How many votes it is based on.
+    pub votes: i64,
+}
+
+#[Object]
+impl MovieDetails {
+    /// A one-paragraph plot.
+    async fn plot(&self) -> &str {
+        &self.0.plot
+    }
+
+    /// The full plot.
+    async fn full_plot(&self) -> &str {
+        &self.0.full_plot
+    }
+
+    /// Spoken languages.
+    async fn languages(&self) -> &[String] {
+        &self.0.languages
+    }
+
+    /// Production countries.
+    async fn countries(&self) -> &[String] {
+        &self.0.countries
+    }
+
+    /// The whole cast in billing order.
+    async fn cast(&self) -> Vec<CastMember> {
+        self.0
+            .cast
+            .iter()
+            .map(|member| CastMember {
+                name: member.name.clone(),
+                character: member.character.clone(),
+            })
+            .collect()
+    }
+
+    /// Ratings on other sites.
+    async fn external_ratings(&self) -> Vec<ExternalRating> {
+        self.0
+            .external_ratings
+            .iter()
+            .map(|rating| ExternalRating {
+                source: rating.source.clone(),
+                score: rating.score,
+                max_score: rating.max_score,
+                votes: rating.votes,
+            })
+            .collect()
+    }
+}

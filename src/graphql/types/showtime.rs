@@ -1,0 +1,140 @@
+//! `Showtime` and `Channel`.
+
+use std::sync::Arc;
+
+use async_graphql::{Context, Object, SimpleObject, ID};
+use chrono::{DateTime, Utc};
+
+use super::money::{ChannelPrice, Money};
+use super::seat_map::SeatMap;
+use super::{Cinema, Hall, Movie};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::ShowtimeId;
+use crate::domain::money;
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::store::documents::{ChannelDoc, ShowtimeDoc};
+
+/// One screening of a movie in a hall at a time.
+///
+/// `cinema { name city }`, `movie { title runtimeMinutes }` and `hall { name format }` are copied
+/// into the showtime (extended reference) and cost no query; other fields of those objects are
+/// loaded in one batch per collection for the whole request.
+pub struct Showtime(Arc<ShowtimeDoc>);
+
+impl Showtime {
+    pub fn from_doc(doc: ShowtimeDoc) -> Self {
+        Showtime(Arc::new(doc))
+    }
+
+    pub fn from_arc(doc: Arc<ShowtimeDoc>) -> Self {
+        Showtime(doc)
+    }
+
+    fn showtime_id(&self) -> ShowtimeId {
+        self.0.id.into()
+    }
+
+    fn money(&self, amount: i64) -> Money {
+        money::Money {
+            amount,
+            currency: self.0.currency.clone(),
+        }
+        .into()
+    }
+}
+
+#[Object]
+impl Showtime {
+    /// Global id, for `node(id:)`.
+    pub async fn id(&self) -> ID {
+        GlobalId::Showtime(self.showtime_id()).encode().into()
+    }
+
+    /// When the film starts.
+    async fn starts_at(&self) -> DateTime<Utc> {
+        self.0.starts_at.to_chrono()
+    }
+
+    /// When the film ends.
+    async fn ends_at(&self) -> DateTime<Utc> {
+        self.0.ends_at.to_chrono()
+    }
+
+    /// The language the film is shown in, e.g. "国语", "英语".
+    async fn language(&self) -> &str {
+        &self.0.language
+    }
+
+    /// The cinema.
+    async fn cinema(&self) -> Cinema {
+        Cinema::from_ref(&self.0.cinema)
+    }
+
+    /// The movie.
+    async fn movie(&self) -> Movie {
+        Movie::from_ref(&self.0.movie)
+    }
+
+    /// The hall.
+    async fn hall(&self) -> Hall {
+        Hall::from_ref(&self.0.theater)
+    }
+
+    /// The price of a standard seat on one sales channel; null when the channel does not sell
+    /// this showtime.
+    async fn price(
+        &self,
+        #[graphql(desc = "The sales channel's code, e.g. \"maoyan\".")] channel: String,
+    ) -> Option<Money> {
+        self.0
+            .prices
+            .iter()
+            .find(|price| price.channel == channel)
+            .map(|price| self.money(price.amount))
+    }
+
+    /// The price on every channel that sells this showtime.
+    async fn prices(&self) -> Vec<ChannelPrice> {
+        self.0
+            .prices
+            .iter()
+            .map(|price| ChannelPrice {
+                channel: price.channel.clone(),
+                price: self.money(price.amount),
+            })
+            .collect()
+    }
+
+    /// Every seat and its state, with the counts per state. Loaded in one batch for every
+    /// showtime of the request.
+    async fn seat_map(&self, ctx: &Context<'_>) -> Result<SeatMap, ApiError> {
+        let inventory = ctx
+            .loaders()
+            .inventory
+            .load_one(self.showtime_id())
+            .await?
+            .ok_or_else(|| {
+                ApiError::internal(format!("showtime {} has no seat inventory", self.showtime_id()))
+            })?;
+        Ok(SeatMap::from(inventory.as_ref()))
+    }
+}
+
+/// A third-party sales app that sells tickets through Boxoffice.
+#[derive(SimpleObject)]
+pub struct Channel {
+    /// The channel's code, used in prices and filters, e.g. "maoyan".
+    pub code: String,
+    /// Its display name, e.g. "猫眼电影".
+    pub name: String,
+}
+
+impl From<ChannelDoc> for Channel {
+    fn from(doc: ChannelDoc) -> Self {
+        Channel {
+            code: doc.code,
+            name: doc.name,
+        }
+    }
+}

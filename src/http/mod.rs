@@ -1,0 +1,45 @@
+//! HTTP: the axum routes. `POST /graphql` runs operations (with body-size and batch limits),
+//! `GET /` serves the GraphiQL playground with the example operations, `GET /health` checks the
+//! database.
+
+mod graphql_route;
+mod health;
+mod playground;
+
+use axum::routing::{get, post};
+use axum::Router;
+use tower_http::trace::TraceLayer;
+
+use crate::config::Limits;
+use crate::graphql::{self, AppSchema};
+use crate::store::Store;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub schema: AppSchema,
+    pub store: Store,
+    pub limits: Limits,
+}
+
+impl AppState {
+    pub fn new(store: Store, limits: Limits) -> Self {
+        AppState {
+            schema: graphql::schema(limits.query()),
+            store,
+            limits,
+        }
+    }
+}
+
+/// The gateway's routes.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/graphql", post(graphql_route::graphql).get(playground::page))
+        .route("/", get(playground::page))
+        .route("/playground/examples.json", get(playground::examples))
+        .route("/playground/vendor/{file}", get(playground::vendor))
+        .route("/health", get(health::health))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

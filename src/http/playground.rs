@@ -1,0 +1,105 @@
+//! The GraphiQL playground, served from the binary (no CDN), and the example operations kept in
+//! `playground/examples`: each `NAME.graphql` with its variables in `NAME.json`.
+
+use axum::extract::Path;
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+/// One example operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Example {
+    pub name: &'static str,
+    /// The first comment line of the operation.
+    pub description: &'static str,
+    pub query: &'static str,
+    /// Variables as JSON text.
+    pub variables: &'static str,
+}
+
+macro_rules! examples {
+    ($($name:literal),* $(,)?) => {
+        &[$((
+            $name,
+            include_str!(concat!("../../playground/examples/", $name, ".graphql")),
+            include_str!(concat!("../../playground/examples/", $name, ".json")),
+        )),*]
+    };
+}
+
+/// Every example, in the order the playground lists them.
+const EXAMPLES: &[(&str, &str, &str)] = examples![
+    "cinemas-in-a-city",
+    "cinemas-by-name",
+    "cinemas-near-a-point",
+    "cinema-halls-and-showtimes",
+    "node-by-id",
+    "movies-by-genre",
+    "movies-by-title",
+    "movies-showing-in-a-city",
+    "movie-details-and-reviews",
+    "showtimes-by-city-and-time",
+    "showtimes-on-a-channel",
+    "showtime-prices",
+    "showtime-seat-map",
+    "showtimes-page-with-references",
+    "channels",
+];
+
+/// The examples the playground offers (also read by the tests, which run each one).
+pub fn examples_list() -> Vec<Example> {
+    EXAMPLES
+        .iter()
+        .map(|(name, query, variables)| Example {
+            name,
+            description: query
+                .lines()
+                .next()
+                .and_then(|line| line.strip_prefix('#'))
+                .map(str::trim)
+                .unwrap_or(""),
+            query,
+            variables,
+        })
+        .collect()
+}
+
+pub async fn page() -> Html<&'static str> {
+    Html(include_str!("../../playground/index.html"))
+}
+
+pub async fn examples() -> Json<Vec<Example>> {
+    Json(examples_list())
+}
+
+/// The vendored GraphiQL and React builds (GraphiQL's are stored gzip-compressed).
+pub async fn vendor(Path(file): Path<String>) -> Response {
+    let javascript = "text/javascript; charset=utf-8";
+    let (body, content_type, gzip): (&'static [u8], &str, bool) = match file.as_str() {
+        "graphiql.min.js" => (include_bytes!("../../playground/vendor/graphiql.min.js.gz"), javascript, true),
+        "graphiql.min.css" => (
+            include_bytes!("../../playground/vendor/graphiql.min.css.gz"),
+            "text/css; charset=utf-8",
+            true,
+        ),
+        "react.production.min.js" => (
+            include_bytes!("../../playground/vendor/react.production.min.js"),
+            javascript,
+            false,
+        ),
+        "react-dom.production.min.js" => (
+            include_bytes!("../../playground/vendor/react-dom.production.min.js"),
+            javascript,
+            false,
+        ),
+        _ => return StatusCode::NOT_FOUND.into_response(),
+    };
+    let cache = (header::CACHE_CONTROL, "public, max-age=86400");
+    if gzip {
+        ([(header::CONTENT_TYPE, content_type), (header::CONTENT_ENCODING, "gzip"), cache], body)
+            .into_response()
+    } else {
+        ([(header::CONTENT_TYPE, content_type), cache], body).into_response()
+    }
+}

@@ -1,0 +1,16 @@
+//! Boxoffice: a GraphQL gateway for a national cinema ticketing platform on MongoDB.
+//!
+//! Layers, outermost first: `http` (axum routes) → `graphql` (schema, resolvers, loaders) →
+//! `store` (the only code that talks to MongoDB) → `domain` (pure rules). `config` reads flags
+//! and environment; `demo` generates the demo catalogue. See ARCHITECTURE.md.
+
+pub mod config;
+pub mod demo;
+pub mod domain;
+pub mod error;
+pub mod graphql;
+pub mod http;
+pub mod store;
+
+pub use graphql::schema;
+pub use http::{app, AppState};

@@ -1,0 +1,77 @@
+//! The `boxoffice` binary: parses the command line and hands over to the library.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use boxoffice::config::{Cli, Command, DemoArgs, ServeArgs};
+use boxoffice::store::Store;
+use boxoffice::{app, demo, graphql, AppState};
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Schema => {
+            print!("{}", graphql::sdl());
+            Ok(())
+        }
+        Command::Serve(args) => {
+            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            serve(store, args).await
+        }
+        Command::Demo(args) => {
+            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            load_demo(&store, &args).await
+        }
+    }
+}
+
+async fn connect(uri: &str, database: &str) -> anyhow::Result<Store> {
+    let store = Store::connect(uri, database).await.context("connecting to MongoDB")?;
+    store.ensure_indexes().await.context("creating indexes")?;
+    Ok(store)
+}
+
+async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
+    if args.demo_data && store.catalogue_is_empty().await? {
+        tracing::info!("the catalogue is empty: loading the small demo data set");
+        demo::load(&store, &demo::DemoPlan::small(), true).await?;
+    }
+    let listener = tokio::net::TcpListener::bind(args.bind)
+        .await
+        .with_context(|| format!("binding {}", args.bind))?;
+    let address = listener.local_addr()?;
+    println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
+    axum::serve(listener, app(AppState::new(store, args.limits)))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
+    if args.reset {
+        store.drop_database().await?;
+        store.ensure_indexes().await?;
+    }
+    let plan = demo::DemoPlan::from_args(args);
+    let started = Instant::now();
+    let loaded = demo::load(store, &plan, true).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "loaded {} documents ({} cinemas, {} halls, {} showtimes, {} seats) in {seconds:.1} s ({:.0} documents/s)",
+        loaded.documents,
+        loaded.cinemas,
+        loaded.halls,
+        loaded.showtimes,
+        loaded.seats,
+        loaded.documents as f64 / seconds
+    );
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! The shapes of the documents in every collection. Each carries a `schemaVersion`
+//! (schema versioning pattern) so later shapes can be migrated lazily.
+
+use bson::oid::ObjectId;
+use bson::DateTime;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
+use crate::domain::layout::HallLayout;
+use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
+
+/// The shape version written by this code.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// A GeoJSON point: `coordinates` is `[longitude, latitude]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeoJsonPoint {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub coordinates: [f64; 2],
+}
+
+impl GeoJsonPoint {
+    pub fn new(latitude: f64, longitude: f64) -> Self {
+        GeoJsonPoint {
+            kind: "Point".to_owned(),
+            coordinates: [longitude, latitude],
+        }
+    }
+    pub fn latitude(&self) -> f64 {
+        self.coordinates[1]
+    }
+    pub fn longitude(&self) -> f64 {
+        self.coordinates[0]
+    }
+}
+
+/// `cinemas`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CinemaDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub name: String,
+    pub city: String,
+    pub district: String,
+    pub address: String,
+    pub location: GeoJsonPoint,
+    pub amenities: Vec<String>,
+}
+
+/// `theaters`: a hall with its preallocated seat layout.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HallDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub cinema_id: ObjectId,
+    pub name: String,
+    /// "2D", "3D", "IMAX", "DOLBY", "4DX", ...
+    pub format: String,
+    pub capacity: i32,
+    pub layout: HallLayout,
+}
+
+/// A review as embedded in a movie (the 10 latest) and as stored in `reviews`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub movie_id: ObjectId,
+    pub author: String,
+    /// 1 to 10.
+    pub rating: i32,
+    pub text: String,
+    pub created_at: DateTime,
+}
+
+/// The rating summary a movie keeps (computed pattern).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RatingSummary {
+    /// Average of all reviews, 1 to 10.
+    pub average: f64,
+    pub count: i64,
+}
+
+/// `movies`: what lists show (subset pattern).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MovieDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub title: String,
+    pub original_title: String,
+    pub year: i32,
+    pub runtime_minutes: i32,
+    pub genres: Vec<String>,
+    pub directors: Vec<String>,
+    pub top_cast: Vec<String>,
+    pub rating: RatingSummary,
+    pub poster_url: String,
+    /// The 10 latest reviews, newest first.
+    pub recent_reviews: Vec<ReviewDoc>,
+}
+
+/// One member of the full cast.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CastMemberDoc {
+    pub name: String,
+    pub character: String,
+}
+
+/// A rating from another site.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExternalRatingDoc {
+    pub source: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub votes: i64,
+}
+
+/// `movie_details`: loaded only when asked; `_id` is the movie's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MovieDetailsDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub plot: String,
+    pub full_plot: String,
+    pub languages: Vec<String>,
+    pub countries: Vec<String>,
+    pub cast: Vec<CastMemberDoc>,
+    pub external_ratings: Vec<ExternalRatingDoc>,
+}
+
+/// The cinema fields a showtime copies (extended reference).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CinemaRef {
+    pub id: ObjectId,
+    pub name: String,
+    pub city: String,
+}
+
+/// The movie fields a showtime copies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MovieRef {
+    pub id: ObjectId,
+    pub title: String,
+    pub runtime_minutes: i32,
+}
+
+/// The hall fields a showtime copies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HallRef {
+    pub id: ObjectId,
+    pub name: String,
+    pub format: String,
+}
+
+/// One channel's price of a showtime (attribute pattern).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelPriceDoc {
+    pub channel: String,
+    /// Minor units of `ShowtimeDoc::currency`.
+    pub amount: i64,
+}
+
+/// `showtimes`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowtimeDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub cinema: CinemaRef,
+    pub movie: MovieRef,
+    pub theater: HallRef,
+    pub starts_at: DateTime,
+    pub ends_at: DateTime,
+    pub language: String,
+    pub currency: String,
+    pub prices: Vec<ChannelPriceDoc>,
+}
+
+/// One seat of a showtime's inventory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatCellDoc {
+    pub kind: SeatKind,
+    pub state: SeatState,
+}
+
+/// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).
+/// `seats` maps a row label to its positions (`null` for a gap), so seat D7 is the path
+/// `seats.D.6` and a conditional update can name it directly.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatInventoryDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub theater_id: ObjectId,
+    pub capacity: i32,
+    pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
+    pub counts: SeatCounts,
+}
+
+impl SeatInventoryDoc {
+    /// A fresh inventory for a showtime in a hall: every seat available.
+    pub fn for_showtime(showtime: ObjectId, hall: &HallDoc) -> Self {
+        let seats = hall
+            .layout
+            .rows
+            .iter()
+            .map(|row| {
+                let cells = row
+                    .positions
+                    .iter()
+                    .map(|kind| {
+                        kind.map(|kind| SeatCellDoc {
+                            kind,
+                            state: SeatState::Available,
+                        })
+                    })
+                    .collect();
+                (row.label.clone(), cells)
+            })
+            .collect();
+        SeatInventoryDoc {
+            id: showtime,
+            schema_version: SCHEMA_VERSION,
+            theater_id: hall.id,
+            capacity: hall.capacity,
+            seats,
+            counts: SeatCounts::all_available(hall.capacity as u32),
+        }
+    }
+}
+
+/// `channels`: third-party sales apps; `_id` is the channel's code.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelDoc {
+    #[serde(rename = "_id")]
+    pub code: String,
+    pub schema_version: i32,
+    pub name: String,
+}
+
+/// Converts between domain ids and ObjectIds.
+pub trait ObjectIdExt {
+    fn oid(self) -> ObjectId;
+}
+
+macro_rules! id_conversions {
+    ($($id:ident),*) => {$(
+        impl ObjectIdExt for $id {
+            fn oid(self) -> ObjectId {
+                ObjectId::from_bytes(self.0)
+            }
+        }
+        impl From<ObjectId> for $id {
+            fn from(oid: ObjectId) -> Self {
+                $id(oid.bytes())
+            }
+        }
+    )*};
+}
+
+id_conversions!(CinemaId, HallId, MovieId, ReviewId, ShowtimeId);

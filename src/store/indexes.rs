@@ -1,0 +1,73 @@
+//! The indexes every query relies on, created idempotently at start-up.
+
+use bson::{doc, Document};
+use mongodb::options::IndexOptions;
+use mongodb::IndexModel;
+
+use super::{names, Store};
+use crate::error::ApiError;
+
+/// (collection, keys, name) of every index.
+fn wanted() -> Vec<(&'static str, Document, &'static str)> {
+    vec![
+        (names::CINEMAS, doc! { "city": 1, "name": 1, "_id": 1 }, "city_name"),
+        (names::CINEMAS, doc! { "location": "2dsphere" }, "location_2dsphere"),
+        (names::THEATERS, doc! { "cinemaId": 1, "name": 1, "_id": 1 }, "cinema"),
+        (names::MOVIES, doc! { "title": 1, "_id": 1 }, "title"),
+        (names::MOVIES, doc! { "genres": 1, "title": 1, "_id": 1 }, "genre_title"),
+        (names::REVIEWS, doc! { "movieId": 1, "createdAt": -1, "_id": -1 }, "movie_newest"),
+        (names::SHOWTIMES, doc! { "startsAt": 1, "_id": 1 }, "starts"),
+        (names::SHOWTIMES, doc! { "cinema.id": 1, "startsAt": 1, "_id": 1 }, "cinema_starts"),
+        (
+            names::SHOWTIMES,
+            doc! { "movie.id": 1, "cinema.city": 1, "startsAt": 1, "_id": 1 },
+            "movie_city_starts",
+        ),
+        (names::SHOWTIMES, doc! { "cinema.city": 1, "startsAt": 1, "_id": 1 }, "city_starts"),
+        // Attribute pattern (seed 000): one multikey index answers both "price of showtime S on
+        // channel C" and "all showtimes sold on channel C".
+        (
+            names::SHOWTIMES,
+            doc! { "prices.channel": 1, "startsAt": 1, "_id": 1 },
+            "channel_starts",
+        ),
+        // The seed's lookup of a cinema's showtimes of a movie in a hall.
+        (
+            names::SHOWTIMES,
+            doc! { "cinema.id": 1, "movie.id": 1, "theater.id": 1 },
+            "cinema_movie_hall",
+        ),
+    ]
+}
+
+impl Store {
+    /// Creates every index; creating an existing index is a no-op, so this runs at each start.
+    #[tracing::instrument(skip(self))]
+    pub async fn ensure_indexes(&self) -> Result<(), ApiError> {
+        let mut by_collection: Vec<(&str, Vec<IndexModel>)> = Vec::new();
+        for (collection, keys, name) in wanted() {
+            let model = IndexModel::builder()
+                .keys(keys)
+                .options(IndexOptions::builder().name(name.to_owned()).build())
+                .build();
+            match by_collection.iter_mut().find(|(c, _)| *c == collection) {
+                Some((_, models)) => models.push(model),
+                None => by_collection.push((collection, vec![model])),
+            }
+        }
+        for (collection, models) in by_collection {
+            self.collection::<Document>(collection)
+                .create_indexes(models)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The names of the indexes of a collection (for tests and operators).
+    pub async fn index_names(&self, collection: &str) -> Result<Vec<String>, ApiError> {
+        Ok(self
+            .collection::<Document>(collection)
+            .list_index_names()
+            .await?)
+    }
+}

@@ -1,0 +1,190 @@
+//! The store: the only code that talks to MongoDB.
+//!
+//! It owns the document shapes (`documents`), the indexes (`indexes`), every query and every
+//! write, one file per collection. Other layers call typed functions with domain ids and get
+//! documents back; they never build a filter.
+
+mod catalogue_writes;
+mod channels;
+mod cinemas;
+mod command_log;
+pub mod documents;
+mod filters;
+mod halls;
+pub mod indexes;
+mod inventory;
+mod movies;
+mod showtimes;
+
+use std::sync::Arc;
+
+use mongodb::event::EventHandler;
+use mongodb::options::ClientOptions;
+use mongodb::{Client, Collection, Database};
+
+pub use catalogue_writes::CatalogueBatch;
+pub use cinemas::{CinemaFilter, CinemaWithDistance};
+pub use command_log::{CommandLog, SentCommand};
+pub use movies::MovieFilter;
+pub use showtimes::ShowtimeFilter;
+
+use crate::error::ApiError;
+
+/// Collection names.
+pub mod names {
+    pub const CINEMAS: &str = "cinemas";
+    pub const THEATERS: &str = "theaters";
+    pub const MOVIES: &str = "movies";
+    pub const MOVIE_DETAILS: &str = "movie_details";
+    pub const REVIEWS: &str = "reviews";
+    pub const SHOWTIMES: &str = "showtimes";
+    pub const SEAT_INVENTORY: &str = "seat_inventory";
+    pub const CHANNELS: &str = "channels";
+}
+
+/// A handle on the database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    db: Database,
+    commands: Arc<CommandLog>,
+}
+
+impl Store {
+    /// Connects to `uri` and uses database `database`. Every command this handle sends is
+    /// recorded in [`Store::commands`], so tests can count round trips per request.
+    #[tracing::instrument(skip(uri))]
+    pub async fn connect(uri: &str, database: &str) -> Result<Self, ApiError> {
+        let mut options = ClientOptions::parse(uri).await?;
+        options.app_name.get_or_insert_with(|| "boxoffice".to_owned());
+        let commands = Arc::new(CommandLog::default());
+        let log = Arc::clone(&commands);
+        options.command_event_handler = Some(EventHandler::callback(move |event| log.record(&event)));
+        let client = Client::with_options(options)?;
+        Ok(Store {
+            db: client.database(database),
+            commands,
+        })
+    }
+
+    /// The commands sent so far (for round-trip accounting).
+    pub fn commands(&self) -> &CommandLog {
+        &self.commands
+    }
+
+    /// The database name.
+    pub fn database_name(&self) -> &str {
+        self.db.name()
+    }
+
+    /// Pings the server: the health check.
+    #[tracing::instrument(skip(self))]
+    pub async fn ping(&self) -> Result<(), ApiError> {
+        self.db.run_command(bson::doc! { "ping": 1 }).await?;
+        Ok(())
+    }
+
+    /// Drops the whole database (tests and `demo --reset`).
+    #[tracing::instrument(skip(self))]
+    pub async fn drop_database(&self) -> Result<(), ApiError> {
+        self.db.drop().await?;
+        Ok(())
+    }
+
+    fn collection<T: Send + Sync>(&self, name: &str) -> Collection<T> {
+        self.db.collection(name)
+    }
+}
+
+impl From<mongodb::error::Error> for ApiError {
+    fn from(error: mongodb::error::Error) -> Self {
+        ApiError::internal(format!("mongodb: {error}"))
+    }
+}
+
+impl From<bson::de::Error> for ApiError {
+    fn from(error: bson::de::Error) -> Self {
+        ApiError::internal(format!("decoding a document: {error}"))
+    }
+}
+
+impl From<bson::ser::Error> for ApiError {
+    fn from(error: bson::ser::Error) -> Self {
+        ApiError::internal(format!("encoding a document: {error}"))
+    }
+}
+
+impl Store {
+    /// Runs a `find` that returns at most `limit` documents in one round trip: the batch size
+    /// equals the limit, so the server closes the cursor with the first batch (no `getMore`, no
+    /// `killCursors`).
+    async fn find_limited<T>(
+        &self,
+        collection: &str,
+        filter: bson::Document,
+        sort: Option<bson::Document>,
+        limit: usize,
+    ) -> Result<Vec<T>, ApiError>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync,
+    {
+        use futures::TryStreamExt;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let limit = i64::try_from(limit).map_err(ApiError::internal)?;
+        let cursor = self
+            .collection::<T>(collection)
+            .find(filter)
+            .sort(sort.unwrap_or_default())
+            .limit(limit)
+            .batch_size(u32::try_from(limit).unwrap_or(u32::MAX))
+            .await?;
+        Ok(cursor.try_collect().await?)
+    }
+
+    /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.
+    async fn find_by_ids<T>(
+        &self,
+        collection: &str,
+        ids: Vec<bson::oid::ObjectId>,
+    ) -> Result<Vec<T>, ApiError>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync,
+    {
+        let limit = ids.len();
+        self.find_limited(collection, bson::doc! { "_id": { "$in": ids } }, None, limit)
+            .await
+    }
+
+    /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
+    /// sort key `K`), fetches `first + 1` documents after it and encodes each item's cursor.
+    #[allow(clippy::too_many_arguments)]
+    async fn find_page<T, K>(
+        &self,
+        collection: &str,
+        kind: &str,
+        filter: bson::Document,
+        sort: bson::Document,
+        page: &crate::domain::paging::PageRequest,
+        after_filter: impl FnOnce(K) -> bson::Document,
+        key_of: impl Fn(&T) -> K,
+    ) -> Result<crate::domain::paging::Page<T>, ApiError>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync,
+        K: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        use crate::domain::{cursor, paging::Page};
+        let after = page
+            .after
+            .as_deref()
+            .map(|after| cursor::decode::<K>(kind, after))
+            .transpose()?;
+        let filter = filters::all_of(vec![filter, after.map(after_filter).unwrap_or_default()]);
+        let docs = self
+            .find_limited(collection, filter, Some(sort), page.first + 1)
+            .await?;
+        Ok(Page::from_fetched(docs, page, |doc| {
+            cursor::encode(kind, &key_of(doc))
+        }))
+    }
+}
