@@ -31,10 +31,20 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArgs {
     /// MongoDB connection string (a replica set or Atlas in production).
-    #[arg(long, env = "MONGODB_URI", default_value = "mongodb://127.0.0.1:27017", global = true)]
+    #[arg(
+        long,
+        env = "MONGODB_URI",
+        default_value = "mongodb://127.0.0.1:27017",
+        global = true
+    )]
     pub mongodb_uri: String,
     /// Database name.
-    #[arg(long, env = "BOXOFFICE_DATABASE", default_value = "boxoffice", global = true)]
+    #[arg(
+        long,
+        env = "BOXOFFICE_DATABASE",
+        default_value = "boxoffice",
+        global = true
+    )]
     pub database: String,
 }
 

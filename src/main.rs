@@ -32,7 +32,9 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn connect(uri: &str, database: &str) -> anyhow::Result<Store> {
-    let store = Store::connect(uri, database).await.context("connecting to MongoDB")?;
+    let store = Store::connect(uri, database)
+        .await
+        .context("connecting to MongoDB")?;
     store.ensure_indexes().await.context("creating indexes")?;
     Ok(store)
 }

@@ -45,7 +45,12 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        for bad in ["", "!!!", "bm90LWpzb24", &encode("showtimes", &"wrong shape")] {
+        for bad in [
+            "",
+            "!!!",
+            "bm90LWpzb24",
+            &encode("showtimes", &"wrong shape"),
+        ] {
             let error = decode::<(i64, String)>("showtimes", bad).unwrap_err();
             assert!(error.to_string().contains("not a cursor"), "{error}");
         }

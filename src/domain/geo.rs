@@ -62,7 +62,10 @@ mod tests {
         assert!(GeoPoint::new(90.0, 180.0).is_ok());
         let error = GeoPoint::new(91.0, 0.0).unwrap_err();
         assert!(error.to_string().contains("latitude 91"), "{error}");
-        assert!(GeoPoint::new(0.0, -180.5).unwrap_err().to_string().contains("longitude"));
+        assert!(GeoPoint::new(0.0, -180.5)
+            .unwrap_err()
+            .to_string()
+            .contains("longitude"));
         assert!(GeoPoint::new(f64::NAN, 0.0).is_err());
     }
 

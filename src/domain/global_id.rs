@@ -99,7 +99,10 @@ mod tests {
     fn typed_decode_rejects_other_kinds() {
         let movie = GlobalId::Movie(MovieId([1; 12])).encode();
         let error = cinema_id(&movie).unwrap_err();
-        assert!(error.to_string().contains("id of a Movie, not of a Cinema"), "{error}");
+        assert!(
+            error.to_string().contains("id of a Movie, not of a Cinema"),
+            "{error}"
+        );
         assert_eq!(movie_id(&movie).unwrap(), MovieId([1; 12]));
     }
 

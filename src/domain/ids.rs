@@ -97,9 +97,18 @@ mod tests {
 
     #[test]
     fn rejects_malformed_hex() {
-        for bad in ["", "abc", "zz0102030405060708090aff", "ab0102030405060708090aff00", "é1234567890123456789012"] {
+        for bad in [
+            "",
+            "abc",
+            "zz0102030405060708090aff",
+            "ab0102030405060708090aff00",
+            "é1234567890123456789012",
+        ] {
             let error = MovieId::parse_hex(bad).unwrap_err();
-            assert!(error.to_string().contains("not a valid Movie id"), "{error}");
+            assert!(
+                error.to_string().contains("not a valid Movie id"),
+                "{error}"
+            );
         }
     }
 }

@@ -47,7 +47,11 @@ impl HallLayout {
 
     /// The widest row, in positions.
     pub fn width(&self) -> usize {
-        self.rows.iter().map(|row| row.positions.len()).max().unwrap_or(0)
+        self.rows
+            .iter()
+            .map(|row| row.positions.len())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Checks the layout can be sold: labelled rows, not too large, at least one seat.
@@ -67,7 +71,10 @@ impl HallLayout {
                 )));
             }
             if !seen.insert(row.label.as_str()) {
-                return Err(ApiError::bad_input(format!("row `{}` appears twice", row.label)));
+                return Err(ApiError::bad_input(format!(
+                    "row `{}` appears twice",
+                    row.label
+                )));
             }
             if row.positions.len() > MAX_ROW_LENGTH {
                 return Err(ApiError::bad_input(format!(
@@ -165,8 +172,14 @@ mod tests {
     #[test]
     fn locates_seats_by_label_directly() {
         let hall = small_hall();
-        assert_eq!(hall.locate("A4").unwrap(), Some(SeatPosition { row: 0, column: 3 }));
-        assert_eq!(hall.locate("B1").unwrap(), Some(SeatPosition { row: 1, column: 0 }));
+        assert_eq!(
+            hall.locate("A4").unwrap(),
+            Some(SeatPosition { row: 0, column: 3 })
+        );
+        assert_eq!(
+            hall.locate("B1").unwrap(),
+            Some(SeatPosition { row: 1, column: 0 })
+        );
         // a gap, a column past the row, an unknown row: well formed but not seats
         assert_eq!(hall.locate("A3").unwrap(), None);
         assert_eq!(hall.locate("A9").unwrap(), None);
@@ -194,7 +207,11 @@ mod tests {
     fn validation_names_the_problem() {
         let mut hall = small_hall();
         hall.rows[1].label = "A".into();
-        assert!(hall.validate().unwrap_err().to_string().contains("appears twice"));
+        assert!(hall
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("appears twice"));
         let empty = HallLayout { rows: vec![] };
         assert!(empty.validate().is_err());
         let gaps_only = HallLayout {
@@ -203,6 +220,10 @@ mod tests {
                 positions: vec![None, None],
             }],
         };
-        assert!(gaps_only.validate().unwrap_err().to_string().contains("at least one seat"));
+        assert!(gaps_only
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("at least one seat"));
     }
 }

@@ -59,7 +59,10 @@ impl<T> Page<T> {
         let has_next_page = fetched.len() > request.first;
         fetched.truncate(request.first);
         Page {
-            items: fetched.into_iter().map(|item| (cursor_of(&item), item)).collect(),
+            items: fetched
+                .into_iter()
+                .map(|item| (cursor_of(&item), item))
+                .collect(),
             has_next_page,
             has_previous_page: request.after.is_some(),
         }
@@ -76,9 +79,15 @@ mod tests {
     fn first_defaults_and_is_capped() {
         assert_eq!(PageRequest::new(None, None, LIMITS).unwrap().first, 20);
         assert_eq!(PageRequest::new(Some(0), None, LIMITS).unwrap().first, 0);
-        assert_eq!(PageRequest::new(Some(100), None, LIMITS).unwrap().first, 100);
+        assert_eq!(
+            PageRequest::new(Some(100), None, LIMITS).unwrap().first,
+            100
+        );
         let error = PageRequest::new(Some(101), None, LIMITS).unwrap_err();
-        assert!(error.to_string().contains("between 0 and 100, got 101"), "{error}");
+        assert!(
+            error.to_string().contains("between 0 and 100, got 101"),
+            "{error}"
+        );
         assert!(PageRequest::new(Some(-1), None, LIMITS).is_err());
     }
 

@@ -85,7 +85,13 @@ mod tests {
 
     #[test]
     fn states_and_kinds_serialize_as_screaming_snake_case() {
-        assert_eq!(serde_json::to_string(&SeatState::Available).unwrap(), "\"AVAILABLE\"");
-        assert_eq!(serde_json::to_string(&SeatKind::Wheelchair).unwrap(), "\"WHEELCHAIR\"");
+        assert_eq!(
+            serde_json::to_string(&SeatState::Available).unwrap(),
+            "\"AVAILABLE\""
+        );
+        assert_eq!(
+            serde_json::to_string(&SeatKind::Wheelchair).unwrap(),
+            "\"WHEELCHAIR\""
+        );
     }
 }

@@ -32,9 +32,15 @@ mod tests {
     #[test]
     fn trims_and_bounds_text() {
         assert_eq!(required("city", " 上海 ").unwrap(), "上海");
-        assert!(required("city", "   ").unwrap_err().to_string().contains("city must not be empty"));
+        assert!(required("city", "   ")
+            .unwrap_err()
+            .to_string()
+            .contains("city must not be empty"));
         let long = "影".repeat(MAX_TEXT_CHARS + 1);
-        assert!(required("titleContains", &long).unwrap_err().to_string().contains("at most 100"));
+        assert!(required("titleContains", &long)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 100"));
         assert_eq!(optional("city", None).unwrap(), None);
     }
 }

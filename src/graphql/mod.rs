@@ -2,6 +2,7 @@
 //! (`types`), the per-request DataLoaders (`loaders`), and the one place errors get their codes
 //! (`errors`).
 
+mod batch_loader;
 pub mod context;
 pub mod errors;
 pub mod loaders;

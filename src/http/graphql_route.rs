@@ -18,7 +18,10 @@ pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
     let bytes = match to_bytes(body, limits.max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(_) => {
-            let message = format!("the request body is larger than {} bytes", limits.max_body_bytes);
+            let message = format!(
+                "the request body is larger than {} bytes",
+                limits.max_body_bytes
+            );
             return rejected(StatusCode::PAYLOAD_TOO_LARGE, message);
         }
     };
@@ -39,7 +42,10 @@ pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
             return rejected(StatusCode::BAD_REQUEST, message);
         }
         BatchRequest::Batch(requests) if requests.is_empty() => {
-            return rejected(StatusCode::BAD_REQUEST, "a batch must hold an operation".into());
+            return rejected(
+                StatusCode::BAD_REQUEST,
+                "a batch must hold an operation".into(),
+            );
         }
         other => other,
     };
@@ -59,6 +65,7 @@ pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
 
 /// A request refused before execution: a GraphQL error response with BAD_USER_INPUT.
 fn rejected(status: StatusCode, message: String) -> Response {
-    let response = GqlResponse::from_errors(vec![error_with_code(message, ErrorCode::BadUserInput)]);
+    let response =
+        GqlResponse::from_errors(vec![error_with_code(message, ErrorCode::BadUserInput)]);
     (status, Json(BatchResponse::Single(response))).into_response()
 }

@@ -35,7 +35,10 @@ impl AppState {
 /// The gateway's routes.
 pub fn app(state: AppState) -> Router {
     Router::new()
-        .route("/graphql", post(graphql_route::graphql).get(playground::page))
+        .route(
+            "/graphql",
+            post(graphql_route::graphql).get(playground::page),
+        )
         .route("/", get(playground::page))
         .route("/playground/examples.json", get(playground::examples))
         .route("/playground/vendor/{file}", get(playground::vendor))

@@ -77,7 +77,11 @@ pub async fn examples() -> Json<Vec<Example>> {
 pub async fn vendor(Path(file): Path<String>) -> Response {
     let javascript = "text/javascript; charset=utf-8";
     let (body, content_type, gzip): (&'static [u8], &str, bool) = match file.as_str() {
-        "graphiql.min.js" => (include_bytes!("../../playground/vendor/graphiql.min.js.gz"), javascript, true),
+        "graphiql.min.js" => (
+            include_bytes!("../../playground/vendor/graphiql.min.js.gz"),
+            javascript,
+            true,
+        ),
         "graphiql.min.css" => (
             include_bytes!("../../playground/vendor/graphiql.min.css.gz"),
             "text/css; charset=utf-8",
@@ -97,7 +101,14 @@ pub async fn vendor(Path(file): Path<String>) -> Response {
     };
     let cache = (header::CACHE_CONTROL, "public, max-age=86400");
     if gzip {
-        ([(header::CONTENT_TYPE, content_type), (header::CONTENT_ENCODING, "gzip"), cache], body)
+        (
+            [
+                (header::CONTENT_TYPE, content_type),
+                (header::CONTENT_ENCODING, "gzip"),
+                cache,
+            ],
+            body,
+        )
             .into_response()
     } else {
         ([(header::CONTENT_TYPE, content_type), cache], body).into_response()

@@ -45,10 +45,12 @@ impl Store {
         self.insert_all(names::CHANNELS, &batch.channels).await?;
         self.insert_all(names::CINEMAS, &batch.cinemas).await?;
         self.insert_all(names::THEATERS, &batch.halls).await?;
-        self.insert_all(names::MOVIE_DETAILS, &batch.movie_details).await?;
+        self.insert_all(names::MOVIE_DETAILS, &batch.movie_details)
+            .await?;
         self.insert_all(names::MOVIES, &batch.movies).await?;
         self.insert_all(names::REVIEWS, &batch.reviews).await?;
-        self.insert_all(names::SEAT_INVENTORY, &batch.inventories).await?;
+        self.insert_all(names::SEAT_INVENTORY, &batch.inventories)
+            .await?;
         self.insert_all(names::SHOWTIMES, &batch.showtimes).await?;
         Ok(())
     }

@@ -121,7 +121,10 @@ impl Store {
             .try_collect()
             .await?;
         Ok(Page::from_fetched(found, page, |c| {
-            cursor::encode("cinemasNear", &DistanceKey(c.distance_meters, c.cinema.id.into()))
+            cursor::encode(
+                "cinemasNear",
+                &DistanceKey(c.distance_meters, c.cinema.id.into()),
+            )
         }))
     }
 }

@@ -34,10 +34,13 @@ impl CommandLog {
                 .get_str(&started.command_name)
                 .ok()
                 .map(str::to_owned);
-            self.sent.lock().expect("command log lock").push(SentCommand {
-                name: started.command_name.clone(),
-                collection,
-            });
+            self.sent
+                .lock()
+                .expect("command log lock")
+                .push(SentCommand {
+                    name: started.command_name.clone(),
+                    collection,
+                });
         }
     }
 

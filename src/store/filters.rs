@@ -65,7 +65,10 @@ mod tests {
 
     #[test]
     fn text_search_escapes_metacharacters() {
-        assert_eq!(contains_text("a.b(c)"), doc! { "$regex": "a\\.b\\(c\\)", "$options": "i" });
+        assert_eq!(
+            contains_text("a.b(c)"),
+            doc! { "$regex": "a\\.b\\(c\\)", "$options": "i" }
+        );
     }
 
     #[test]

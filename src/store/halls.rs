@@ -32,7 +32,9 @@ impl Store {
             doc! { "cinemaId": cinema.oid() },
             doc! { "cinemaId": 1, "name": 1, "_id": 1 },
             page,
-            |NameKey(name, id)| filters::after_ascending(&["name", "_id"], &[name.into(), id.oid().into()]),
+            |NameKey(name, id)| {
+                filters::after_ascending(&["name", "_id"], &[name.into(), id.oid().into()])
+            },
             |hall: &HallDoc| NameKey(hall.name.clone(), hall.id.into()),
         )
         .await

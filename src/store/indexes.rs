@@ -10,20 +10,48 @@ use crate::error::ApiError;
 /// (collection, keys, name) of every index.
 fn wanted() -> Vec<(&'static str, Document, &'static str)> {
     vec![
-        (names::CINEMAS, doc! { "city": 1, "name": 1, "_id": 1 }, "city_name"),
-        (names::CINEMAS, doc! { "location": "2dsphere" }, "location_2dsphere"),
-        (names::THEATERS, doc! { "cinemaId": 1, "name": 1, "_id": 1 }, "cinema"),
+        (
+            names::CINEMAS,
+            doc! { "city": 1, "name": 1, "_id": 1 },
+            "city_name",
+        ),
+        (
+            names::CINEMAS,
+            doc! { "location": "2dsphere" },
+            "location_2dsphere",
+        ),
+        (
+            names::THEATERS,
+            doc! { "cinemaId": 1, "name": 1, "_id": 1 },
+            "cinema",
+        ),
         (names::MOVIES, doc! { "title": 1, "_id": 1 }, "title"),
-        (names::MOVIES, doc! { "genres": 1, "title": 1, "_id": 1 }, "genre_title"),
-        (names::REVIEWS, doc! { "movieId": 1, "createdAt": -1, "_id": -1 }, "movie_newest"),
+        (
+            names::MOVIES,
+            doc! { "genres": 1, "title": 1, "_id": 1 },
+            "genre_title",
+        ),
+        (
+            names::REVIEWS,
+            doc! { "movieId": 1, "createdAt": -1, "_id": -1 },
+            "movie_newest",
+        ),
         (names::SHOWTIMES, doc! { "startsAt": 1, "_id": 1 }, "starts"),
-        (names::SHOWTIMES, doc! { "cinema.id": 1, "startsAt": 1, "_id": 1 }, "cinema_starts"),
+        (
+            names::SHOWTIMES,
+            doc! { "cinema.id": 1, "startsAt": 1, "_id": 1 },
+            "cinema_starts",
+        ),
         (
             names::SHOWTIMES,
             doc! { "movie.id": 1, "cinema.city": 1, "startsAt": 1, "_id": 1 },
             "movie_city_starts",
         ),
-        (names::SHOWTIMES, doc! { "cinema.city": 1, "startsAt": 1, "_id": 1 }, "city_starts"),
+        (
+            names::SHOWTIMES,
+            doc! { "cinema.city": 1, "startsAt": 1, "_id": 1 },
+            "city_starts",
+        ),
         // Attribute pattern (seed 000): one multikey index answers both "price of showtime S on
         // channel C" and "all showtimes sold on channel C".
         (

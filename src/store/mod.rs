@@ -55,10 +55,13 @@ impl Store {
     #[tracing::instrument(skip(uri))]
     pub async fn connect(uri: &str, database: &str) -> Result<Self, ApiError> {
         let mut options = ClientOptions::parse(uri).await?;
-        options.app_name.get_or_insert_with(|| "boxoffice".to_owned());
+        options
+            .app_name
+            .get_or_insert_with(|| "boxoffice".to_owned());
         let commands = Arc::new(CommandLog::default());
         let log = Arc::clone(&commands);
-        options.command_event_handler = Some(EventHandler::callback(move |event| log.record(&event)));
+        options.command_event_handler =
+            Some(EventHandler::callback(move |event| log.record(&event)));
         let client = Client::with_options(options)?;
         Ok(Store {
             db: client.database(database),
@@ -152,8 +155,13 @@ impl Store {
         T: serde::de::DeserializeOwned + Send + Sync,
     {
         let limit = ids.len();
-        self.find_limited(collection, bson::doc! { "_id": { "$in": ids } }, None, limit)
-            .await
+        self.find_limited(
+            collection,
+            bson::doc! { "_id": { "$in": ids } },
+            None,
+            limit,
+        )
+        .await
     }
 
     /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the

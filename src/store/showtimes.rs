@@ -81,7 +81,9 @@ impl Store {
                     &[DateTime::from_millis(millis).into(), id.oid().into()],
                 )
             },
-            |showtime: &ShowtimeDoc| StartKey(showtime.starts_at.timestamp_millis(), showtime.id.into()),
+            |showtime: &ShowtimeDoc| {
+                StartKey(showtime.starts_at.timestamp_millis(), showtime.id.into())
+            },
         )
         .await
     }

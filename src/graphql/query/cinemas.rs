@@ -7,7 +7,9 @@ use crate::domain::geo::{validate_radius, GeoPoint};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection};
+use crate::graphql::types::{
+    connection, nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection,
+};
 use crate::store::CinemaFilter;
 
 #[derive(Default)]
@@ -17,9 +19,13 @@ pub struct CinemaQuery;
 impl CinemaQuery {
     /// A cinema by id; null when there is none.
     #[tracing::instrument(skip(self, ctx))]
-    async fn cinema(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Cinema>, ApiError> {
+    async fn cinema(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "A cinema's global id.")] id: ID,
+    ) -> Result<Option<Cinema>, ApiError> {
         let id = global_id::cinema_id(&id)?;
-        let doc = ctx.loaders().catalogue.load_one(id).await?;
+        let doc = ctx.loaders().cinemas.load_one(id).await?;
         Ok(doc.map(Cinema::from_doc))
     }
 
@@ -30,9 +36,13 @@ impl CinemaQuery {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "Only cinemas in this city, e.g. \"上海\".")] city: Option<String>,
-        #[graphql(desc = "Only cinemas whose name contains this text (any case).")] name_contains: Option<String>,
-        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<String>,
+        #[graphql(desc = "Only cinemas whose name contains this text (any case).")]
+        name_contains: Option<String>,
+        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Cinema>, ApiError> {
         let filter = CinemaFilter {
             city: text::optional("city", city)?,
@@ -51,9 +61,13 @@ impl CinemaQuery {
         ctx: &Context<'_>,
         #[graphql(desc = "Latitude of the point, -90 to 90.")] latitude: f64,
         #[graphql(desc = "Longitude of the point, -180 to 180.")] longitude: f64,
-        #[graphql(desc = "Search radius in metres, greater than 0 and at most 500000.")] radius_meters: f64,
-        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<String>,
+        #[graphql(desc = "Search radius in metres, greater than 0 and at most 500000.")]
+        radius_meters: f64,
+        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<NearbyCinemaConnection, ApiError> {
         let point = GeoPoint::new(latitude, longitude)?;
         let radius = validate_radius(radius_meters)?;

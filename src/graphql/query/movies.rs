@@ -18,9 +18,13 @@ pub struct MovieQuery;
 impl MovieQuery {
     /// A movie by id; null when there is none.
     #[tracing::instrument(skip(self, ctx))]
-    async fn movie(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Movie>, ApiError> {
+    async fn movie(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "A movie's global id.")] id: ID,
+    ) -> Result<Option<Movie>, ApiError> {
         let id = global_id::movie_id(&id)?;
-        let doc = ctx.loaders().catalogue.load_one(id).await?;
+        let doc = ctx.loaders().movies.load_one(id).await?;
         Ok(doc.map(Movie::from_doc))
     }
 
@@ -33,8 +37,11 @@ impl MovieQuery {
         #[graphql(desc = "Only movies of this genre, e.g. \"科幻\".")] genre: Option<String>,
         #[graphql(desc = "Only movies whose title contains this text (any case).")] title_contains: Option<String>,
         #[graphql(desc = "Only movies with a showtime yet to start in this city.")] showing_in_city: Option<String>,
-        #[graphql(desc = "How many movies (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last movie of the previous page.")] after: Option<String>,
+        #[graphql(desc = "How many movies (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last movie of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Movie>, ApiError> {
         let mut filter = MovieFilter {
             genre: text::optional("genre", genre)?,

@@ -15,16 +15,18 @@ impl NodeQuery {
     /// Any object by its global id; null when it does not exist. An id this API did not issue
     /// is BAD_USER_INPUT.
     #[tracing::instrument(skip(self, ctx))]
-    async fn node(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Node>, ApiError> {
-        let loader = &ctx.loaders().catalogue;
+    async fn node(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Any global id this API issued.")] id: ID,
+    ) -> Result<Option<Node>, ApiError> {
+        let loaders = ctx.loaders();
         Ok(match GlobalId::decode(&id)? {
-            GlobalId::Cinema(id) => loader.load_one(id).await?.map(|d| Cinema::from_doc(d).into()),
-            GlobalId::Hall(id) => loader.load_one(id).await?.map(|d| Hall::from_doc(d).into()),
-            GlobalId::Movie(id) => loader.load_one(id).await?.map(|d| Movie::from_doc(d).into()),
-            GlobalId::Review(id) => loader.load_one(id).await?.map(|d| Review::from_doc(d).into()),
-            GlobalId::Showtime(id) => {
-                loader.load_one(id).await?.map(|d| Showtime::from_arc(d).into())
-            }
+            GlobalId::Cinema(id) => loaders.cinemas.load_one(id).await?.map(|d| Cinema::from_doc(d).into()),
+            GlobalId::Hall(id) => loaders.halls.load_one(id).await?.map(|d| Hall::from_doc(d).into()),
+            GlobalId::Movie(id) => loaders.movies.load_one(id).await?.map(|d| Movie::from_doc(d).into()),
+            GlobalId::Review(id) => loaders.reviews.load_one(id).await?.map(|d| Review::from_doc(d).into()),
+            GlobalId::Showtime(id) => loaders.showtimes.load_one(id).await?.map(|d| Showtime::from_arc(d).into()),
         })
     }
 }

@@ -36,8 +36,16 @@ impl TryFrom<ShowtimesFilter> for ShowtimeFilter {
 
     fn try_from(input: ShowtimesFilter) -> Result<Self, ApiError> {
         Ok(ShowtimeFilter {
-            cinema: input.cinema_id.as_ref().map(|id| global_id::cinema_id(id)).transpose()?,
-            movie: input.movie_id.as_ref().map(|id| global_id::movie_id(id)).transpose()?,
+            cinema: input
+                .cinema_id
+                .as_ref()
+                .map(|id| global_id::cinema_id(id))
+                .transpose()?,
+            movie: input
+                .movie_id
+                .as_ref()
+                .map(|id| global_id::movie_id(id))
+                .transpose()?,
             city: text::optional("city", input.city)?,
             channel: text::optional("channel", input.channel)?,
             starts: TimeRange::new(input.starts_from, input.starts_before)?,
@@ -49,9 +57,13 @@ impl TryFrom<ShowtimesFilter> for ShowtimeFilter {
 impl ShowtimeQuery {
     /// A showtime by id; null when there is none.
     #[tracing::instrument(skip(self, ctx))]
-    async fn showtime(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Showtime>, ApiError> {
+    async fn showtime(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "A showtime's global id.")] id: ID,
+    ) -> Result<Option<Showtime>, ApiError> {
         let id = global_id::showtime_id(&id)?;
-        let doc = ctx.loaders().catalogue.load_one(id).await?;
+        let doc = ctx.loaders().showtimes.load_one(id).await?;
         Ok(doc.map(Showtime::from_arc))
     }
 
@@ -61,9 +73,14 @@ impl ShowtimeQuery {
     async fn showtimes(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "Which showtimes; all of them when absent.")] filter: Option<ShowtimesFilter>,
-        #[graphql(desc = "How many showtimes (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<String>,
+        #[graphql(desc = "Which showtimes; all of them when absent.")] filter: Option<
+            ShowtimesFilter,
+        >,
+        #[graphql(desc = "How many showtimes (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Showtime>, ApiError> {
         let filter = ShowtimeFilter::try_from(filter.unwrap_or_default())?;
         let page = ctx.page(first, after)?;
@@ -77,8 +94,11 @@ impl ShowtimeQuery {
     async fn channels(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "How many channels (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last channel of the previous page.")] after: Option<String>,
+        #[graphql(desc = "How many channels (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last channel of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Channel>, ApiError> {
         let page = ctx.page(first, after)?;
         let channels = ctx.store().list_channels(&page).await?;

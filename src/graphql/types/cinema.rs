@@ -60,6 +60,7 @@ pub struct Location {
     pub longitude: f64,
 }
 
+/// A cinema: a building with halls, in a city.
 #[Object]
 impl Cinema {
     /// Global id, for `node(id:)`.
@@ -112,8 +113,12 @@ impl Cinema {
     async fn halls(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "How many halls (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last hall of the previous page.")] after: Option<String>,
+        #[graphql(desc = "How many halls (default 20, at most the configured cap).")] first: Option<
+            i32,
+        >,
+        #[graphql(desc = "The `cursor` of the last hall of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Hall>, ApiError> {
         let page = ctx.page(first, after)?;
         let halls = ctx.store().list_halls(self.doc.id, &page).await?;
@@ -125,10 +130,17 @@ impl Cinema {
     async fn showtimes(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "Only showtimes starting at or after this instant.")] starts_from: Option<DateTime<Utc>>,
-        #[graphql(desc = "Only showtimes starting before this instant.")] starts_before: Option<DateTime<Utc>>,
-        #[graphql(desc = "How many showtimes (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<String>,
+        #[graphql(desc = "Only showtimes starting at or after this instant.")] starts_from: Option<
+            DateTime<Utc>,
+        >,
+        #[graphql(desc = "Only showtimes starting before this instant.")] starts_before: Option<
+            DateTime<Utc>,
+        >,
+        #[graphql(desc = "How many showtimes (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Showtime>, ApiError> {
         let filter = ShowtimeFilter {
             cinema: Some(self.doc.id),
@@ -180,15 +192,17 @@ pub type NearbyCinemaConnection = Connection<
 pub fn nearby_cinemas(page: Page<CinemaWithDistance>) -> NearbyCinemaConnection {
     {
         let mut connection = Connection::new(page.has_previous_page, page.has_next_page);
-        connection.edges.extend(page.items.into_iter().map(|(cursor, found)| {
-            Edge::with_additional_fields(
-                cursor,
-                Cinema::from_doc(Arc::new(found.cinema)),
-                CinemaDistance {
-                    distance_meters: found.distance_meters,
-                },
-            )
-        }));
+        connection
+            .edges
+            .extend(page.items.into_iter().map(|(cursor, found)| {
+                Edge::with_additional_fields(
+                    cursor,
+                    Cinema::from_doc(Arc::new(found.cinema)),
+                    CinemaDistance {
+                        distance_meters: found.distance_meters,
+                    },
+                )
+            }));
         connection
     }
 }

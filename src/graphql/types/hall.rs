@@ -71,6 +71,7 @@ pub struct HallLayout {
     pub width: i32,
 }
 
+/// A hall (screening room) of a cinema, with its 2-D seat layout.
 #[Object]
 impl Hall {
     /// Global id, for `node(id:)`.

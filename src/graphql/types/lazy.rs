@@ -5,12 +5,11 @@ use std::fmt::Display;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use async_graphql::dataloader::Loader;
 use async_graphql::Context;
 
-use crate::graphql::context::ContextExt;
-use crate::graphql::loaders::CatalogueLoader;
 use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::graphql::loaders::LoadedBy;
 
 /// The full document of an object, given at construction or loaded by id on first use.
 pub struct Lazy<K, D> {
@@ -21,8 +20,7 @@ pub struct Lazy<K, D> {
 impl<K, D> Lazy<K, D>
 where
     K: Copy + Display + Send + Sync + Hash + Eq + 'static,
-    D: Send + Sync + 'static,
-    CatalogueLoader: Loader<K, Value = Arc<D>, Error = ApiError>,
+    D: LoadedBy<K> + Send + Sync + 'static,
 {
     pub fn loaded(id: K, doc: Arc<D>) -> Self {
         Lazy { id, doc: Some(doc) }
@@ -37,8 +35,7 @@ where
         if let Some(doc) = &self.doc {
             return Ok(Arc::clone(doc));
         }
-        ctx.loaders()
-            .catalogue
+        D::loader(ctx.loaders())
             .load_one(self.id)
             .await?
             .ok_or_else(|| ApiError::not_found(format!("{kind} {} does not exist", self.id)))

@@ -57,6 +57,8 @@ pub struct Rating {
     pub count: i64,
 }
 
+/// A movie as lists show it (subset pattern): details and reviews are loaded apart, only when
+/// asked.
 #[Object]
 impl Movie {
     /// Global id, for `node(id:)`.
@@ -141,11 +143,16 @@ impl Movie {
     async fn reviews(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "How many reviews (default 20, at most the configured cap).")] first: Option<i32>,
-        #[graphql(desc = "The `cursor` of the last review of the previous page.")] after: Option<String>,
+        #[graphql(desc = "How many reviews (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last review of the previous page.")] after: Option<
+            String,
+        >,
     ) -> Result<Connection<String, Review>, ApiError> {
         let page = ctx.page(first, after)?;
         let reviews = ctx.store().list_reviews(self.doc.id, &page).await?;
-        Ok(connection(reviews, |review| Review::from_doc(Arc::new(review))))
+        Ok(connection(reviews, |review| {
+            Review::from_doc(Arc::new(review))
+        }))
     }
 }

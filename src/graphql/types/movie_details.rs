@@ -31,6 +31,8 @@ pub struct ExternalRating {
     pub votes: i64,
 }
 
+/// The part of a movie only detail pages show, stored apart (`movie_details`) so lists stay
+/// small.
 #[Object]
 impl MovieDetails {
     /// A one-paragraph plot.

@@ -19,6 +19,7 @@ impl Review {
     }
 }
 
+/// An audience review of a movie.
 #[Object]
 impl Review {
     /// Global id, for `node(id:)`.

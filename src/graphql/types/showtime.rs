@@ -44,6 +44,11 @@ impl Showtime {
     }
 }
 
+/// One screening of a movie in a hall at a time.
+///
+/// `cinema { name city }`, `movie { title runtimeMinutes }` and `hall { name format }` are copied
+/// into the showtime (extended reference) and cost no query; other fields of those objects are
+/// loaded in one batch per collection for the whole request.
 #[Object]
 impl Showtime {
     /// Global id, for `node(id:)`.
@@ -111,11 +116,14 @@ impl Showtime {
     async fn seat_map(&self, ctx: &Context<'_>) -> Result<SeatMap, ApiError> {
         let inventory = ctx
             .loaders()
-            .inventory
+            .inventories
             .load_one(self.showtime_id())
             .await?
             .ok_or_else(|| {
-                ApiError::internal(format!("showtime {} has no seat inventory", self.showtime_id()))
+                ApiError::internal(format!(
+                    "showtime {} has no seat inventory",
+                    self.showtime_id()
+                ))
             })?;
         Ok(SeatMap::from(inventory.as_ref()))
     }

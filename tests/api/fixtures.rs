@@ -1,0 +1,200 @@
+//! Small, exactly known catalogues for tests, written through the store.
+
+use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
+use boxoffice::domain::seat::SeatKind;
+use boxoffice::store::documents::*;
+use boxoffice::store::CatalogueBatch;
+use bson::oid::ObjectId;
+use bson::DateTime;
+use chrono::{Duration, Utc};
+
+use crate::helpers::TestApp;
+
+/// A catalogue being built; `insert` writes it.
+#[derive(Default)]
+pub struct Catalogue(pub CatalogueBatch);
+
+impl Catalogue {
+    pub async fn insert(self, app: &TestApp) -> CatalogueBatch {
+        app.store
+            .insert_catalogue(&self.0)
+            .await
+            .expect("insert fixtures");
+        self.0
+    }
+
+    pub fn channel(&mut self, code: &str, name: &str) {
+        self.0.channels.push(ChannelDoc {
+            code: code.into(),
+            schema_version: SCHEMA_VERSION,
+            name: name.into(),
+        });
+    }
+
+    pub fn cinema(&mut self, name: &str, city: &str, latitude: f64, longitude: f64) -> CinemaDoc {
+        let cinema = CinemaDoc {
+            id: ObjectId::new(),
+            schema_version: SCHEMA_VERSION,
+            name: name.into(),
+            city: city.into(),
+            district: "测试区".into(),
+            address: format!("{city}测试路1号"),
+            location: GeoJsonPoint::new(latitude, longitude),
+            amenities: vec!["停车场".into()],
+        };
+        self.0.cinemas.push(cinema.clone());
+        cinema
+    }
+
+    /// A hall whose rows are drawn as text: S standard, V vip, W wheelchair, C couple, _ gap.
+    pub fn hall(&mut self, cinema: &CinemaDoc, name: &str, rows: &[&str]) -> HallDoc {
+        let layout = HallLayout {
+            rows: rows
+                .iter()
+                .enumerate()
+                .map(|(i, row)| LayoutRow {
+                    label: row_label(i),
+                    positions: row
+                        .chars()
+                        .map(|c| match c {
+                            'S' => Some(SeatKind::Standard),
+                            'V' => Some(SeatKind::Vip),
+                            'W' => Some(SeatKind::Wheelchair),
+                            'C' => Some(SeatKind::Couple),
+                            _ => None,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        let hall = HallDoc {
+            id: ObjectId::new(),
+            schema_version: SCHEMA_VERSION,
+            cinema_id: cinema.id,
+            name: name.into(),
+            format: "IMAX".into(),
+            capacity: layout.capacity() as i32,
+            layout,
+        };
+        self.0.halls.push(hall.clone());
+        hall
+    }
+
+    pub fn movie(&mut self, title: &str, genres: &[&str]) -> MovieDoc {
+        let id = ObjectId::new();
+        let movie = MovieDoc {
+            id,
+            schema_version: SCHEMA_VERSION,
+            title: title.into(),
+            original_title: format!("{title} (original)"),
+            year: 2026,
+            runtime_minutes: 120,
+            genres: genres.iter().map(|g| g.to_string()).collect(),
+            directors: vec!["导演甲".into()],
+            top_cast: vec!["演员甲".into(), "演员乙".into()],
+            rating: RatingSummary {
+                average: 8.0,
+                count: 0,
+            },
+            poster_url: format!("https://img.example.cn/posters/{id}.jpg"),
+            recent_reviews: vec![],
+        };
+        self.0.movies.push(movie.clone());
+        self.0.movie_details.push(MovieDetailsDoc {
+            id,
+            schema_version: SCHEMA_VERSION,
+            plot: format!("{title}的故事。"),
+            full_plot: format!("{title}的完整故事。"),
+            languages: vec!["汉语普通话".into()],
+            countries: vec!["中国大陆".into()],
+            cast: vec![CastMemberDoc {
+                name: "演员甲".into(),
+                character: "主角".into(),
+            }],
+            external_ratings: vec![ExternalRatingDoc {
+                source: "豆瓣".into(),
+                score: 8.1,
+                max_score: 10.0,
+                votes: 1000,
+            }],
+        });
+        movie
+    }
+
+    /// A review written `minutes_ago` before now.
+    pub fn review(&mut self, movie: &MovieDoc, minutes_ago: i64, rating: i32) -> ReviewDoc {
+        let review = ReviewDoc {
+            id: ObjectId::new(),
+            movie_id: movie.id,
+            author: format!("观众{minutes_ago}"),
+            rating,
+            text: "好看".into(),
+            created_at: DateTime::from_chrono(Utc::now() - Duration::minutes(minutes_ago)),
+        };
+        self.0.reviews.push(review.clone());
+        review
+    }
+
+    /// A showtime starting `hours_from_now` from now, with its seat inventory.
+    pub fn showtime(
+        &mut self,
+        cinema: &CinemaDoc,
+        hall: &HallDoc,
+        movie: &MovieDoc,
+        hours_from_now: i64,
+        prices: &[(&str, i64)],
+    ) -> ShowtimeDoc {
+        let starts = Utc::now() + Duration::hours(hours_from_now);
+        let showtime = ShowtimeDoc {
+            id: ObjectId::new(),
+            schema_version: SCHEMA_VERSION,
+            cinema: CinemaRef {
+                id: cinema.id,
+                name: cinema.name.clone(),
+                city: cinema.city.clone(),
+            },
+            movie: MovieRef {
+                id: movie.id,
+                title: movie.title.clone(),
+                runtime_minutes: movie.runtime_minutes,
+            },
+            theater: HallRef {
+                id: hall.id,
+                name: hall.name.clone(),
+                format: hall.format.clone(),
+            },
+            starts_at: DateTime::from_chrono(starts),
+            ends_at: DateTime::from_chrono(starts + Duration::minutes(120)),
+            language: "国语".into(),
+            currency: "CNY".into(),
+            prices: prices
+                .iter()
+                .map(|(channel, amount)| ChannelPriceDoc {
+                    channel: channel.to_string(),
+                    amount: *amount,
+                })
+                .collect(),
+        };
+        self.0
+            .inventories
+            .push(SeatInventoryDoc::for_showtime(showtime.id, hall));
+        self.0.showtimes.push(showtime.clone());
+        showtime
+    }
+}
+
+/// The global id the API gives an object of `kind` with ObjectId `id`.
+pub fn global_id(kind: &str, id: ObjectId) -> String {
+    use boxoffice::domain::global_id::GlobalId;
+    use boxoffice::domain::ids::*;
+    let bytes = id.bytes();
+    match kind {
+        "Cinema" => GlobalId::Cinema(CinemaId(bytes)),
+        "Hall" => GlobalId::Hall(HallId(bytes)),
+        "Movie" => GlobalId::Movie(MovieId(bytes)),
+        "Review" => GlobalId::Review(ReviewId(bytes)),
+        "Showtime" => GlobalId::Showtime(ShowtimeId(bytes)),
+        other => panic!("no such kind {other}"),
+    }
+    .encode()
+}

@@ -1,0 +1,151 @@
+//! The test harness: the real app on port 0 over a fresh database of a real MongoDB wire-protocol
+//! server (`BOXOFFICE_TEST_MONGODB_URI`, set by `scripts/test`), and typed helpers to call it.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use boxoffice::config::Limits;
+use boxoffice::store::Store;
+use boxoffice::{app, AppState};
+use serde_json::{json, Value};
+
+/// A running gateway over its own database.
+pub struct TestApp {
+    pub address: SocketAddr,
+    pub store: Store,
+    client: reqwest::Client,
+}
+
+/// A GraphQL response body.
+#[derive(Debug, Clone)]
+pub struct GqlResponse(pub Value);
+
+impl GqlResponse {
+    /// `data`, after checking there are no errors.
+    pub fn data(&self) -> &Value {
+        assert!(
+            self.0.get("errors").is_none(),
+            "unexpected errors: {:#}",
+            self.0
+        );
+        &self.0["data"]
+    }
+
+    /// The errors (panics when there are none).
+    pub fn errors(&self) -> &Vec<Value> {
+        self.0["errors"]
+            .as_array()
+            .unwrap_or_else(|| panic!("expected errors, got {:#}", self.0))
+    }
+
+    /// The code of the one error.
+    pub fn error_code(&self) -> &str {
+        let errors = self.errors();
+        assert_eq!(errors.len(), 1, "expected one error: {:#}", self.0);
+        errors[0]["extensions"]["code"]
+            .as_str()
+            .unwrap_or_else(|| panic!("error without a code: {:#}", self.0))
+    }
+
+    /// The message of the one error.
+    pub fn error_message(&self) -> &str {
+        self.errors()[0]["message"].as_str().unwrap_or_default()
+    }
+}
+
+fn mongodb_uri() -> String {
+    std::env::var("BOXOFFICE_TEST_MONGODB_URI").expect(
+        "BOXOFFICE_TEST_MONGODB_URI is not set: run the tests with scripts/test, which starts \
+         a test database server",
+    )
+}
+
+/// A database name no other test uses.
+fn fresh_database_name() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "test_{}_{}_{nanos}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        TestApp::spawn_with(Limits::default()).await
+    }
+
+    pub async fn spawn_with(limits: Limits) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
+            .await
+            .expect("connect to the test database");
+        store.ensure_indexes().await.expect("create indexes");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let router = app(AppState::new(store.clone(), limits));
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        TestApp {
+            address,
+            store,
+            client: reqwest::Client::new(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// Runs one operation.
+    pub async fn graphql(&self, query: &str, variables: Value) -> GqlResponse {
+        let (_, body) = self
+            .post_json(&json!({ "query": query, "variables": variables }))
+            .await;
+        GqlResponse(body)
+    }
+
+    /// Posts any JSON to `/graphql`.
+    pub async fn post_json(&self, body: &Value) -> (u16, Value) {
+        self.post_raw(serde_json::to_vec(body).unwrap()).await
+    }
+
+    /// Posts raw bytes to `/graphql`.
+    pub async fn post_raw(&self, body: Vec<u8>) -> (u16, Value) {
+        let response = self
+            .client
+            .post(self.url("/graphql"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("request the gateway");
+        let status = response.status().as_u16();
+        let body = response.json().await.expect("a JSON body");
+        (status, body)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+}
+
+/// The nodes of a connection, in order.
+pub fn nodes(connection: &Value) -> Vec<Value> {
+    connection["edges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a connection: {connection:#}"))
+        .iter()
+        .map(|edge| edge["node"].clone())
+        .collect()
+}
+
+/// A string field of every node.
+pub fn field_of(connection: &Value, field: &str) -> Vec<String> {
+    nodes(connection)
+        .iter()
+        .map(|node| node[field].as_str().unwrap_or_default().to_owned())
+        .collect()
+}

@@ -1,0 +1,222 @@
+//! Limits and bad input: every one answered with a code, before any resolver runs.
+
+use boxoffice::config::Limits;
+use serde_json::{json, Value};
+
+use crate::fixtures::{global_id, Catalogue};
+use crate::helpers::{GqlResponse, TestApp};
+
+/// Every error is BAD_USER_INPUT, one of them says `says`, and nothing was resolved.
+async fn expect_bad_input(app: &TestApp, query: &str, variables: Value, says: &str) {
+    let response = app.graphql(query, variables).await;
+    let errors = response.errors();
+    for error in errors {
+        assert_eq!(
+            error["extensions"]["code"], "BAD_USER_INPUT",
+            "{query}: {:#}",
+            response.0
+        );
+    }
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["message"].as_str().unwrap().contains(says)),
+        "{query}: some error should say `{says}`: {:#}",
+        response.0
+    );
+    assert!(
+        response.0["data"].is_null(),
+        "nothing resolved: {:#}",
+        response.0
+    );
+}
+
+#[tokio::test]
+async fn bad_arguments_say_what_is_wrong() {
+    let app = TestApp::spawn().await;
+    let near = "query ($lat: Float!, $lng: Float!, $r: Float!) { cinemasNear(latitude: $lat, longitude: $lng, radiusMeters: $r) { edges { cursor } } }";
+    expect_bad_input(
+        &app,
+        near,
+        json!({ "lat": 91.0, "lng": 0.0, "r": 10.0 }),
+        "latitude 91",
+    )
+    .await;
+    expect_bad_input(
+        &app,
+        near,
+        json!({ "lat": 0.0, "lng": 181.0, "r": 10.0 }),
+        "longitude 181",
+    )
+    .await;
+    expect_bad_input(
+        &app,
+        near,
+        json!({ "lat": 0.0, "lng": 0.0, "r": -5.0 }),
+        "radiusMeters -5",
+    )
+    .await;
+    expect_bad_input(
+        &app,
+        near,
+        json!({ "lat": 0.0, "lng": 0.0, "r": 0.0 }),
+        "greater than 0",
+    )
+    .await;
+
+    let cinemas = "query ($first: Int, $after: String) { cinemas(first: $first, after: $after) { edges { cursor } } }";
+    expect_bad_input(
+        &app,
+        cinemas,
+        json!({ "first": 101 }),
+        "first must be between 0 and 100, got 101",
+    )
+    .await;
+    expect_bad_input(&app, cinemas, json!({ "first": -1 }), "got -1").await;
+    expect_bad_input(
+        &app,
+        cinemas,
+        json!({ "after": "garbage" }),
+        "not a cursor of this list",
+    )
+    .await;
+
+    let ids = "query ($id: ID!) { showtime(id: $id) { id } }";
+    expect_bad_input(
+        &app,
+        ids,
+        json!({ "id": "bm9wZQ" }),
+        "not an id this API issued",
+    )
+    .await;
+
+    let empty_city = "{ cinemas(city: \"  \") { edges { cursor } } }";
+    expect_bad_input(&app, empty_city, json!({}), "city must not be empty").await;
+
+    let range = "query ($from: DateTime, $before: DateTime) { showtimes(filter: { startsFrom: $from, startsBefore: $before }) { edges { cursor } } }";
+    let range_vars = json!({ "from": "2026-11-22T12:00:00Z", "before": "2026-11-22T10:00:00Z" });
+    expect_bad_input(&app, range, range_vars, "must be later than startsFrom").await;
+
+    let wrong_type = "query ($first: Int) { cinemas(first: $first) { edges { cursor } } }";
+    expect_bad_input(&app, wrong_type, json!({ "first": "ten" }), "").await;
+    expect_bad_input(&app, "{ cinemas { nope } }", json!({}), "nope").await;
+    expect_bad_input(&app, "{ cinemas {", json!({}), "").await;
+}
+
+#[tokio::test]
+async fn a_cursor_from_another_list_is_rejected() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    catalogue.cinema("甲", "上海", 31.2, 121.4);
+    catalogue.cinema("乙", "上海", 31.2, 121.4);
+    catalogue.insert(&app).await;
+    let page = app
+        .graphql(
+            "{ cinemas(first: 1) { pageInfo { endCursor } } }",
+            json!({}),
+        )
+        .await;
+    let cursor = page.data()["cinemas"]["pageInfo"]["endCursor"].clone();
+    let movies = "query ($after: String) { movies(after: $after) { edges { cursor } } }";
+    expect_bad_input(
+        &app,
+        movies,
+        json!({ "after": cursor }),
+        "not a cursor of this list (movies)",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn deep_and_costly_queries_are_refused_before_running() {
+    let app = TestApp::spawn_with(Limits {
+        max_depth: 7,
+        max_complexity: 500,
+        ..Limits::default()
+    })
+    .await;
+    let deep = "{ cinemas { edges { node { halls { edges { node { cinema { name } } } } } } } }";
+    let response = app.graphql(deep, json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    assert!(
+        response.0["data"].is_null(),
+        "nothing ran: {:#}",
+        response.0
+    );
+
+    // Each level of connections multiplies: 50 cinemas × 50 showtimes × fields.
+    let costly = "{ cinemas(first: 50) { edges { node { showtimes(first: 50) { edges { node { id } } } } } } }";
+    let response = app.graphql(costly, json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+
+    // The same shape with small pages is fine.
+    let cheap = "{ cinemas(first: 3) { edges { node { showtimes(first: 3) { edges { node { id } } } } } } }";
+    app.graphql(cheap, json!({})).await.data();
+}
+
+#[tokio::test]
+async fn oversized_bodies_and_batches_are_bad_input() {
+    let app = TestApp::spawn_with(Limits {
+        max_body_bytes: 1_000,
+        max_batch: 2,
+        ..Limits::default()
+    })
+    .await;
+    let padding = " ".repeat(2_000);
+    let (status, body) = app
+        .post_json(&json!({ "query": format!("{{ cinemas {{ edges {{ cursor }} }} {padding} }}") }))
+        .await;
+    assert_eq!(status, 413);
+    let response = GqlResponse(body);
+    assert_eq!(response.error_code(), "BAD_USER_INPUT");
+    assert!(response.error_message().contains("larger than 1000 bytes"));
+
+    let op = json!({ "query": "{ cinemas { edges { cursor } } }" });
+    let (status, body) = app.post_json(&json!([op, op, op])).await;
+    assert_eq!(status, 400);
+    assert!(GqlResponse(body)
+        .error_message()
+        .contains("at most 2 operations, got 3"));
+
+    let (status, body) = app.post_json(&json!([op, op])).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body.as_array().map(Vec::len),
+        Some(2),
+        "a batch of two runs: {body:#}"
+    );
+
+    let (status, body) = app.post_raw(b"{not json".to_vec()).await;
+    assert_eq!(status, 400);
+    assert_eq!(GqlResponse(body).error_code(), "BAD_USER_INPUT");
+}
+
+#[tokio::test]
+async fn internal_errors_are_masked_for_clients() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    let cinema = catalogue.cinema("影城", "上海", 31.2, 121.4);
+    let hall = catalogue.hall(&cinema, "1号厅", &["SS"]);
+    let movie = catalogue.movie("电影", &["剧情"]);
+    let showtime = catalogue.showtime(&cinema, &hall, &movie, 2, &[("maoyan", 4000)]);
+    // A showtime whose inventory is missing: a broken invariant, not the client's fault.
+    catalogue.0.inventories.clear();
+    catalogue.insert(&app).await;
+    let response = app
+        .graphql(
+            "query ($id: ID!) { showtime(id: $id) { language seatMap { width } } }",
+            json!({ "id": global_id("Showtime", showtime.id) }),
+        )
+        .await;
+    assert_eq!(response.error_code(), "INTERNAL");
+    assert_eq!(
+        response.error_message(),
+        "internal error",
+        "no detail leaks"
+    );
+    assert!(
+        response.0["data"]["showtime"]["seatMap"].is_null(),
+        "no partial seat map: {:#}",
+        response.0
+    );
+}

@@ -1,0 +1,11 @@
+//! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
+
+mod cinemas;
+mod fixtures;
+mod helpers;
+mod limits;
+mod movies;
+mod playground;
+mod round_trips;
+mod schema_file;
+mod showtimes;
