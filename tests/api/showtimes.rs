@@ -292,3 +292,25 @@ async fn every_showtime_filter_is_served_by_an_index() {
         );
     }
 }
+
+#[tokio::test]
+async fn channels_are_listed_by_code() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    catalogue.channel("wechat", "微信电影票");
+    catalogue.channel("maoyan", "猫眼电影");
+    catalogue.channel("boxoffice", "影院售票处");
+    catalogue.insert(&app).await;
+    let query = "query ($after: String) { channels(first: 2, after: $after) {
+        edges { node { code name } } pageInfo { hasNextPage endCursor } } }";
+    let first = app.graphql(query, json!({})).await;
+    let first = &first.data()["channels"];
+    assert_eq!(field_of(first, "code"), ["boxoffice", "maoyan"]);
+    assert_eq!(first["edges"][1]["node"]["name"], "猫眼电影");
+    let rest = app
+        .graphql(query, json!({ "after": first["pageInfo"]["endCursor"] }))
+        .await;
+    let rest = &rest.data()["channels"];
+    assert_eq!(field_of(rest, "code"), ["wechat"]);
+    assert_eq!(rest["pageInfo"]["hasNextPage"], false);
+}
