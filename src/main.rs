@@ -75,5 +75,13 @@ async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
         loaded.seats,
         loaded.documents as f64 / seconds
     );
+    let size = store.size().await?;
+    println!(
+        "database {}: {} documents, {:.1} MiB of data, {:.1} MiB on disk with indexes",
+        store.database_name(),
+        size.objects,
+        size.data_bytes as f64 / 1_048_576.0,
+        size.storage_bytes as f64 / 1_048_576.0
+    );
     Ok(())
 }

@@ -53,7 +53,10 @@ where
     /// A loader that fetches a batch of distinct keys with `fetch`.
     pub fn new<F>(fetch: F) -> Self
     where
-        F: Fn(Vec<K>) -> BoxFuture<'static, Result<HashMap<K, V>, ApiError>> + Send + Sync + 'static,
+        F: Fn(Vec<K>) -> BoxFuture<'static, Result<HashMap<K, V>, ApiError>>
+            + Send
+            + Sync
+            + 'static,
     {
         BatchLoader {
             inner: Arc::new(Inner {
@@ -144,8 +147,7 @@ mod tests {
     async fn keys_asked_together_are_fetched_in_one_call() {
         let calls = Arc::new(AtomicUsize::new(0));
         let loader = counting_loader(Arc::clone(&calls));
-        let answers =
-            futures::future::join_all((0..50).map(|k| loader.load_one(k % 10))).await;
+        let answers = futures::future::join_all((0..50).map(|k| loader.load_one(k % 10))).await;
         assert_eq!(calls.load(Ordering::SeqCst), 1);
         assert_eq!(answers[4].as_ref().unwrap().as_deref(), Some("v4"));
         assert_eq!(answers[3].as_ref().unwrap(), &None);

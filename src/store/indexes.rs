@@ -69,11 +69,24 @@ fn wanted() -> Vec<(&'static str, Document, &'static str)> {
 }
 
 impl Store {
-    /// Creates every index; creating an existing index is a no-op, so this runs at each start.
+    /// Creates every index that does not exist yet, so this runs at each start. Existing ones
+    /// are left alone by name: re-sending a 2dsphere spec conflicts with the stored one, which
+    /// carries the server's `2dsphereIndexVersion`.
     #[tracing::instrument(skip(self))]
     pub async fn ensure_indexes(&self) -> Result<(), ApiError> {
         let mut by_collection: Vec<(&str, Vec<IndexModel>)> = Vec::new();
+        let mut existing: Vec<(&str, Vec<String>)> = Vec::new();
         for (collection, keys, name) in wanted() {
+            if !existing.iter().any(|(c, _)| *c == collection) {
+                existing.push((collection, self.existing_index_names(collection).await?));
+            }
+            let (_, names) = existing
+                .iter()
+                .find(|(c, _)| *c == collection)
+                .expect("listed");
+            if names.iter().any(|existing| existing == name) {
+                continue;
+            }
             let model = IndexModel::builder()
                 .keys(keys)
                 .options(IndexOptions::builder().name(name.to_owned()).build())
@@ -91,11 +104,19 @@ impl Store {
         Ok(())
     }
 
-    /// The names of the indexes of a collection (for tests and operators).
-    pub async fn index_names(&self, collection: &str) -> Result<Vec<String>, ApiError> {
-        Ok(self
+    /// The names of the indexes of a collection; none when it does not exist yet.
+    async fn existing_index_names(&self, collection: &str) -> Result<Vec<String>, ApiError> {
+        match self
             .collection::<Document>(collection)
             .list_index_names()
-            .await?)
+            .await
+        {
+            Ok(names) => Ok(names),
+            // NamespaceNotFound: the collection is created with its first index.
+            Err(error) if matches!(*error.kind, mongodb::error::ErrorKind::Command(ref e) if e.code == 26) => {
+                Ok(Vec::new())
+            }
+            Err(error) => Err(error.into()),
+        }
     }
 }

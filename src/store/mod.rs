@@ -196,3 +196,34 @@ impl Store {
         }))
     }
 }
+
+/// Sizes of the database, as `dbStats` reports them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DatabaseSize {
+    pub objects: u64,
+    /// Uncompressed size of the documents, in bytes.
+    pub data_bytes: u64,
+    /// Size on disk of the collections and indexes, in bytes.
+    pub storage_bytes: u64,
+}
+
+impl Store {
+    /// The database's size (for the demo loader's report).
+    #[tracing::instrument(skip(self))]
+    pub async fn size(&self) -> Result<DatabaseSize, ApiError> {
+        let stats = self.db.run_command(bson::doc! { "dbStats": 1 }).await?;
+        let number = |key: &str| -> u64 {
+            match stats.get(key) {
+                Some(bson::Bson::Int32(n)) => *n as u64,
+                Some(bson::Bson::Int64(n)) => *n as u64,
+                Some(bson::Bson::Double(n)) => *n as u64,
+                _ => 0,
+            }
+        };
+        Ok(DatabaseSize {
+            objects: number("objects"),
+            data_bytes: number("dataSize"),
+            storage_bytes: number("storageSize") + number("indexSize"),
+        })
+    }
+}

@@ -51,3 +51,46 @@ async fn every_example_file_is_offered_by_the_playground() {
     on_disk.sort();
     assert_eq!(offered, on_disk);
 }
+
+/// The demo catalogue `scripts/run` loads, then every example as the playground sends it.
+#[tokio::test]
+async fn every_example_answers_with_data_on_the_demo_catalogue() {
+    let app = TestApp::spawn().await;
+    boxoffice::demo::load(&app.store, &boxoffice::demo::DemoPlan::small(), false)
+        .await
+        .expect("load the demo catalogue");
+    let examples: Vec<serde_json::Value> = app
+        .get("/playground/examples.json")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(examples.len() >= 15);
+    for example in examples {
+        let name = example["name"].as_str().unwrap();
+        let variables: serde_json::Value =
+            serde_json::from_str(example["variables"].as_str().unwrap()).unwrap();
+        let response = app
+            .graphql(example["query"].as_str().unwrap(), variables)
+            .await;
+        let data = response.data();
+        // Every top-level field answered, and lists are not empty.
+        for (field, value) in data.as_object().unwrap() {
+            assert!(!value.is_null(), "{name}: {field} is null");
+            if let Some(edges) = value.get("edges") {
+                assert!(
+                    !edges.as_array().unwrap().is_empty(),
+                    "{name}: {field} has no edges"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn start_up_can_create_the_indexes_again() {
+    let app = TestApp::spawn().await;
+    // TestApp::spawn created them once; a restart creates them again over existing ones.
+    app.store.ensure_indexes().await.expect("second start-up");
+    app.store.ensure_indexes().await.expect("third start-up");
+}

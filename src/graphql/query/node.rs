@@ -22,11 +22,31 @@ impl NodeQuery {
     ) -> Result<Option<Node>, ApiError> {
         let loaders = ctx.loaders();
         Ok(match GlobalId::decode(&id)? {
-            GlobalId::Cinema(id) => loaders.cinemas.load_one(id).await?.map(|d| Cinema::from_doc(d).into()),
-            GlobalId::Hall(id) => loaders.halls.load_one(id).await?.map(|d| Hall::from_doc(d).into()),
-            GlobalId::Movie(id) => loaders.movies.load_one(id).await?.map(|d| Movie::from_doc(d).into()),
-            GlobalId::Review(id) => loaders.reviews.load_one(id).await?.map(|d| Review::from_doc(d).into()),
-            GlobalId::Showtime(id) => loaders.showtimes.load_one(id).await?.map(|d| Showtime::from_arc(d).into()),
+            GlobalId::Cinema(id) => loaders
+                .cinemas
+                .load_one(id)
+                .await?
+                .map(|d| Cinema::from_doc(d).into()),
+            GlobalId::Hall(id) => loaders
+                .halls
+                .load_one(id)
+                .await?
+                .map(|d| Hall::from_doc(d).into()),
+            GlobalId::Movie(id) => loaders
+                .movies
+                .load_one(id)
+                .await?
+                .map(|d| Movie::from_doc(d).into()),
+            GlobalId::Review(id) => loaders
+                .reviews
+                .load_one(id)
+                .await?
+                .map(|d| Review::from_doc(d).into()),
+            GlobalId::Showtime(id) => loaders
+                .showtimes
+                .load_one(id)
+                .await?
+                .map(|d| Showtime::from_arc(d).into()),
         })
     }
 }

@@ -1,0 +1,144 @@
+//! Sales channels and ticket prices: a base price by format and time of day, sold at that price
+//! by the box office and at a discount (or not at all) by the ticketing apps.
+
+use rand::Rng;
+
+use super::random::DemoRng;
+use crate::store::documents::{ChannelDoc, ChannelPriceDoc, SCHEMA_VERSION};
+
+pub const BOXOFFICE: &str = "boxoffice";
+pub const MAOYAN: &str = "maoyan";
+pub const TAOPIAOPIAO: &str = "taopiaopiao";
+pub const WECHAT: &str = "wechat";
+
+/// Every channel: (code, name).
+pub const CHANNELS: [(&str, &str); 4] = [
+    (BOXOFFICE, "影院售票处"),
+    (MAOYAN, "猫眼电影"),
+    (TAOPIAOPIAO, "淘票票"),
+    (WECHAT, "微信电影票"),
+];
+
+/// The lowest and highest base price, in fen.
+pub const MIN_BASE_PRICE: i64 = 3_500;
+pub const MAX_BASE_PRICE: i64 = 12_000;
+
+/// An app's terms: the share of showtimes it sells and its discount range in fen.
+struct AppTerms {
+    code: &'static str,
+    sells: f64,
+    discount: (i64, i64),
+}
+
+/// The apps compete on price, so each discounts differently; Maoyan sells everything.
+const APPS: [AppTerms; 3] = [
+    AppTerms {
+        code: MAOYAN,
+        sells: 1.0,
+        discount: (500, 1_500),
+    },
+    AppTerms {
+        code: TAOPIAOPIAO,
+        sells: 0.9,
+        discount: (300, 1_200),
+    },
+    AppTerms {
+        code: WECHAT,
+        sells: 0.85,
+        discount: (0, 800),
+    },
+];
+
+pub fn channel_docs() -> Vec<ChannelDoc> {
+    CHANNELS
+        .iter()
+        .map(|&(code, name)| ChannelDoc {
+            code: code.to_owned(),
+            schema_version: SCHEMA_VERSION,
+            name: name.to_owned(),
+        })
+        .collect()
+}
+
+/// The box-office price of a showtime in fen: premium formats cost more, matinees (before
+/// noon) less, evenings (from 18:00) more; whole yuan.
+pub fn base_price(rng: &mut DemoRng, format: &str, starts_minute_of_day: i64) -> i64 {
+    let (low, high) = match format {
+        "IMAX" => (8_000, 10_500),
+        "4DX" => (7_500, 10_000),
+        "DOLBY" => (7_000, 9_500),
+        "3D" => (4_500, 7_000),
+        _ => (3_500, 6_000),
+    };
+    let surcharge = match starts_minute_of_day {
+        m if m < 12 * 60 => -500,
+        m if m >= 18 * 60 => 1_000,
+        _ => 0,
+    };
+    let price = rng.random_range(low..=high) / 100 * 100 + surcharge;
+    price.clamp(MIN_BASE_PRICE, MAX_BASE_PRICE)
+}
+
+/// The price on each channel selling the showtime, box office first; discounts are in
+/// ten-fen steps, so app prices look like ¥39.90.
+pub fn channel_prices(rng: &mut DemoRng, base: i64) -> Vec<ChannelPriceDoc> {
+    let mut prices = vec![ChannelPriceDoc {
+        channel: BOXOFFICE.to_owned(),
+        amount: base,
+    }];
+    for app in &APPS {
+        if !rng.random_bool(app.sells) {
+            continue;
+        }
+        let discount = rng.random_range(app.discount.0 / 10..=app.discount.1 / 10) * 10;
+        prices.push(ChannelPriceDoc {
+            channel: app.code.to_owned(),
+            amount: base - discount,
+        });
+    }
+    prices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::random::{rng, Stream};
+
+    #[test]
+    fn evenings_and_premium_formats_cost_more() {
+        let mut rng = rng(1, Stream::Cinema(0));
+        for _ in 0..200 {
+            let matinee_2d = base_price(&mut rng, "2D", 10 * 60);
+            let evening_imax = base_price(&mut rng, "IMAX", 20 * 60);
+            assert!(evening_imax > matinee_2d);
+            assert!((MIN_BASE_PRICE..=MAX_BASE_PRICE).contains(&matinee_2d));
+            assert!((MIN_BASE_PRICE..=MAX_BASE_PRICE).contains(&evening_imax));
+        }
+    }
+
+    #[test]
+    fn apps_discount_and_sometimes_do_not_sell() {
+        let mut rng = rng(2, Stream::Cinema(0));
+        let all: Vec<_> = (0..1_000)
+            .map(|_| channel_prices(&mut rng, MIN_BASE_PRICE))
+            .collect();
+        let selling = |code: &str| {
+            all.iter()
+                .filter(|p| p.iter().any(|p| p.channel == code))
+                .count()
+        };
+        assert_eq!(selling(MAOYAN), 1_000);
+        assert!(
+            (820..=880).contains(&selling(WECHAT)),
+            "{}",
+            selling(WECHAT)
+        );
+        assert!((870..=930).contains(&selling(TAOPIAOPIAO)));
+        for prices in &all {
+            assert_eq!(prices[0].channel, BOXOFFICE);
+            assert!(prices
+                .iter()
+                .all(|p| p.amount > 0 && p.amount <= prices[0].amount));
+        }
+    }
+}
