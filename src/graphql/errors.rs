@@ -13,7 +13,7 @@ use async_graphql::{ErrorExtensionValues, Response, ServerError};
 
 use crate::error::{ApiError, ErrorCode};
 
-/// Messages async-graphql uses when a query is over the depth or complexity limit.
+/// Messages async-graphql uses when a query is over the complexity or depth limit.
 const LIMIT_MESSAGES: [&str; 2] = ["Query is too complex.", "Query is nested too deep."];
 
 /// Installs [`classify`] on every response of the schema.
@@ -36,8 +36,16 @@ impl Extension for ErrorCodesExtension {
     }
 }
 
-/// Sets `extensions.code` on an error and masks it if it is internal.
+/// Sets `extensions.code` on an error and masks it if it is internal. An error that already
+/// has a code (raised by one of our extensions) keeps it.
 pub fn classify(error: &mut ServerError) {
+    if error
+        .extensions
+        .as_ref()
+        .is_some_and(|extensions| extensions.get("code").is_some())
+    {
+        return;
+    }
     let code = match error.source::<ApiError>() {
         Some(api_error) => {
             if let ApiError::Internal(detail) = api_error {

@@ -4,6 +4,7 @@
 
 mod batch_loader;
 pub mod context;
+mod depth_limit;
 pub mod errors;
 pub mod loaders;
 mod query;
@@ -27,8 +28,10 @@ pub struct QueryLimits {
 /// Builds the schema without any data: requests get theirs from [`prepare`].
 pub fn schema(limits: QueryLimits) -> AppSchema {
     Schema::build(Query::default(), EmptyMutation, EmptySubscription)
-        .limit_depth(limits.max_depth)
         .limit_complexity(limits.max_complexity)
+        .extension(depth_limit::DepthLimit {
+            max_depth: limits.max_depth,
+        })
         .extension(errors::ErrorCodes)
         .finish()
 }

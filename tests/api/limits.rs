@@ -220,3 +220,41 @@ async fn internal_errors_are_masked_for_clients() {
         response.0
     );
 }
+
+/// The introspection query GraphiQL sends (graphql-js `getIntrospectionQuery`), whose `ofType`
+/// chain is deeper than the data depth limit.
+const INTROSPECTION: &str = r#"
+query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) {
+    name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason
+  }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+    ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } }
+}"#;
+
+#[tokio::test]
+async fn the_playground_can_introspect_under_the_default_limits() {
+    let app = TestApp::spawn().await;
+    let response = app.graphql(INTROSPECTION, json!({})).await;
+    let types = response.data()["__schema"]["types"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(types > 20, "{types} types");
+}
