@@ -23,8 +23,24 @@ pub enum Command {
     Serve(ServeArgs),
     /// Generate demo data into the database.
     Demo(DemoArgs),
+    /// Manage sales channels.
+    #[command(subcommand)]
+    Channel(ChannelCommand),
     /// Print the schema (SDL).
     Schema,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChannelCommand {
+    /// Create a channel and print its API key (shown this once; only its hash is stored).
+    Create {
+        /// The channel's code, used in prices and filters, e.g. "maoyan".
+        #[arg(long)]
+        code: String,
+        /// Its display name, e.g. "猫眼电影".
+        #[arg(long)]
+        name: String,
+    },
 }
 
 /// Where the data lives.

@@ -12,6 +12,12 @@ pub enum ApiError {
     /// The request itself is wrong: malformed ids, cursors, coordinates, arguments out of range.
     #[error("{0}")]
     BadUserInput(String),
+    /// No valid credentials: a missing, malformed or unknown API key where one is needed.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The caller is known but may not do this.
+    #[error("{0}")]
+    Forbidden(String),
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -27,6 +33,8 @@ pub enum ApiError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     BadUserInput,
+    Unauthenticated,
+    Forbidden,
     NotFound,
     QueryTooComplex,
     Internal,
@@ -36,6 +44,8 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::BadUserInput => "BAD_USER_INPUT",
+            ErrorCode::Unauthenticated => "UNAUTHENTICATED",
+            ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::Internal => "INTERNAL",
@@ -54,6 +64,14 @@ impl ApiError {
         ApiError::BadUserInput(message.into())
     }
 
+    pub fn unauthenticated(message: impl Into<String>) -> Self {
+        ApiError::Unauthenticated(message.into())
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        ApiError::Forbidden(message.into())
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         ApiError::NotFound(message.into())
     }
@@ -65,6 +83,8 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::BadUserInput(_) => ErrorCode::BadUserInput,
+            ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            ApiError::Forbidden(_) => ErrorCode::Forbidden,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Internal(_) => ErrorCode::Internal,

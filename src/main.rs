@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use boxoffice::config::{Cli, Command, DemoArgs, ServeArgs};
+use boxoffice::config::{ChannelCommand, Cli, Command, DemoArgs, ServeArgs};
+use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::store::Store;
 use boxoffice::{app, demo, graphql, AppState};
 use clap::Parser;
@@ -24,6 +25,10 @@ async fn main() -> anyhow::Result<()> {
             let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
             serve(store, args).await
         }
+        Command::Channel(ChannelCommand::Create { code, name }) => {
+            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            create_channel(&store, &code, &name).await
+        }
         Command::Demo(args) => {
             let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
             load_demo(&store, &args).await
@@ -42,7 +47,8 @@ async fn connect(uri: &str, database: &str) -> anyhow::Result<Store> {
 async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     if args.demo_data && store.catalogue_is_empty().await? {
         tracing::info!("the catalogue is empty: loading the small demo data set");
-        demo::load(&store, &demo::DemoPlan::small(), true).await?;
+        let loaded = demo::load(&store, &demo::DemoPlan::small(), true).await?;
+        print_channel_keys(&loaded);
     }
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await
@@ -75,6 +81,7 @@ async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
         loaded.seats,
         loaded.documents as f64 / seconds
     );
+    print_channel_keys(&loaded);
     let size = store.size().await?;
     println!(
         "database {}: {} documents, {:.1} MiB of data, {:.1} MiB on disk with indexes",
@@ -84,4 +91,23 @@ async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
         size.storage_bytes as f64 / 1_048_576.0
     );
     Ok(())
+}
+
+async fn create_channel(store: &Store, code: &str, name: &str) -> anyhow::Result<()> {
+    validate_channel_code(code)?;
+    let key = ApiKey::generate(&mut rand::rng());
+    store.create_channel(code, name, key.hash()).await?;
+    println!(
+        "created channel `{code}` ({name}). Its API key, shown this once:\n\n  {}\n",
+        key.as_str()
+    );
+    println!("Send it as `Authorization: Bearer <key>`. Only its hash is stored: keep it safe.");
+    Ok(())
+}
+
+fn print_channel_keys(loaded: &demo::Loaded) {
+    println!("Demo sales channels and their API keys (demo only; send as `Authorization: Bearer <key>`):");
+    for (code, key) in &loaded.channel_keys {
+        println!("  {code:<12} {key}");
+    }
 }

@@ -27,7 +27,7 @@ impl Generator {
     pub fn new(plan: &DemoPlan) -> (Self, CatalogueBatch) {
         let (movies, lineup) = movies(&mut rng(plan.seed, Stream::Movies), plan.start_day);
         let batch = CatalogueBatch {
-            channels: channel_docs(),
+            channels: channel_docs(plan.seed),
             movies: movies.movies,
             movie_details: movies.details,
             reviews: movies.reviews,

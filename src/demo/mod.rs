@@ -91,6 +91,8 @@ pub struct Loaded {
     pub showtimes: usize,
     /// Seats for sale, over all showtimes.
     pub seats: usize,
+    /// Each demo channel's code and API key, to print for the person who loaded the demo.
+    pub channel_keys: Vec<(String, String)>,
 }
 
 impl Loaded {
@@ -101,6 +103,7 @@ impl Loaded {
             halls: batch.halls.len(),
             showtimes: batch.showtimes.len(),
             seats: batch.inventories.iter().map(|i| i.capacity as usize).sum(),
+            channel_keys: Vec::new(),
         }
     }
 }
@@ -123,6 +126,10 @@ pub async fn load(store: &Store, plan: &DemoPlan, progress: bool) -> Result<Load
     let (generator, first) = Generator::new(plan);
     store.insert_catalogue(&first).await?;
     let mut loaded = Loaded::of(&first);
+    loaded.channel_keys = pricing::channel_keys(plan.seed)
+        .into_iter()
+        .map(|(code, key)| (code, key.as_str().to_owned()))
+        .collect();
     drop(first);
     let mut bar = Progress::new(plan.cinemas, progress);
     let generator = Arc::new(generator);

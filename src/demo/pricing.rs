@@ -2,8 +2,10 @@
 //! by the box office and at a discount (or not at all) by the ticketing apps.
 
 use rand::Rng;
+use sha2::{Digest, Sha256};
 
 use super::random::DemoRng;
+use crate::domain::api_key::ApiKey;
 use crate::store::documents::{ChannelDoc, ChannelPriceDoc, SCHEMA_VERSION};
 
 pub const BOXOFFICE: &str = "boxoffice";
@@ -49,15 +51,31 @@ const APPS: [AppTerms; 3] = [
     },
 ];
 
-pub fn channel_docs() -> Vec<ChannelDoc> {
+/// The demo channels with the hashes of their demo keys.
+pub fn channel_docs(seed: u64) -> Vec<ChannelDoc> {
     CHANNELS
         .iter()
         .map(|&(code, name)| ChannelDoc {
             code: code.to_owned(),
             schema_version: SCHEMA_VERSION,
             name: name.to_owned(),
+            api_key_hash: demo_key(seed, code).hash(),
         })
         .collect()
+}
+
+/// Every demo channel's key. Derived from the seed, so the playground's examples and a reloaded
+/// demo keep working: demo keys are public by design and must never guard real sales.
+pub fn channel_keys(seed: u64) -> Vec<(String, ApiKey)> {
+    CHANNELS
+        .iter()
+        .map(|&(code, _)| (code.to_owned(), demo_key(seed, code)))
+        .collect()
+}
+
+fn demo_key(seed: u64, code: &str) -> ApiKey {
+    let secret = Sha256::digest(format!("boxoffice demo channel key {seed} {code}"));
+    ApiKey::from_secret(secret.into())
 }
 
 /// The box-office price of a showtime in fen: premium formats cost more, matinees (before

@@ -8,18 +8,45 @@ use crate::domain::paging::{PageLimits, PageRequest};
 use crate::error::ApiError;
 use crate::store::Store;
 
-/// Attaches a request's data: the store, fresh loaders (no cache across requests), page limits.
-pub fn prepare(request: Request, store: &Store, page_limits: PageLimits) -> Request {
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// The code of the calling sales channel; `None` for an anonymous caller.
+    pub channel: Option<String>,
+}
+
+impl Caller {
+    pub fn anonymous() -> Self {
+        Caller { channel: None }
+    }
+
+    pub fn channel(code: String) -> Self {
+        Caller {
+            channel: Some(code),
+        }
+    }
+}
+
+/// Attaches a request's data: the store, fresh loaders (no cache across requests), page limits
+/// and the caller.
+pub fn prepare(
+    request: Request,
+    store: &Store,
+    page_limits: PageLimits,
+    caller: &Caller,
+) -> Request {
     request
         .data(store.clone())
         .data(Loaders::new(store))
         .data(page_limits)
+        .data(caller.clone())
 }
 
 /// Typed access to the request data.
 pub trait ContextExt {
     fn store(&self) -> &Store;
     fn loaders(&self) -> &Loaders;
+    fn caller(&self) -> &Caller;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
 }
@@ -31,6 +58,10 @@ impl ContextExt for Context<'_> {
 
     fn loaders(&self) -> &Loaders {
         self.data_unchecked::<Loaders>()
+    }
+
+    fn caller(&self) -> &Caller {
+        self.data_unchecked::<Caller>()
     }
 
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {

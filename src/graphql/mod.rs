@@ -12,7 +12,7 @@ pub mod types;
 
 use async_graphql::{EmptyMutation, EmptySubscription, Schema};
 
-pub use context::prepare;
+pub use context::{prepare, Caller};
 pub use query::Query;
 
 /// The schema type served by the gateway.

@@ -1,20 +1,43 @@
-//! `POST /graphql`: reads the body within the size limit, parses one operation or a batch
-//! within the batch limit, and runs it. Limit and parse failures are answered as GraphQL errors
+//! `POST /graphql`: identifies the caller, reads the body within the size limit, parses one
+//! operation or a batch within the batch limit, and runs it. Limit and parse failures are answered as GraphQL errors
 //! with a code, before any resolver runs.
 
 use async_graphql::{BatchRequest, BatchResponse, Response as GqlResponse};
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use super::auth::authenticate;
 use super::AppState;
-use crate::error::ErrorCode;
+use crate::error::{ApiError, ErrorCode};
 use crate::graphql::{errors::error_with_code, prepare};
 
-pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
+pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let limits = state.limits;
+    let caller = match authenticate(&state.store, &headers).await {
+        Ok(caller) => caller,
+        Err(ApiError::Internal(detail)) => {
+            tracing::error!(detail, "authenticating a request");
+            return rejected(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "internal error".into(),
+                ErrorCode::Internal,
+            );
+        }
+        Err(error) => {
+            let mut response = rejected(
+                StatusCode::UNAUTHORIZED,
+                error.client_message(),
+                error.code(),
+            );
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+    };
     let bytes = match to_bytes(body, limits.max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -22,14 +45,18 @@ pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
                 "the request body is larger than {} bytes",
                 limits.max_body_bytes
             );
-            return rejected(StatusCode::PAYLOAD_TOO_LARGE, message);
+            return rejected(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                message,
+                ErrorCode::BadUserInput,
+            );
         }
     };
     let batch: BatchRequest = match serde_json::from_slice(&bytes) {
         Ok(batch) => batch,
         Err(error) => {
             let message = format!("the body is not a GraphQL request in JSON: {error}");
-            return rejected(StatusCode::BAD_REQUEST, message);
+            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
         }
     };
     let batch = match batch {
@@ -39,33 +66,33 @@ pub async fn graphql(State(state): State<AppState>, body: Body) -> Response {
                 limits.max_batch,
                 requests.len()
             );
-            return rejected(StatusCode::BAD_REQUEST, message);
+            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
         }
         BatchRequest::Batch(requests) if requests.is_empty() => {
             return rejected(
                 StatusCode::BAD_REQUEST,
                 "a batch must hold an operation".into(),
+                ErrorCode::BadUserInput,
             );
         }
         other => other,
     };
     let prepared = match batch {
         BatchRequest::Single(request) => {
-            BatchRequest::Single(prepare(request, &state.store, limits.pages()))
+            BatchRequest::Single(prepare(request, &state.store, limits.pages(), &caller))
         }
         BatchRequest::Batch(requests) => BatchRequest::Batch(
             requests
                 .into_iter()
-                .map(|request| prepare(request, &state.store, limits.pages()))
+                .map(|request| prepare(request, &state.store, limits.pages(), &caller))
                 .collect(),
         ),
     };
     Json(state.schema.execute_batch(prepared).await).into_response()
 }
 
-/// A request refused before execution: a GraphQL error response with BAD_USER_INPUT.
-fn rejected(status: StatusCode, message: String) -> Response {
-    let response =
-        GqlResponse::from_errors(vec![error_with_code(message, ErrorCode::BadUserInput)]);
+/// A request refused before execution: a GraphQL error response with a code.
+fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
+    let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
     (status, Json(BatchResponse::Single(response))).into_response()
 }

@@ -2,6 +2,7 @@
 //! `GET /` serves the GraphiQL playground with the example operations, `GET /health` checks the
 //! database.
 
+mod auth;
 mod graphql_route;
 mod health;
 mod playground;

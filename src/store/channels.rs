@@ -3,7 +3,7 @@
 use bson::doc;
 use serde::{Deserialize, Serialize};
 
-use super::documents::ChannelDoc;
+use super::documents::{ChannelDoc, SCHEMA_VERSION};
 use super::{filters, names, Store};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
@@ -25,5 +25,63 @@ impl Store {
             |channel: &ChannelDoc| CodeKey(channel.code.clone()),
         )
         .await
+    }
+
+    /// A channel by code.
+    #[tracing::instrument(skip(self))]
+    pub async fn channel_by_code(&self, code: &str) -> Result<Option<ChannelDoc>, ApiError> {
+        Ok(self
+            .collection::<ChannelDoc>(names::CHANNELS)
+            .find_one(doc! { "_id": code })
+            .await?)
+    }
+
+    /// The channel whose API key hashes to `key_hash`, if any (unique index `api_key`).
+    #[tracing::instrument(skip_all)]
+    pub async fn channel_by_key_hash(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<ChannelDoc>, ApiError> {
+        Ok(self
+            .collection::<ChannelDoc>(names::CHANNELS)
+            .find_one(doc! { "apiKeyHash": key_hash })
+            .await?)
+    }
+
+    /// Creates a channel; BAD_USER_INPUT when the code is taken.
+    #[tracing::instrument(skip(self, key_hash))]
+    pub async fn create_channel(
+        &self,
+        code: &str,
+        name: &str,
+        key_hash: String,
+    ) -> Result<ChannelDoc, ApiError> {
+        let channel = ChannelDoc {
+            code: code.to_owned(),
+            schema_version: SCHEMA_VERSION,
+            name: name.to_owned(),
+            api_key_hash: key_hash,
+        };
+        match self
+            .collection::<ChannelDoc>(names::CHANNELS)
+            .insert_one(&channel)
+            .await
+        {
+            Ok(_) => Ok(channel),
+            Err(error) if is_duplicate_key(&error) => Err(ApiError::bad_input(format!(
+                "a channel with code `{code}` exists already"
+            ))),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// MongoDB's E11000: a unique index refused the write.
+pub(super) fn is_duplicate_key(error: &mongodb::error::Error) -> bool {
+    use mongodb::error::{ErrorKind, WriteFailure};
+    match &*error.kind {
+        ErrorKind::Write(WriteFailure::WriteError(write)) => write.code == 11000,
+        ErrorKind::Command(command) => command.code == 11000,
+        _ => false,
     }
 }

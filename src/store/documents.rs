@@ -258,6 +258,8 @@ pub struct ChannelDoc {
     pub code: String,
     pub schema_version: i32,
     pub name: String,
+    /// Hex SHA-256 of the channel's API key; the key itself is never stored.
+    pub api_key_hash: String,
 }
 
 /// Converts between domain ids and ObjectIds.

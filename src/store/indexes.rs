@@ -7,64 +7,91 @@ use mongodb::IndexModel;
 use super::{names, Store};
 use crate::error::ApiError;
 
-/// (collection, keys, name) of every index.
-fn wanted() -> Vec<(&'static str, Document, &'static str)> {
+/// An index a query relies on.
+struct Wanted {
+    collection: &'static str,
+    keys: Document,
+    name: &'static str,
+    unique: bool,
+}
+
+fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
+    Wanted {
+        collection,
+        keys,
+        name,
+        unique: false,
+    }
+}
+
+fn unique(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
+    Wanted {
+        unique: true,
+        ..index(collection, keys, name)
+    }
+}
+
+/// Every index.
+fn wanted() -> Vec<Wanted> {
+    use names::*;
     vec![
-        (
-            names::CINEMAS,
+        index(
+            CINEMAS,
             doc! { "city": 1, "name": 1, "_id": 1 },
             "city_name",
         ),
-        (
-            names::CINEMAS,
+        index(
+            CINEMAS,
             doc! { "location": "2dsphere" },
             "location_2dsphere",
         ),
-        (
-            names::THEATERS,
+        index(
+            THEATERS,
             doc! { "cinemaId": 1, "name": 1, "_id": 1 },
             "cinema",
         ),
-        (names::MOVIES, doc! { "title": 1, "_id": 1 }, "title"),
-        (
-            names::MOVIES,
+        index(MOVIES, doc! { "title": 1, "_id": 1 }, "title"),
+        index(
+            MOVIES,
             doc! { "genres": 1, "title": 1, "_id": 1 },
             "genre_title",
         ),
-        (
-            names::REVIEWS,
+        index(
+            REVIEWS,
             doc! { "movieId": 1, "createdAt": -1, "_id": -1 },
             "movie_newest",
         ),
-        (names::SHOWTIMES, doc! { "startsAt": 1, "_id": 1 }, "starts"),
-        (
-            names::SHOWTIMES,
+        index(SHOWTIMES, doc! { "startsAt": 1, "_id": 1 }, "starts"),
+        index(
+            SHOWTIMES,
             doc! { "cinema.id": 1, "startsAt": 1, "_id": 1 },
             "cinema_starts",
         ),
-        (
-            names::SHOWTIMES,
+        index(
+            SHOWTIMES,
             doc! { "movie.id": 1, "cinema.city": 1, "startsAt": 1, "_id": 1 },
             "movie_city_starts",
         ),
-        (
-            names::SHOWTIMES,
+        index(
+            SHOWTIMES,
             doc! { "cinema.city": 1, "startsAt": 1, "_id": 1 },
             "city_starts",
         ),
         // Attribute pattern (seed 000): one multikey index answers both "price of showtime S on
         // channel C" and "all showtimes sold on channel C".
-        (
-            names::SHOWTIMES,
+        index(
+            SHOWTIMES,
             doc! { "prices.channel": 1, "startsAt": 1, "_id": 1 },
             "channel_starts",
         ),
         // The seed's lookup of a cinema's showtimes of a movie in a hall.
-        (
-            names::SHOWTIMES,
+        index(
+            SHOWTIMES,
             doc! { "cinema.id": 1, "movie.id": 1, "theater.id": 1 },
             "cinema_movie_hall",
         ),
+        // A key identifies its channel: no two channels may share one.
+        unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
     ]
 }
 
@@ -76,7 +103,13 @@ impl Store {
     pub async fn ensure_indexes(&self) -> Result<(), ApiError> {
         let mut by_collection: Vec<(&str, Vec<IndexModel>)> = Vec::new();
         let mut existing: Vec<(&str, Vec<String>)> = Vec::new();
-        for (collection, keys, name) in wanted() {
+        for Wanted {
+            collection,
+            keys,
+            name,
+            unique,
+        } in wanted()
+        {
             if !existing.iter().any(|(c, _)| *c == collection) {
                 existing.push((collection, self.existing_index_names(collection).await?));
             }
@@ -89,7 +122,12 @@ impl Store {
             }
             let model = IndexModel::builder()
                 .keys(keys)
-                .options(IndexOptions::builder().name(name.to_owned()).build())
+                .options(
+                    IndexOptions::builder()
+                        .name(name.to_owned())
+                        .unique(unique.then_some(true))
+                        .build(),
+                )
                 .build();
             match by_collection.iter_mut().find(|(c, _)| *c == collection) {
                 Some((_, models)) => models.push(model),

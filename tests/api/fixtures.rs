@@ -1,5 +1,6 @@
 //! Small, exactly known catalogues for tests, written through the store.
 
+use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
@@ -23,12 +24,16 @@ impl Catalogue {
         self.0
     }
 
-    pub fn channel(&mut self, code: &str, name: &str) {
+    /// A channel; returns its API key.
+    pub fn channel(&mut self, code: &str, name: &str) -> ApiKey {
+        let key = ApiKey::generate(&mut rand::rng());
         self.0.channels.push(ChannelDoc {
             code: code.into(),
             schema_version: SCHEMA_VERSION,
             name: name.into(),
+            api_key_hash: key.hash(),
         });
+        key
     }
 
     pub fn cinema(&mut self, name: &str, city: &str, latitude: f64, longitude: f64) -> CinemaDoc {

@@ -99,12 +99,36 @@ impl TestApp {
         format!("http://{}{path}", self.address)
     }
 
-    /// Runs one operation.
+    /// Runs one operation anonymously.
     pub async fn graphql(&self, query: &str, variables: Value) -> GqlResponse {
         let (_, body) = self
             .post_json(&json!({ "query": query, "variables": variables }))
             .await;
         GqlResponse(body)
+    }
+
+    /// Runs one operation as the channel whose API key is `key`.
+    pub async fn graphql_as(&self, key: &str, query: &str, variables: Value) -> GqlResponse {
+        let body = json!({ "query": query, "variables": variables });
+        let (_, body) = self
+            .post_with_authorization(&format!("Bearer {key}"), &body)
+            .await;
+        GqlResponse(body)
+    }
+
+    /// Posts JSON with an `Authorization` header; returns the status, the
+    /// `WWW-Authenticate` header and the body.
+    pub async fn post_with_authorization(&self, authorization: &str, body: &Value) -> (u16, Value) {
+        let response = self
+            .client
+            .post(self.url("/graphql"))
+            .header("authorization", authorization)
+            .json(body)
+            .send()
+            .await
+            .expect("request the gateway");
+        let status = response.status().as_u16();
+        (status, response.json().await.expect("a JSON body"))
     }
 
     /// Posts any JSON to `/graphql`.

@@ -104,4 +104,13 @@ impl ShowtimeQuery {
         let channels = ctx.store().list_channels(&page).await?;
         Ok(connection(channels, Channel::from))
     }
+
+    /// The sales channel calling (by its API key); null for anonymous callers.
+    #[tracing::instrument(skip(self, ctx))]
+    async fn current_channel(&self, ctx: &Context<'_>) -> Result<Option<Channel>, ApiError> {
+        let Some(code) = &ctx.caller().channel else {
+            return Ok(None);
+        };
+        Ok(ctx.store().channel_by_code(code).await?.map(Channel::from))
+    }
 }

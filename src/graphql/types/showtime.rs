@@ -86,17 +86,31 @@ impl Showtime {
         Hall::from_ref(&self.0.theater)
     }
 
-    /// The price of a standard seat on one sales channel; null when the channel does not sell
-    /// this showtime.
+    /// The price of a standard seat on one sales channel, by default the calling channel's;
+    /// null when that channel does not sell this showtime.
     async fn price(
         &self,
-        #[graphql(desc = "The sales channel's code, e.g. \"maoyan\".")] channel: String,
-    ) -> Option<Money> {
-        self.0
+        ctx: &Context<'_>,
+        #[graphql(
+            desc = "The sales channel's code, e.g. \"maoyan\"; the caller's own channel when absent."
+        )]
+        channel: Option<String>,
+    ) -> Result<Option<Money>, ApiError> {
+        let channel = match (&channel, &ctx.caller().channel) {
+            (Some(asked), _) => asked,
+            (None, Some(own)) => own,
+            (None, None) => {
+                return Err(ApiError::bad_input(
+                    "name a `channel`, or call with a channel's API key to get its price",
+                ))
+            }
+        };
+        Ok(self
+            .0
             .prices
             .iter()
-            .find(|price| price.channel == channel)
-            .map(|price| self.money(price.amount))
+            .find(|price| &price.channel == channel)
+            .map(|price| self.money(price.amount)))
     }
 
     /// The price on every channel that sells this showtime.
