@@ -4,6 +4,7 @@
 //! Pure Rust: nothing here knows MongoDB or GraphQL, so every rule is unit-tested inline.
 
 pub mod api_key;
+pub mod best_seats;
 pub mod cursor;
 pub mod geo;
 pub mod global_id;
