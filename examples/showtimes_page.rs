@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use boxoffice::config::Limits;
+use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::store::Store;
 use boxoffice::{app, demo, AppState};
 use serde_json::json;
@@ -44,7 +44,11 @@ async fn main() -> anyhow::Result<()> {
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/graphql", listener.local_addr()?);
-    let router = app(AppState::new(store.clone(), Limits::default()));
+    let router = app(AppState::new(
+        store.clone(),
+        Limits::default(),
+        SalesArgs::default().hold_policy(),
+    ));
     tokio::spawn(async move { axum::serve(listener, router).await });
     let client = reqwest::Client::new();
 

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::PageLimits;
 use crate::graphql::QueryLimits;
 
@@ -74,6 +75,37 @@ pub struct ServeArgs {
     pub demo_data: bool,
     #[command(flatten)]
     pub limits: Limits,
+    #[command(flatten)]
+    pub sales: SalesArgs,
+}
+
+/// The sales policy.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SalesArgs {
+    /// The most seats one hold may take.
+    #[arg(long, env = "BOXOFFICE_MAX_SEATS_PER_HOLD", default_value_t = 6)]
+    pub max_seats_per_hold: usize,
+    /// How long a hold lasts, in seconds.
+    #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
+    pub hold_ttl_seconds: u64,
+}
+
+impl Default for SalesArgs {
+    fn default() -> Self {
+        SalesArgs {
+            max_seats_per_hold: 6,
+            hold_ttl_seconds: 600,
+        }
+    }
+}
+
+impl SalesArgs {
+    pub fn hold_policy(&self) -> HoldPolicy {
+        HoldPolicy {
+            max_seats: self.max_seats_per_hold,
+            ttl: std::time::Duration::from_secs(self.hold_ttl_seconds),
+        }
+    }
 }
 
 /// Request limits.

@@ -18,6 +18,10 @@ pub enum ApiError {
     /// The caller is known but may not do this.
     #[error("{0}")]
     Forbidden(String),
+    /// Some requested seats are not free; `seats` names them (empty when no block of seats
+    /// fits a best-available request).
+    #[error("{message}")]
+    SeatUnavailable { message: String, seats: Vec<String> },
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -35,6 +39,7 @@ pub enum ErrorCode {
     BadUserInput,
     Unauthenticated,
     Forbidden,
+    SeatUnavailable,
     NotFound,
     QueryTooComplex,
     Internal,
@@ -46,6 +51,7 @@ impl ErrorCode {
             ErrorCode::BadUserInput => "BAD_USER_INPUT",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::SeatUnavailable => "SEAT_UNAVAILABLE",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::Internal => "INTERNAL",
@@ -72,6 +78,14 @@ impl ApiError {
         ApiError::Forbidden(message.into())
     }
 
+    /// SEAT_UNAVAILABLE naming the seats that were taken.
+    pub fn seats_taken(seats: Vec<String>) -> Self {
+        ApiError::SeatUnavailable {
+            message: format!("seats {} are not available", seats.join(", ")),
+            seats,
+        }
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         ApiError::NotFound(message.into())
     }
@@ -85,6 +99,7 @@ impl ApiError {
             ApiError::BadUserInput(_) => ErrorCode::BadUserInput,
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
+            ApiError::SeatUnavailable { .. } => ErrorCode::SeatUnavailable,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Internal(_) => ErrorCode::Internal,

@@ -4,6 +4,7 @@
 //! `store` (the only code that talks to MongoDB) → `domain` (pure rules). `config` reads flags
 //! and environment; `demo` generates the demo catalogue. See ARCHITECTURE.md.
 
+pub mod booking;
 pub mod config;
 pub mod demo;
 pub mod domain;

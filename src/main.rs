@@ -55,11 +55,14 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
-    axum::serve(listener, app(AppState::new(store, args.limits)))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    axum::serve(
+        listener,
+        app(AppState::new(store, args.limits, args.sales.hold_policy())),
+    )
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
     Ok(())
 }
 

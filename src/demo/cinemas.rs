@@ -64,7 +64,7 @@ pub fn add_cinema(
         ) {
             batch
                 .inventories
-                .push(SeatInventoryDoc::for_showtime(showtime.id, hall));
+                .push(SeatInventoryDoc::for_showtime(&showtime, hall));
             batch.showtimes.push(showtime);
         }
     }

@@ -3,7 +3,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-use super::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
+use super::ids::{CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId};
 use crate::error::ApiError;
 
 /// Any object that `node(id:)` can fetch.
@@ -14,6 +14,8 @@ pub enum GlobalId {
     Movie(MovieId),
     Review(ReviewId),
     Showtime(ShowtimeId),
+    /// A hold lives in its showtime's inventory, so its id names both.
+    Hold(ShowtimeId, HoldId),
 }
 
 impl GlobalId {
@@ -24,6 +26,7 @@ impl GlobalId {
             GlobalId::Movie(id) => format!("Movie:{id}"),
             GlobalId::Review(id) => format!("Review:{id}"),
             GlobalId::Showtime(id) => format!("Showtime:{id}"),
+            GlobalId::Hold(showtime, hold) => format!("Hold:{showtime}.{hold}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -39,6 +42,11 @@ impl GlobalId {
             "Movie" => MovieId::parse_hex(hex).map(GlobalId::Movie),
             "Review" => ReviewId::parse_hex(hex).map(GlobalId::Review),
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
+            "Hold" => {
+                let (showtime, hold) = hex.split_once('.').ok_or_else(bad)?;
+                ShowtimeId::parse_hex(showtime)
+                    .and_then(|showtime| Ok(GlobalId::Hold(showtime, HoldId::parse_hex(hold)?)))
+            }
             _ => return Err(bad()),
         };
         parsed.map_err(|_| bad())
@@ -52,6 +60,7 @@ impl GlobalId {
             GlobalId::Movie(_) => "Movie",
             GlobalId::Review(_) => "Review",
             GlobalId::Showtime(_) => "Showtime",
+            GlobalId::Hold(..) => "Hold",
         }
     }
 }
@@ -77,6 +86,17 @@ typed_decode!(hall_id, Hall, HallId);
 typed_decode!(movie_id, Movie, MovieId);
 typed_decode!(showtime_id, Showtime, ShowtimeId);
 
+/// Decodes the global id of a hold: its showtime and its own id.
+pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {
+    match GlobalId::decode(id)? {
+        GlobalId::Hold(showtime, hold) => Ok((showtime, hold)),
+        other => Err(ApiError::bad_input(format!(
+            "`{id}` is the id of a {}, not of a Hold",
+            other.kind()
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +110,7 @@ mod tests {
             GlobalId::Movie(MovieId(raw)),
             GlobalId::Review(ReviewId(raw)),
             GlobalId::Showtime(ShowtimeId(raw)),
+            GlobalId::Hold(ShowtimeId(raw), HoldId([9; 12])),
         ] {
             assert_eq!(GlobalId::decode(&id.encode()).unwrap(), id);
         }

@@ -71,6 +71,10 @@ object_id!(
     /// A showtime; its seat inventory document shares the id.
     ShowtimeId
 );
+object_id!(
+    /// A hold of seats, kept in its showtime's inventory.
+    HoldId
+);
 
 fn parse_hex12(hex: &str) -> Option<[u8; 12]> {
     if hex.len() != 24 || !hex.is_ascii() {

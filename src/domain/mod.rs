@@ -8,6 +8,7 @@ pub mod best_seats;
 pub mod cursor;
 pub mod geo;
 pub mod global_id;
+pub mod holds;
 pub mod ids;
 pub mod layout;
 pub mod money;

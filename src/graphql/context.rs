@@ -4,6 +4,7 @@
 use async_graphql::{Context, Request};
 
 use super::loaders::Loaders;
+use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::error::ApiError;
 use crate::store::Store;
@@ -27,18 +28,26 @@ impl Caller {
     }
 }
 
-/// Attaches a request's data: the store, fresh loaders (no cache across requests), page limits
-/// and the caller.
+/// Settings every request of a gateway shares.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestSettings {
+    pub pages: PageLimits,
+    pub hold_policy: HoldPolicy,
+}
+
+/// Attaches a request's data: the store, fresh loaders (no cache across requests), the
+/// settings and the caller.
 pub fn prepare(
     request: Request,
     store: &Store,
-    page_limits: PageLimits,
+    settings: RequestSettings,
     caller: &Caller,
 ) -> Request {
     request
         .data(store.clone())
         .data(Loaders::new(store))
-        .data(page_limits)
+        .data(settings.pages)
+        .data(settings.hold_policy)
         .data(caller.clone())
 }
 

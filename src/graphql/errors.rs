@@ -46,10 +46,20 @@ pub fn classify(error: &mut ServerError) {
     {
         return;
     }
-    let code = match error.source::<ApiError>() {
+    let code = match error.source::<ApiError>().cloned() {
         Some(api_error) => {
-            if let ApiError::Internal(detail) = api_error {
+            if let ApiError::Internal(detail) = &api_error {
                 tracing::error!(path = ?error.path, detail, "internal error");
+            }
+            if let ApiError::SeatUnavailable { seats, .. } = &api_error {
+                let seats = seats
+                    .iter()
+                    .map(|s| async_graphql::Value::from(s.as_str()))
+                    .collect();
+                error
+                    .extensions
+                    .get_or_insert_with(ErrorExtensionValues::default)
+                    .set("seats", async_graphql::Value::List(seats));
             }
             let code = api_error.code();
             error.message = api_error.client_message();

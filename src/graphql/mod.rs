@@ -7,16 +7,18 @@ pub mod context;
 mod depth_limit;
 pub mod errors;
 pub mod loaders;
+mod mutation;
 mod query;
 pub mod types;
 
-use async_graphql::{EmptyMutation, EmptySubscription, Schema};
+use async_graphql::{EmptySubscription, Schema};
 
-pub use context::{prepare, Caller};
+pub use context::{prepare, Caller, RequestSettings};
+pub use mutation::Mutation;
 pub use query::Query;
 
 /// The schema type served by the gateway.
-pub type AppSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
 
 /// Depth and complexity limits checked before any resolver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +29,7 @@ pub struct QueryLimits {
 
 /// Builds the schema without any data: requests get theirs from [`prepare`].
 pub fn schema(limits: QueryLimits) -> AppSchema {
-    Schema::build(Query::default(), EmptyMutation, EmptySubscription)
+    Schema::build(Query::default(), Mutation::default(), EmptySubscription)
         .limit_complexity(limits.max_complexity)
         .extension(depth_limit::DepthLimit {
             max_depth: limits.max_depth,

@@ -79,12 +79,12 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
     };
     let prepared = match batch {
         BatchRequest::Single(request) => {
-            BatchRequest::Single(prepare(request, &state.store, limits.pages(), &caller))
+            BatchRequest::Single(prepare(request, &state.store, state.settings(), &caller))
         }
         BatchRequest::Batch(requests) => BatchRequest::Batch(
             requests
                 .into_iter()
-                .map(|request| prepare(request, &state.store, limits.pages(), &caller))
+                .map(|request| prepare(request, &state.store, state.settings(), &caller))
                 .collect(),
         ),
     };

@@ -12,7 +12,8 @@ use axum::Router;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Limits;
-use crate::graphql::{self, AppSchema};
+use crate::domain::holds::HoldPolicy;
+use crate::graphql::{self, AppSchema, RequestSettings};
 use crate::store::Store;
 
 /// What every handler shares.
@@ -21,14 +22,24 @@ pub struct AppState {
     pub schema: AppSchema,
     pub store: Store,
     pub limits: Limits,
+    pub hold_policy: HoldPolicy,
 }
 
 impl AppState {
-    pub fn new(store: Store, limits: Limits) -> Self {
+    pub fn new(store: Store, limits: Limits, hold_policy: HoldPolicy) -> Self {
         AppState {
             schema: graphql::schema(limits.query()),
             store,
             limits,
+            hold_policy,
+        }
+    }
+
+    /// What each request is prepared with.
+    pub fn settings(&self) -> RequestSettings {
+        RequestSettings {
+            pages: self.limits.pages(),
+            hold_policy: self.hold_policy,
         }
     }
 }

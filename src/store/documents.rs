@@ -6,7 +6,7 @@ use bson::DateTime;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId};
 use crate::domain::layout::HallLayout;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 
@@ -201,6 +201,26 @@ pub struct ShowtimeDoc {
 pub struct SeatCellDoc {
     pub kind: SeatKind,
     pub state: SeatState,
+    /// The live hold a HELD seat belongs to (a key of `SeatInventoryDoc::holds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<ObjectId>,
+}
+
+/// A live hold, kept in its showtime's inventory so that taking seats and recording the hold
+/// are one atomic update.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldDoc {
+    pub id: ObjectId,
+    pub channel: String,
+    /// Seat labels, e.g. "D7".
+    pub seats: Vec<String>,
+    /// The channel's price of one seat, in minor units of the showtime's currency.
+    pub unit_price: i64,
+    pub created_at: DateTime,
+    /// Written from the gateway's clock, but always judged against the database's (`$$NOW`):
+    /// whether a hold has expired is decided by one clock for every gateway.
+    pub expires_at: DateTime,
 }
 
 /// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).
@@ -213,14 +233,19 @@ pub struct SeatInventoryDoc {
     pub id: ObjectId,
     pub schema_version: i32,
     pub theater_id: ObjectId,
+    /// Copied from the showtime: no seat is held once the film has started.
+    pub starts_at: DateTime,
     pub capacity: i32,
     pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
     pub counts: SeatCounts,
+    /// The live holds (index `holds.expiresAt` finds the expired ones).
+    #[serde(default)]
+    pub holds: Vec<HoldDoc>,
 }
 
 impl SeatInventoryDoc {
     /// A fresh inventory for a showtime in a hall: every seat available.
-    pub fn for_showtime(showtime: ObjectId, hall: &HallDoc) -> Self {
+    pub fn for_showtime(showtime: &ShowtimeDoc, hall: &HallDoc) -> Self {
         let seats = hall
             .layout
             .rows
@@ -233,6 +258,7 @@ impl SeatInventoryDoc {
                         kind.map(|kind| SeatCellDoc {
                             kind,
                             state: SeatState::Available,
+                            hold: None,
                         })
                     })
                     .collect();
@@ -240,12 +266,14 @@ impl SeatInventoryDoc {
             })
             .collect();
         SeatInventoryDoc {
-            id: showtime,
+            id: showtime.id,
             schema_version: SCHEMA_VERSION,
             theater_id: hall.id,
+            starts_at: showtime.starts_at,
             capacity: hall.capacity,
             seats,
             counts: SeatCounts::all_available(hall.capacity as u32),
+            holds: Vec::new(),
         }
     }
 }
@@ -282,4 +310,4 @@ macro_rules! id_conversions {
     )*};
 }
 
-id_conversions!(CinemaId, HallId, MovieId, ReviewId, ShowtimeId);
+id_conversions!(CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId);

@@ -90,6 +90,8 @@ fn wanted() -> Vec<Wanted> {
             doc! { "cinema.id": 1, "movie.id": 1, "theater.id": 1 },
             "cinema_movie_hall",
         ),
+        // The sweeper's search for expired holds.
+        index(SEAT_INVENTORY, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
     ]

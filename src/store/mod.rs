@@ -11,6 +11,7 @@ mod command_log;
 pub mod documents;
 mod filters;
 mod halls;
+mod holds;
 pub mod indexes;
 mod inventory;
 mod movies;

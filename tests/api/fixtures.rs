@@ -182,7 +182,7 @@ impl Catalogue {
         };
         self.0
             .inventories
-            .push(SeatInventoryDoc::for_showtime(showtime.id, hall));
+            .push(SeatInventoryDoc::for_showtime(&showtime, hall));
         self.0.showtimes.push(showtime.clone());
         showtime
     }

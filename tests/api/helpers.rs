@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use boxoffice::config::Limits;
+use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::store::Store;
 use boxoffice::{app, AppState};
 use serde_json::{json, Value};
@@ -80,13 +81,17 @@ impl TestApp {
     }
 
     pub async fn spawn_with(limits: Limits) -> TestApp {
+        TestApp::spawn_with_policy(limits, SalesArgs::default().hold_policy()).await
+    }
+
+    pub async fn spawn_with_policy(limits: Limits, hold_policy: HoldPolicy) -> TestApp {
         let store = Store::connect(&mongodb_uri(), &fresh_database_name())
             .await
             .expect("connect to the test database");
         store.ensure_indexes().await.expect("create indexes");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let router = app(AppState::new(store.clone(), limits));
+        let router = app(AppState::new(store.clone(), limits, hold_policy));
         tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
         TestApp {
             address,

@@ -4,6 +4,7 @@ mod channels;
 mod cinemas;
 mod fixtures;
 mod helpers;
+mod holds;
 mod limits;
 mod movies;
 mod playground;

@@ -47,6 +47,8 @@ impl NodeQuery {
                 .load_one(id)
                 .await?
                 .map(|d| Showtime::from_arc(d).into()),
+            // Holds are private to their channel and are not nodes.
+            GlobalId::Hold(..) => None,
         })
     }
 }

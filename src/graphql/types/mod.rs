@@ -3,6 +3,7 @@
 mod cinema;
 mod connection;
 mod hall;
+mod hold;
 mod lazy;
 mod money;
 mod movie;
@@ -15,7 +16,9 @@ mod showtime;
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, page_cost};
 pub use hall::Hall;
+pub use hold::Hold;
 pub use movie::Movie;
 pub use node::Node;
 pub use review::Review;
+pub use seat_map::SeatKind;
 pub use showtime::{Channel, Showtime};

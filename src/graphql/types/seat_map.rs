@@ -7,7 +7,7 @@ use crate::domain::seat;
 use crate::store::documents::SeatInventoryDoc;
 
 /// What kind of seat a position is.
-#[derive(Enum, Clone, Copy, PartialEq, Eq)]
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
 #[graphql(remote = "crate::domain::seat::SeatKind")]
 pub enum SeatKind {
     /// An ordinary seat.
@@ -21,7 +21,7 @@ pub enum SeatKind {
 }
 
 /// Where a seat is in the sale: AVAILABLE → HELD → SOLD; BLOCKED seats are not for sale.
-#[derive(Enum, Clone, Copy, PartialEq, Eq)]
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
 #[graphql(remote = "crate::domain::seat::SeatState")]
 pub enum SeatState {
     /// Free to hold.

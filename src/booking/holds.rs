@@ -1,0 +1,239 @@
+//! Holding seats (named, or the best N adjacent) and releasing a hold.
+
+use std::collections::HashSet;
+
+use bson::oid::ObjectId;
+use bson::DateTime;
+use chrono::Utc;
+
+use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
+use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
+use crate::domain::ids::{HoldId, ShowtimeId};
+use crate::domain::layout::{seat_label, SeatPosition};
+use crate::domain::seat::{SeatKind, SeatState};
+use crate::error::ApiError;
+use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc};
+use crate::store::Store;
+
+/// A hold request loses a race when another takes its seats between the read and the write;
+/// it then reads again and chooses again, this many times at most.
+const MAX_ATTEMPTS: usize = 8;
+
+/// Which seats to hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatChoice {
+    /// These seats, all or none.
+    Named(Vec<String>),
+    /// The best `count` adjacent seats of `kind`.
+    Best { count: usize, kind: SeatKind },
+}
+
+/// A hold that was placed, with what a client needs to show it.
+#[derive(Debug, Clone)]
+pub struct HeldSeats {
+    pub showtime: ShowtimeDoc,
+    pub hold: HoldDoc,
+    /// The kind of each held seat, in the order of `hold.seats`.
+    pub kinds: Vec<SeatKind>,
+}
+
+/// The seats of an inventory as the seat picker sees them: free means AVAILABLE, or HELD by a
+/// hold whose expiry has passed (by this gateway's clock; the database's clock decides when
+/// the hold is actually expired).
+struct Snapshot {
+    inventory: SeatInventoryDoc,
+    row_labels: Vec<String>,
+    grid: SeatGrid,
+}
+
+impl Snapshot {
+    fn new(inventory: SeatInventoryDoc) -> Self {
+        let now = DateTime::now();
+        let expired: HashSet<ObjectId> = inventory
+            .holds
+            .iter()
+            .filter(|hold| hold.expires_at < now)
+            .map(|hold| hold.id)
+            .collect();
+        let rows = inventory
+            .seats
+            .values()
+            .map(|positions| {
+                positions
+                    .iter()
+                    .map(|cell| match cell {
+                        None => Cell::Gap,
+                        Some(seat) => Cell::Seat {
+                            kind: seat.kind,
+                            free: match seat.state {
+                                SeatState::Available => true,
+                                SeatState::Held => seat.hold.is_some_and(|h| expired.contains(&h)),
+                                SeatState::Sold | SeatState::Blocked => false,
+                            },
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
+        Snapshot {
+            row_labels: inventory.seats.keys().cloned().collect(),
+            grid: SeatGrid::new(rows),
+            inventory,
+        }
+    }
+
+    fn label(&self, position: SeatPosition) -> String {
+        seat_label(&self.row_labels[position.row], position.column)
+    }
+
+    fn seat(&self, position: SeatPosition) -> &crate::store::documents::SeatCellDoc {
+        self.inventory.seats[position.row][position.column]
+            .as_ref()
+            .expect("positions name seats, not gaps")
+    }
+
+    fn is_free(&self, position: SeatPosition) -> bool {
+        matches!(
+            self.grid.rows[position.row][position.column],
+            Cell::Seat { free: true, .. }
+        )
+    }
+
+    /// The seats to take for `choice`, or SEAT_UNAVAILABLE naming those that are not free.
+    fn choose(
+        &self,
+        choice: &SeatChoice,
+        policy: &HoldPolicy,
+    ) -> Result<Vec<SeatPosition>, ApiError> {
+        match choice {
+            SeatChoice::Named(labels) => {
+                let positions = locate_named(&self.row_labels, &self.grid, labels, policy)?;
+                let taken: Vec<String> = positions
+                    .iter()
+                    .filter(|&&p| !self.is_free(p))
+                    .map(|&p| self.label(p))
+                    .collect();
+                if taken.is_empty() {
+                    Ok(positions)
+                } else {
+                    Err(ApiError::seats_taken(taken))
+                }
+            }
+            SeatChoice::Best { count, kind } => {
+                validate_count(*count, policy)?;
+                best_adjacent(&self.grid, *count, *kind).ok_or_else(|| ApiError::SeatUnavailable {
+                    message: format!("no {count} adjacent {kind:?} seats are free"),
+                    seats: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// The expired holds that still hold some of `positions`.
+    fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
+        let ids: HashSet<ObjectId> = positions
+            .iter()
+            .filter(|&&p| self.seat(p).state == SeatState::Held)
+            .filter_map(|&p| self.seat(p).hold)
+            .collect();
+        self.inventory
+            .holds
+            .iter()
+            .filter(|hold| ids.contains(&hold.id))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Holds seats of a showtime for `channel`: all of them in one atomic update, or none.
+#[tracing::instrument(skip(store, policy))]
+pub async fn hold_seats(
+    store: &Store,
+    channel: &str,
+    showtime_id: ShowtimeId,
+    choice: &SeatChoice,
+    policy: &HoldPolicy,
+) -> Result<HeldSeats, ApiError> {
+    let showtime = store
+        .showtimes_by_ids(&[showtime_id])
+        .await?
+        .pop()
+        .ok_or_else(|| ApiError::not_found(format!("showtime {showtime_id} does not exist")))?;
+    let unit_price = showtime
+        .prices
+        .iter()
+        .find(|price| price.channel == channel)
+        .ok_or_else(|| {
+            ApiError::forbidden(format!("channel {channel} does not sell this showtime"))
+        })?
+        .amount;
+    for _ in 0..MAX_ATTEMPTS {
+        if showtime.starts_at <= DateTime::now() {
+            return Err(ApiError::bad_input(
+                "the showtime has started: its seats can no longer be held",
+            ));
+        }
+        let inventory = store.inventory(showtime_id).await?.ok_or_else(|| {
+            ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
+        })?;
+        let snapshot = Snapshot::new(inventory);
+        let positions = snapshot.choose(choice, policy)?;
+        // Seats of an expired hold are free to the next hold at once: expire it first (by the
+        // database's clock), then take them.
+        let mut expired_all = true;
+        for expired in snapshot.expired_holds_on(&positions) {
+            expired_all &= store.expire_hold(showtime_id, &expired).await?;
+        }
+        if !expired_all {
+            continue;
+        }
+        let now = Utc::now();
+        let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
+        let hold = HoldDoc {
+            id: ObjectId::new(),
+            channel: channel.to_owned(),
+            seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
+            unit_price,
+            created_at: DateTime::from_chrono(now),
+            expires_at: DateTime::from_chrono(now + ttl),
+        };
+        if store.place_hold(showtime_id, &hold).await? {
+            let kinds = positions.iter().map(|&p| snapshot.seat(p).kind).collect();
+            return Ok(HeldSeats {
+                showtime,
+                hold,
+                kinds,
+            });
+        }
+    }
+    Err(ApiError::SeatUnavailable {
+        message: format!("the seats kept being taken; gave up after {MAX_ATTEMPTS} attempts"),
+        seats: match choice {
+            SeatChoice::Named(labels) => labels.clone(),
+            SeatChoice::Best { .. } => Vec::new(),
+        },
+    })
+}
+
+/// Releases a live hold of `channel`. Another channel's hold, an expired and swept hold and an
+/// unknown one are all NOT_FOUND: a channel learns nothing of others' holds.
+#[tracing::instrument(skip(store))]
+pub async fn release_hold(
+    store: &Store,
+    channel: &str,
+    showtime_id: ShowtimeId,
+    hold_id: HoldId,
+) -> Result<HoldDoc, ApiError> {
+    let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
+    let inventory = store.inventory(showtime_id).await?.ok_or_else(not_found)?;
+    let hold = inventory
+        .holds
+        .into_iter()
+        .find(|hold| HoldId::from(hold.id) == hold_id && hold.channel == channel)
+        .ok_or_else(not_found)?;
+    if store.release_hold(showtime_id, &hold).await? {
+        Ok(hold)
+    } else {
+        Err(not_found())
+    }
+}

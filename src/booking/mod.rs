@@ -1,0 +1,10 @@
+//! Booking use cases: holding and releasing seats (confirming and cancelling come next).
+//!
+//! This layer sequences the domain's rules and the store's atomic updates. It may read before
+//! it writes, to choose seats or to report what was taken, but every write's filter re-checks
+//! the precondition of each seat it changes, so a stale read can only make a write miss (and
+//! be retried), never make it wrong. It knows nothing of GraphQL.
+
+mod holds;
+
+pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};

@@ -1,0 +1,88 @@
+//! Holding and releasing seats.
+
+use async_graphql::{Context, InputObject, Object, ID};
+
+use crate::booking::{self, SeatChoice};
+use crate::domain::global_id;
+use crate::domain::holds::HoldPolicy;
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::graphql::types::{Hold, SeatKind};
+
+#[derive(Default)]
+pub struct HoldMutation;
+
+/// The best adjacent seats of a kind, chosen by the gateway.
+#[derive(InputObject, Debug)]
+pub struct BestSeatsInput {
+    /// How many seats, side by side in one row.
+    pub count: i32,
+    /// Their kind.
+    #[graphql(default_with = "SeatKind::Standard")]
+    pub kind: SeatKind,
+}
+
+/// What to hold: name `seats`, or ask for the `best` ones; exactly one of the two.
+#[derive(InputObject, Debug)]
+pub struct HoldSeatsInput {
+    /// The showtime.
+    pub showtime_id: ID,
+    /// These seats, e.g. ["D7", "D8"]: all of them or none.
+    pub seats: Option<Vec<String>>,
+    /// The best adjacent seats: same row, nearest the centre of the hall, leaving no single
+    /// empty seat when another choice exists.
+    pub best: Option<BestSeatsInput>,
+}
+
+/// The calling channel's code, or UNAUTHENTICATED.
+fn channel<'a>(ctx: &'a Context<'_>, action: &str) -> Result<&'a str, ApiError> {
+    ctx.caller().channel.as_deref().ok_or_else(|| {
+        ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
+    })
+}
+
+#[Object]
+impl HoldMutation {
+    /// Holds seats of a showtime for the calling channel until the hold expires: every seat
+    /// or none. SEAT_UNAVAILABLE names the seats that were taken.
+    #[tracing::instrument(skip(self, ctx))]
+    async fn hold_seats(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Which showtime and which seats.")] input: HoldSeatsInput,
+    ) -> Result<Hold, ApiError> {
+        let channel = channel(ctx, "holding seats")?;
+        let showtime = global_id::showtime_id(&input.showtime_id)?;
+        let choice = match (input.seats, input.best) {
+            (Some(seats), None) => SeatChoice::Named(seats),
+            (None, Some(best)) => SeatChoice::Best {
+                count: usize::try_from(best.count).map_err(|_| {
+                    ApiError::bad_input(format!("count {} is negative", best.count))
+                })?,
+                kind: best.kind.into(),
+            },
+            _ => {
+                return Err(ApiError::bad_input(
+                    "give exactly one of `seats` and `best`",
+                ))
+            }
+        };
+        let policy = ctx.data_unchecked::<HoldPolicy>();
+        let held = booking::hold_seats(ctx.store(), channel, showtime, &choice, policy).await?;
+        Ok(Hold::from(held))
+    }
+
+    /// Releases a hold of the calling channel: its seats are free again at once. Returns the
+    /// released seats' labels.
+    #[tracing::instrument(skip(self, ctx))]
+    async fn release_hold(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The hold's id, as `holdSeats` returned it.")] hold_id: ID,
+    ) -> Result<Vec<String>, ApiError> {
+        let channel = channel(ctx, "releasing a hold")?;
+        let (showtime, hold) = global_id::hold_id(&hold_id)?;
+        let released = booking::release_hold(ctx.store(), channel, showtime, hold).await?;
+        Ok(released.seats)
+    }
+}

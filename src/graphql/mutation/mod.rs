@@ -1,0 +1,9 @@
+//! The mutation roots, one per domain, merged into `Mutation`.
+
+mod holds;
+
+use async_graphql::MergedObject;
+
+/// Every write of the API. Writes need a sales channel's API key.
+#[derive(MergedObject, Default)]
+pub struct Mutation(holds::HoldMutation);

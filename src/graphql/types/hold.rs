@@ -1,0 +1,89 @@
+//! `Hold`: seats held for a channel's customer until it expires.
+
+use std::sync::Arc;
+
+use async_graphql::{Object, SimpleObject, ID};
+use chrono::{DateTime, Utc};
+
+use super::money::Money;
+use super::seat_map::SeatKind;
+use super::Showtime;
+use crate::booking::HeldSeats;
+use crate::domain::global_id::GlobalId;
+use crate::domain::money;
+
+/// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
+pub struct Hold(HeldSeats);
+
+impl From<HeldSeats> for Hold {
+    fn from(held: HeldSeats) -> Self {
+        Hold(held)
+    }
+}
+
+/// One held seat.
+#[derive(SimpleObject)]
+pub struct HeldSeat {
+    /// The seat's label: "D7".
+    pub label: String,
+    /// Its kind.
+    pub kind: SeatKind,
+    /// Its price on the holding channel.
+    pub price: Money,
+}
+
+impl Hold {
+    fn money(&self, amount: i64) -> Money {
+        money::Money {
+            amount,
+            currency: self.0.showtime.currency.clone(),
+        }
+        .into()
+    }
+}
+
+/// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
+#[Object]
+impl Hold {
+    /// The hold's id: pass it to `releaseHold`.
+    async fn id(&self) -> ID {
+        GlobalId::Hold(self.0.showtime.id.into(), self.0.hold.id.into())
+            .encode()
+            .into()
+    }
+
+    /// The showtime.
+    async fn showtime(&self) -> Showtime {
+        Showtime::from_arc(Arc::new(self.0.showtime.clone()))
+    }
+
+    /// The channel holding the seats.
+    async fn channel(&self) -> &str {
+        &self.0.hold.channel
+    }
+
+    /// The held seats, each with its price.
+    async fn seats(&self) -> Vec<HeldSeat> {
+        self.0
+            .hold
+            .seats
+            .iter()
+            .zip(&self.0.kinds)
+            .map(|(label, kind)| HeldSeat {
+                label: label.clone(),
+                kind: (*kind).into(),
+                price: self.money(self.0.hold.unit_price),
+            })
+            .collect()
+    }
+
+    /// The price of all held seats.
+    async fn total(&self) -> Money {
+        self.money(self.0.hold.unit_price * self.0.hold.seats.len() as i64)
+    }
+
+    /// When the hold lapses and its seats are free again, unless confirmed before.
+    async fn expires_at(&self) -> DateTime<Utc> {
+        self.0.hold.expires_at.to_chrono()
+    }
+}

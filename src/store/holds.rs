@@ -1,0 +1,124 @@
+//! Seat holds: each change to a showtime's seats is ONE atomic update of its inventory document
+//! whose filter checks the precondition of every seat it changes (invariant 1). The counts move
+//! in the same update (invariant 5).
+
+use bson::{doc, Bson, Document};
+
+use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc};
+use super::{names, Store};
+use crate::domain::ids::ShowtimeId;
+use crate::domain::layout::parse_seat_label;
+use crate::error::ApiError;
+
+/// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
+fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
+    let (row, number) = parse_seat_label(label)?;
+    Ok(format!("seats.{row}.{}.{field}", number - 1))
+}
+
+impl Store {
+    /// A showtime's inventory document.
+    #[tracing::instrument(skip(self))]
+    pub async fn inventory(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<SeatInventoryDoc>, ApiError> {
+        Ok(self
+            .collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
+            .find_one(doc! { "_id": showtime.oid() })
+            .await?)
+    }
+
+    /// Holds `hold.seats` in one update that matches only if every one of them is AVAILABLE
+    /// and the film has not started by the database's clock. False when it did not match: some
+    /// seat was taken meanwhile, or the showtime started.
+    #[tracing::instrument(skip(self, hold), fields(hold = %hold.id, seats = ?hold.seats))]
+    pub async fn place_hold(&self, showtime: ShowtimeId, hold: &HoldDoc) -> Result<bool, ApiError> {
+        let mut filter = doc! {
+            "_id": showtime.oid(),
+            "$expr": { "$gt": ["$startsAt", "$$NOW"] },
+        };
+        let mut set = Document::new();
+        for label in &hold.seats {
+            filter.insert(seat_path(label, "state")?, "AVAILABLE");
+            set.insert(seat_path(label, "state")?, "HELD");
+            set.insert(seat_path(label, "hold")?, hold.id);
+        }
+        let count = hold.seats.len() as i64;
+        let update = doc! {
+            "$set": set,
+            "$push": { "holds": bson::to_bson(hold)? },
+            "$inc": { "counts.available": -count, "counts.held": count },
+        };
+        let result = self
+            .collection::<Document>(names::SEAT_INVENTORY)
+            .update_one(filter, update)
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// Releases a live hold of its channel: its seats back to AVAILABLE. False when the hold
+    /// is not (or no longer) there.
+    #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
+    pub async fn release_hold(
+        &self,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+    ) -> Result<bool, ApiError> {
+        let live = doc! { "holds": { "$elemMatch": { "id": hold.id, "channel": &hold.channel } } };
+        self.free_hold_seats(showtime, hold, live).await
+    }
+
+    /// Frees the seats of a hold that has expired by the database's clock (`$$NOW`). False
+    /// when it has not expired, or is gone.
+    #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
+    pub async fn expire_hold(
+        &self,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+    ) -> Result<bool, ApiError> {
+        let expired = doc! {
+            "$expr": { "$anyElementTrue": [{ "$map": {
+                "input": "$holds",
+                "as": "h",
+                "in": { "$and": [
+                    { "$eq": ["$$h.id", hold.id] },
+                    { "$lt": ["$$h.expiresAt", "$$NOW"] },
+                ] },
+            } }] },
+        };
+        self.free_hold_seats(showtime, hold, expired).await
+    }
+
+    /// Seats of `hold` back to AVAILABLE and the hold removed, if `condition` holds and every
+    /// seat is still HELD by it.
+    async fn free_hold_seats(
+        &self,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+        condition: Document,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": showtime.oid() };
+        filter.extend(condition);
+        let mut set = Document::new();
+        let mut unset = Document::new();
+        for label in &hold.seats {
+            filter.insert(seat_path(label, "state")?, "HELD");
+            filter.insert(seat_path(label, "hold")?, hold.id);
+            set.insert(seat_path(label, "state")?, "AVAILABLE");
+            unset.insert(seat_path(label, "hold")?, Bson::String(String::new()));
+        }
+        let count = hold.seats.len() as i64;
+        let update = doc! {
+            "$set": set,
+            "$unset": unset,
+            "$pull": { "holds": { "id": hold.id } },
+            "$inc": { "counts.available": count, "counts.held": -count },
+        };
+        let result = self
+            .collection::<Document>(names::SEAT_INVENTORY)
+            .update_one(filter, update)
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+}
