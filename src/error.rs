@@ -22,6 +22,9 @@ pub enum ApiError {
     /// fits a best-available request).
     #[error("{message}")]
     SeatUnavailable { message: String, seats: Vec<String> },
+    /// The hold lapsed before it was confirmed; its seats may be someone else's now.
+    #[error("{0}")]
+    HoldExpired(String),
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -40,6 +43,7 @@ pub enum ErrorCode {
     Unauthenticated,
     Forbidden,
     SeatUnavailable,
+    HoldExpired,
     NotFound,
     QueryTooComplex,
     Internal,
@@ -52,6 +56,7 @@ impl ErrorCode {
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::SeatUnavailable => "SEAT_UNAVAILABLE",
+            ErrorCode::HoldExpired => "HOLD_EXPIRED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::Internal => "INTERNAL",
@@ -100,6 +105,7 @@ impl ApiError {
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
             ApiError::SeatUnavailable { .. } => ErrorCode::SeatUnavailable,
+            ApiError::HoldExpired(_) => ErrorCode::HoldExpired,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Internal(_) => ErrorCode::Internal,

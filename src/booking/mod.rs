@@ -1,4 +1,5 @@
-//! Booking use cases: holding and releasing seats (confirming and cancelling come next).
+//! Booking use cases: holding and releasing seats, confirming a hold into an order, cancelling
+//! an order.
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks
@@ -6,5 +7,7 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod holds;
+mod orders;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
+pub use orders::{cancel_order, confirm_hold, order_of, Customer};

@@ -3,7 +3,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-use super::ids::{CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId};
+use super::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
 use crate::error::ApiError;
 
 /// Any object that `node(id:)` can fetch.
@@ -16,6 +16,8 @@ pub enum GlobalId {
     Showtime(ShowtimeId),
     /// A hold lives in its showtime's inventory, so its id names both.
     Hold(ShowtimeId, HoldId),
+    /// Orders, like holds, are private to their channel.
+    Order(OrderId),
 }
 
 impl GlobalId {
@@ -27,6 +29,7 @@ impl GlobalId {
             GlobalId::Review(id) => format!("Review:{id}"),
             GlobalId::Showtime(id) => format!("Showtime:{id}"),
             GlobalId::Hold(showtime, hold) => format!("Hold:{showtime}.{hold}"),
+            GlobalId::Order(id) => format!("Order:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -42,6 +45,7 @@ impl GlobalId {
             "Movie" => MovieId::parse_hex(hex).map(GlobalId::Movie),
             "Review" => ReviewId::parse_hex(hex).map(GlobalId::Review),
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
+            "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
             "Hold" => {
                 let (showtime, hold) = hex.split_once('.').ok_or_else(bad)?;
                 ShowtimeId::parse_hex(showtime)
@@ -61,6 +65,7 @@ impl GlobalId {
             GlobalId::Review(_) => "Review",
             GlobalId::Showtime(_) => "Showtime",
             GlobalId::Hold(..) => "Hold",
+            GlobalId::Order(_) => "Order",
         }
     }
 }
@@ -85,6 +90,7 @@ typed_decode!(cinema_id, Cinema, CinemaId);
 typed_decode!(hall_id, Hall, HallId);
 typed_decode!(movie_id, Movie, MovieId);
 typed_decode!(showtime_id, Showtime, ShowtimeId);
+typed_decode!(order_id, Order, OrderId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {
@@ -111,6 +117,7 @@ mod tests {
             GlobalId::Review(ReviewId(raw)),
             GlobalId::Showtime(ShowtimeId(raw)),
             GlobalId::Hold(ShowtimeId(raw), HoldId([9; 12])),
+            GlobalId::Order(OrderId(raw)),
         ] {
             assert_eq!(GlobalId::decode(&id.encode()).unwrap(), id);
         }

@@ -75,6 +75,10 @@ object_id!(
     /// A hold of seats, kept in its showtime's inventory.
     HoldId
 );
+object_id!(
+    /// An order: a confirmed hold.
+    OrderId
+);
 
 fn parse_hex12(hex: &str) -> Option<[u8; 12]> {
     if hex.len() != 24 || !hex.is_ascii() {

@@ -56,6 +56,8 @@ pub trait ContextExt {
     fn store(&self) -> &Store;
     fn loaders(&self) -> &Loaders;
     fn caller(&self) -> &Caller;
+    /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one.
+    fn calling_channel(&self, action: &str) -> Result<&str, ApiError>;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
 }
@@ -71,6 +73,12 @@ impl ContextExt for Context<'_> {
 
     fn caller(&self) -> &Caller {
         self.data_unchecked::<Caller>()
+    }
+
+    fn calling_channel(&self, action: &str) -> Result<&str, ApiError> {
+        self.caller().channel.as_deref().ok_or_else(|| {
+            ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
+        })
     }
 
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {

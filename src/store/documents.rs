@@ -6,7 +6,7 @@ use bson::DateTime;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
 use crate::domain::layout::HallLayout;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 
@@ -201,9 +201,12 @@ pub struct ShowtimeDoc {
 pub struct SeatCellDoc {
     pub kind: SeatKind,
     pub state: SeatState,
-    /// The live hold a HELD seat belongs to (a key of `SeatInventoryDoc::holds`).
+    /// The live hold a HELD seat belongs to (one of `SeatInventoryDoc::holds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<ObjectId>,
+    /// The order a SOLD seat belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<ObjectId>,
 }
 
 /// A live hold, kept in its showtime's inventory so that taking seats and recording the hold
@@ -259,6 +262,7 @@ impl SeatInventoryDoc {
                             kind,
                             state: SeatState::Available,
                             hold: None,
+                            order: None,
                         })
                     })
                     .collect();
@@ -290,6 +294,64 @@ pub struct ChannelDoc {
     pub api_key_hash: String,
 }
 
+/// The showtime an order is for, as it was when the order was made (extended reference: later
+/// renames do not rewrite history).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderShowtimeDoc {
+    pub id: ObjectId,
+    pub starts_at: DateTime,
+    pub movie_title: String,
+    pub cinema_name: String,
+    pub hall_name: String,
+}
+
+/// One seat of an order with the price it was sold at.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderSeatDoc {
+    pub label: String,
+    pub kind: SeatKind,
+    pub price: i64,
+}
+
+/// Who the tickets are for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerDoc {
+    pub name: String,
+    pub contact: String,
+}
+
+/// An order's life: CONFIRMED when its seats are sold, CANCELLED when they are given back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    Confirmed,
+    Cancelled,
+}
+
+/// `orders`: a confirmed hold.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub schema_version: i32,
+    pub channel: String,
+    pub status: OrderStatus,
+    /// The hold it confirmed.
+    pub hold_id: ObjectId,
+    pub showtime: OrderShowtimeDoc,
+    pub seats: Vec<OrderSeatDoc>,
+    pub total: i64,
+    pub currency: String,
+    pub customer: CustomerDoc,
+    pub created_at: DateTime,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled_at: Option<DateTime>,
+}
+
 /// Converts between domain ids and ObjectIds.
 pub trait ObjectIdExt {
     fn oid(self) -> ObjectId;
@@ -310,4 +372,4 @@ macro_rules! id_conversions {
     )*};
 }
 
-id_conversions!(CinemaId, HallId, HoldId, MovieId, ReviewId, ShowtimeId);
+id_conversions!(CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId);

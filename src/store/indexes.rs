@@ -92,6 +92,11 @@ fn wanted() -> Vec<Wanted> {
         ),
         // The sweeper's search for expired holds.
         index(SEAT_INVENTORY, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
+        index(
+            ORDERS,
+            doc! { "channel": 1, "createdAt": -1, "_id": -1 },
+            "channel_newest",
+        ),
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
     ]

@@ -15,6 +15,7 @@ mod holds;
 pub mod indexes;
 mod inventory;
 mod movies;
+mod orders;
 mod showtimes;
 
 use std::sync::Arc;
@@ -27,6 +28,7 @@ pub use catalogue_writes::CatalogueBatch;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
 pub use movies::MovieFilter;
+pub use orders::Faults;
 pub use showtimes::ShowtimeFilter;
 
 use crate::error::ApiError;
@@ -41,6 +43,7 @@ pub mod names {
     pub const SHOWTIMES: &str = "showtimes";
     pub const SEAT_INVENTORY: &str = "seat_inventory";
     pub const CHANNELS: &str = "channels";
+    pub const ORDERS: &str = "orders";
 }
 
 /// A handle on the database; cheap to clone.
@@ -48,6 +51,7 @@ pub mod names {
 pub struct Store {
     db: Database,
     commands: Arc<CommandLog>,
+    faults: Arc<Faults>,
 }
 
 impl Store {
@@ -67,12 +71,18 @@ impl Store {
         Ok(Store {
             db: client.database(database),
             commands,
+            faults: Arc::default(),
         })
     }
 
     /// The commands sent so far (for round-trip accounting).
     pub fn commands(&self) -> &CommandLog {
         &self.commands
+    }
+
+    /// Test hooks that make writes fail at chosen points.
+    pub fn faults(&self) -> &Faults {
+        &self.faults
     }
 
     /// The database name.

@@ -18,17 +18,17 @@ const HOLD: &str = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input
     id channel expiresAt seats { label kind price { amount } } total { amount currency } } }";
 const RELEASE: &str = "mutation ($id: ID!) { releaseHold(holdId: $id) }";
 
-struct Sale {
-    app: TestApp,
-    maoyan: String,
-    wechat: String,
-    showtime: String,
-    showtime_id: ShowtimeId,
+pub struct Sale {
+    pub app: TestApp,
+    pub maoyan: String,
+    pub wechat: String,
+    pub showtime: String,
+    pub showtime_id: ShowtimeId,
 }
 
 /// A 3-row hall (A: 6 seats, B: 3 + aisle + 3, C: 4 couple seats) on sale on maoyan (¥40) and
 /// wechat (¥38), starting in 2 hours.
-async fn sale_with(policy: HoldPolicy) -> Sale {
+pub async fn sale_with(policy: HoldPolicy) -> Sale {
     let app = TestApp::spawn_with_policy(Limits::default(), policy).await;
     let mut catalogue = Catalogue::default();
     let maoyan = catalogue.channel("maoyan", "猫眼电影");
@@ -54,19 +54,19 @@ async fn sale_with(policy: HoldPolicy) -> Sale {
     }
 }
 
-async fn sale() -> Sale {
+pub async fn sale() -> Sale {
     sale_with(SalesArgs::default().hold_policy()).await
 }
 
 impl Sale {
-    async fn hold(&self, key: &str, seats: &[&str]) -> crate::helpers::GqlResponse {
+    pub async fn hold(&self, key: &str, seats: &[&str]) -> crate::helpers::GqlResponse {
         let input = json!({ "showtimeId": self.showtime, "seats": seats });
         self.app
             .graphql_as(key, HOLD, json!({ "input": input }))
             .await
     }
 
-    async fn inventory(&self) -> SeatInventoryDoc {
+    pub async fn inventory(&self) -> SeatInventoryDoc {
         self.app
             .store
             .inventory(self.showtime_id)
@@ -76,7 +76,7 @@ impl Sale {
     }
 
     /// Checks invariants 2 and 5 on the stored inventory; returns (label, state) of every seat.
-    async fn check_invariants(&self) -> Vec<(String, SeatState)> {
+    pub async fn check_invariants(&self) -> Vec<(String, SeatState)> {
         let inventory = self.inventory().await;
         let mut seats = Vec::new();
         let mut claimed = HashSet::new();
@@ -110,7 +110,7 @@ impl Sale {
         seats
     }
 
-    async fn states(&self, labels: &[&str]) -> Vec<SeatState> {
+    pub async fn states(&self, labels: &[&str]) -> Vec<SeatState> {
         let seats = self.check_invariants().await;
         labels
             .iter()

@@ -7,6 +7,7 @@ mod helpers;
 mod holds;
 mod limits;
 mod movies;
+mod orders;
 mod playground;
 mod round_trips;
 mod schema_file;

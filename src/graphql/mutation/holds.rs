@@ -34,13 +34,6 @@ pub struct HoldSeatsInput {
     pub best: Option<BestSeatsInput>,
 }
 
-/// The calling channel's code, or UNAUTHENTICATED.
-fn channel<'a>(ctx: &'a Context<'_>, action: &str) -> Result<&'a str, ApiError> {
-    ctx.caller().channel.as_deref().ok_or_else(|| {
-        ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
-    })
-}
-
 #[Object]
 impl HoldMutation {
     /// Holds seats of a showtime for the calling channel until the hold expires: every seat
@@ -51,7 +44,7 @@ impl HoldMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "Which showtime and which seats.")] input: HoldSeatsInput,
     ) -> Result<Hold, ApiError> {
-        let channel = channel(ctx, "holding seats")?;
+        let channel = ctx.calling_channel("holding seats")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let choice = match (input.seats, input.best) {
             (Some(seats), None) => SeatChoice::Named(seats),
@@ -80,7 +73,7 @@ impl HoldMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The hold's id, as `holdSeats` returned it.")] hold_id: ID,
     ) -> Result<Vec<String>, ApiError> {
-        let channel = channel(ctx, "releasing a hold")?;
+        let channel = ctx.calling_channel("releasing a hold")?;
         let (showtime, hold) = global_id::hold_id(&hold_id)?;
         let released = booking::release_hold(ctx.store(), channel, showtime, hold).await?;
         Ok(released.seats)

@@ -3,6 +3,7 @@
 mod cinemas;
 mod movies;
 mod node;
+mod orders;
 mod showtimes;
 
 use async_graphql::MergedObject;
@@ -14,4 +15,5 @@ pub struct Query(
     movies::MovieQuery,
     showtimes::ShowtimeQuery,
     node::NodeQuery,
+    orders::OrderQuery,
 );

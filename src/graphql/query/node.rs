@@ -47,8 +47,8 @@ impl NodeQuery {
                 .load_one(id)
                 .await?
                 .map(|d| Showtime::from_arc(d).into()),
-            // Holds are private to their channel and are not nodes.
-            GlobalId::Hold(..) => None,
+            // Holds and orders are private to their channel and are not nodes.
+            GlobalId::Hold(..) | GlobalId::Order(_) => None,
         })
     }
 }

@@ -1,0 +1,134 @@
+//! `Order`: a confirmed hold, with a snapshot of what was sold.
+
+use async_graphql::{Enum, Object, SimpleObject, ID};
+use chrono::{DateTime, Utc};
+
+use super::money::Money;
+use super::seat_map::SeatKind;
+use crate::domain::global_id::GlobalId;
+use crate::domain::money;
+use crate::store::documents::{self, OrderDoc};
+
+/// Where an order is in its life.
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+#[graphql(remote = "crate::store::documents::OrderStatus")]
+pub enum OrderStatus {
+    /// Its seats are sold.
+    Confirmed,
+    /// Cancelled: its seats were given back.
+    Cancelled,
+}
+
+/// One sold seat.
+#[derive(SimpleObject)]
+pub struct OrderSeat {
+    /// The seat's label: "D7".
+    pub label: String,
+    /// Its kind.
+    pub kind: SeatKind,
+    /// What it was sold for.
+    pub price: Money,
+}
+
+/// The customer the tickets are for.
+#[derive(SimpleObject)]
+pub struct Customer {
+    /// Their name.
+    pub name: String,
+    /// How to reach them (phone or e-mail).
+    pub contact: String,
+}
+
+/// What was sold, as it was at the time: later renames of the movie, cinema or hall do not
+/// change it (extended reference).
+#[derive(SimpleObject)]
+pub struct OrderShowtime {
+    /// The showtime's global id.
+    pub id: ID,
+    /// When the film starts.
+    pub starts_at: DateTime<Utc>,
+    /// The movie's title.
+    pub movie_title: String,
+    /// The cinema's name.
+    pub cinema_name: String,
+    /// The hall's name.
+    pub hall_name: String,
+}
+
+/// A confirmed hold: seats sold to a channel's customer.
+pub struct Order(pub OrderDoc);
+
+impl Order {
+    fn money(&self, amount: i64) -> Money {
+        money::Money {
+            amount,
+            currency: self.0.currency.clone(),
+        }
+        .into()
+    }
+}
+
+/// Seats sold to a channel's customer, with a snapshot of the showtime.
+#[Object]
+impl Order {
+    /// The order's id.
+    async fn id(&self) -> ID {
+        GlobalId::Order(self.0.id.into()).encode().into()
+    }
+
+    /// CONFIRMED, or CANCELLED.
+    async fn status(&self) -> OrderStatus {
+        self.0.status.into()
+    }
+
+    /// The channel that sold it.
+    async fn channel(&self) -> &str {
+        &self.0.channel
+    }
+
+    /// The showtime, as it was when sold.
+    async fn showtime(&self) -> OrderShowtime {
+        let showtime = &self.0.showtime;
+        OrderShowtime {
+            id: GlobalId::Showtime(showtime.id.into()).encode().into(),
+            starts_at: showtime.starts_at.to_chrono(),
+            movie_title: showtime.movie_title.clone(),
+            cinema_name: showtime.cinema_name.clone(),
+            hall_name: showtime.hall_name.clone(),
+        }
+    }
+
+    /// The seats sold, each with its price.
+    async fn seats(&self) -> Vec<OrderSeat> {
+        self.0
+            .seats
+            .iter()
+            .map(|seat| OrderSeat {
+                label: seat.label.clone(),
+                kind: seat.kind.into(),
+                price: self.money(seat.price),
+            })
+            .collect()
+    }
+
+    /// What the customer pays.
+    async fn total(&self) -> Money {
+        self.money(self.0.total)
+    }
+
+    /// The customer.
+    async fn customer(&self) -> Customer {
+        let documents::CustomerDoc { name, contact } = self.0.customer.clone();
+        Customer { name, contact }
+    }
+
+    /// When it was confirmed.
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at.to_chrono()
+    }
+
+    /// When it was cancelled, if it was.
+    async fn cancelled_at(&self) -> Option<DateTime<Utc>> {
+        self.0.cancelled_at.map(|at| at.to_chrono())
+    }
+}
