@@ -88,6 +88,9 @@ pub struct SalesArgs {
     /// How long a hold lasts, in seconds.
     #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
     pub hold_ttl_seconds: u64,
+    /// How often expired holds are returned to sale, in seconds.
+    #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15)]
+    pub sweep_interval_seconds: u64,
 }
 
 impl Default for SalesArgs {
@@ -95,6 +98,7 @@ impl Default for SalesArgs {
         SalesArgs {
             max_seats_per_hold: 6,
             hold_ttl_seconds: 600,
+            sweep_interval_seconds: 15,
         }
     }
 }

@@ -6,7 +6,7 @@ use anyhow::Context;
 use boxoffice::config::{ChannelCommand, Cli, Command, DemoArgs, ServeArgs};
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::store::Store;
-use boxoffice::{app, demo, graphql, AppState};
+use boxoffice::{app, booking, demo, graphql, AppState};
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
@@ -50,6 +50,10 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         let loaded = demo::load(&store, &demo::DemoPlan::small(), true).await?;
         print_channel_keys(&loaded);
     }
+    tokio::spawn(booking::run_sweeper(
+        store.clone(),
+        std::time::Duration::from_secs(args.sales.sweep_interval_seconds.max(1)),
+    ));
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await
         .with_context(|| format!("binding {}", args.bind))?;

@@ -8,6 +8,8 @@
 
 mod holds;
 mod orders;
+mod sweeper;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
 pub use orders::{cancel_order, confirm_hold, order_of, Customer};
+pub use sweeper::{run_sweeper, sweep_expired_holds};

@@ -29,6 +29,35 @@ impl Store {
             .await?)
     }
 
+    /// Inventories holding a hold that expired before `before` (index `hold_expiry`), with
+    /// only their holds, at most `limit` of them.
+    #[tracing::instrument(skip(self))]
+    pub async fn inventories_with_expired_holds(
+        &self,
+        before: bson::DateTime,
+        limit: usize,
+    ) -> Result<Vec<(ShowtimeId, Vec<HoldDoc>)>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Holds {
+            #[serde(rename = "_id")]
+            id: bson::oid::ObjectId,
+            holds: Vec<HoldDoc>,
+        }
+        use futures::TryStreamExt;
+        let found: Vec<Holds> = self
+            .collection::<Holds>(names::SEAT_INVENTORY)
+            .find(doc! { "holds.expiresAt": { "$lt": before } })
+            .projection(doc! { "holds": 1 })
+            .limit(limit as i64)
+            .await?
+            .try_collect()
+            .await?;
+        Ok(found
+            .into_iter()
+            .map(|inventory| (inventory.id.into(), inventory.holds))
+            .collect())
+    }
+
     /// Holds `hold.seats` in one update that matches only if every one of them is AVAILABLE
     /// and the film has not started by the database's clock. False when it did not match: some
     /// seat was taken meanwhile, or the showtime started.

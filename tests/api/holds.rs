@@ -376,3 +376,31 @@ async fn racing_holds_never_share_a_seat_and_counts_stay_exact() {
     let held_now = states.iter().filter(|(_, s)| *s == SeatState::Held).count();
     assert_eq!(held_now, held.len());
 }
+
+#[tokio::test]
+async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
+    let short = HoldPolicy {
+        max_seats: 6,
+        ttl: Duration::from_millis(500),
+    };
+    let sale = sale_with(short).await;
+    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // A live hold placed after the first expired.
+    sale.hold(&sale.wechat, &["B1"]).await.data();
+    let released = boxoffice::booking::sweep_expired_holds(&sale.app.store)
+        .await
+        .unwrap();
+    assert_eq!(released, 1);
+    assert_eq!(
+        sale.states(&["A1", "A2", "B1"]).await,
+        [SeatState::Available, SeatState::Available, SeatState::Held]
+    );
+    assert_eq!(sale.inventory().await.holds.len(), 1);
+    assert_eq!(
+        boxoffice::booking::sweep_expired_holds(&sale.app.store)
+            .await
+            .unwrap(),
+        0
+    );
+}

@@ -1,0 +1,52 @@
+//! The sweeper: returns the seats of expired holds to sale. A seat of an expired hold is free
+//! to the next hold at once anyway (a hold expires what it takes); the sweeper makes the seat
+//! map show it, within one sweep interval.
+
+use std::time::Duration;
+
+use bson::DateTime;
+
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// Inventories looked at per pass; a pass repeats until none is left.
+const BATCH: usize = 500;
+
+/// Releases every hold that has expired (by the database's clock); returns how many.
+#[tracing::instrument(skip(store))]
+pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
+    let mut released = 0;
+    loop {
+        let now = DateTime::now();
+        let found = store.inventories_with_expired_holds(now, BATCH).await?;
+        let mut progressed = false;
+        for (showtime, holds) in &found {
+            for hold in holds.iter().filter(|hold| hold.expires_at < now) {
+                // False when a hold or confirm got there first, or the database's clock does
+                // not agree yet: the next pass sees it again.
+                if store.expire_hold(*showtime, hold).await? {
+                    released += 1;
+                    progressed = true;
+                }
+            }
+        }
+        if found.len() < BATCH || !progressed {
+            return Ok(released);
+        }
+    }
+}
+
+/// Sweeps every `interval` until the process ends; errors are logged and the next pass tries
+/// again.
+pub async fn run_sweeper(store: Store, interval: Duration) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match sweep_expired_holds(&store).await {
+            Ok(0) => {}
+            Ok(released) => tracing::info!(released, "released expired holds"),
+            Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
+        }
+    }
+}
