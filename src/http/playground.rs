@@ -1,5 +1,6 @@
 //! The GraphiQL playground, served from the binary (no CDN), and the example operations kept in
-//! `playground/examples`: each `NAME.graphql` with its variables in `NAME.json`.
+//! `playground/examples`: each `NAME.graphql` with its variables in `NAME.json`, and the
+//! request headers of those that act as a sales channel in `NAME.headers.json`.
 
 use axum::extract::Path;
 use axum::http::{header, StatusCode};
@@ -16,6 +17,8 @@ pub struct Example {
     pub query: &'static str,
     /// Variables as JSON text.
     pub variables: &'static str,
+    /// Request headers as JSON text (a channel's API key), or empty.
+    pub headers: &'static str,
 }
 
 macro_rules! examples {
@@ -45,6 +48,21 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtime-seat-map",
     "showtimes-page-with-references",
     "channels",
+    "hold-best-seats",
+    "my-orders",
+];
+
+/// The headers of the examples that act as a channel (`NAME.headers.json`): the demo channel
+/// maoyan's key, which the demo data derives from its seed.
+const HEADERS: &[(&str, &str)] = &[
+    (
+        "hold-best-seats",
+        include_str!("../../playground/examples/hold-best-seats.headers.json"),
+    ),
+    (
+        "my-orders",
+        include_str!("../../playground/examples/my-orders.headers.json"),
+    ),
 ];
 
 /// The examples the playground offers (also read by the tests, which run each one).
@@ -61,6 +79,10 @@ pub fn examples_list() -> Vec<Example> {
                 .unwrap_or(""),
             query,
             variables,
+            headers: HEADERS
+                .iter()
+                .find(|(example, _)| example == name)
+                .map_or("", |(_, headers)| headers),
         })
         .collect()
 }
