@@ -25,6 +25,9 @@ pub enum ApiError {
     /// The hold lapsed before it was confirmed; its seats may be someone else's now.
     #[error("{0}")]
     HoldExpired(String),
+    /// The idempotency key was used before with another request.
+    #[error("{0}")]
+    IdempotencyKeyReused(String),
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -44,6 +47,7 @@ pub enum ErrorCode {
     Forbidden,
     SeatUnavailable,
     HoldExpired,
+    IdempotencyKeyReused,
     NotFound,
     QueryTooComplex,
     Internal,
@@ -57,6 +61,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::SeatUnavailable => "SEAT_UNAVAILABLE",
             ErrorCode::HoldExpired => "HOLD_EXPIRED",
+            ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::Internal => "INTERNAL",
@@ -106,9 +111,34 @@ impl ApiError {
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
             ApiError::SeatUnavailable { .. } => ErrorCode::SeatUnavailable,
             ApiError::HoldExpired(_) => ErrorCode::HoldExpired,
+            ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The seats an error names (SEAT_UNAVAILABLE), else none.
+    pub fn seats(&self) -> &[String] {
+        match self {
+            ApiError::SeatUnavailable { seats, .. } => seats,
+            _ => &[],
+        }
+    }
+
+    /// Rebuilds an error a client was given, from its code, message and seats (for replaying a
+    /// stored answer). An unknown code becomes INTERNAL.
+    pub fn from_parts(code: &str, message: String, seats: Vec<String>) -> Self {
+        match code {
+            "BAD_USER_INPUT" => ApiError::BadUserInput(message),
+            "UNAUTHENTICATED" => ApiError::Unauthenticated(message),
+            "FORBIDDEN" => ApiError::Forbidden(message),
+            "SEAT_UNAVAILABLE" => ApiError::SeatUnavailable { message, seats },
+            "HOLD_EXPIRED" => ApiError::HoldExpired(message),
+            "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
+            "NOT_FOUND" => ApiError::NotFound(message),
+            "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),
+            _ => ApiError::Internal(message),
         }
     }
 

@@ -29,7 +29,7 @@ pub enum SeatChoice {
 }
 
 /// A hold that was placed, with what a client needs to show it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HeldSeats {
     pub showtime: ShowtimeDoc,
     pub hold: HoldDoc,
@@ -129,6 +129,31 @@ impl Snapshot {
         }
     }
 
+    /// The hold `id` of `channel`, if it is live, with its seats' kinds.
+    fn existing_hold(&self, id: ObjectId, channel: &str) -> Option<(HoldDoc, Vec<SeatKind>)> {
+        let hold = self
+            .inventory
+            .holds
+            .iter()
+            .find(|hold| hold.id == id && hold.channel == channel)?;
+        let kinds = hold
+            .seats
+            .iter()
+            .map(|label| {
+                let (row, number) = crate::domain::layout::parse_seat_label(label).ok()?;
+                let row = self.row_labels.iter().position(|r| r == row)?;
+                Some(
+                    self.seat(SeatPosition {
+                        row,
+                        column: number - 1,
+                    })
+                    .kind,
+                )
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((hold.clone(), kinds))
+    }
+
     /// The expired holds that still hold some of `positions`.
     fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
         let ids: HashSet<ObjectId> = positions
@@ -145,7 +170,9 @@ impl Snapshot {
     }
 }
 
-/// Holds seats of a showtime for `channel`: all of them in one atomic update, or none.
+/// Holds seats of a showtime for `channel`: all of them in one atomic update, or none. The hold
+/// gets the id `hold_id`; if a hold of this channel with that id exists already (a retry after
+/// a crash), it is returned instead of holding more.
 #[tracing::instrument(skip(store, policy))]
 pub async fn hold_seats(
     store: &Store,
@@ -153,6 +180,7 @@ pub async fn hold_seats(
     showtime_id: ShowtimeId,
     choice: &SeatChoice,
     policy: &HoldPolicy,
+    hold_id: ObjectId,
 ) -> Result<HeldSeats, ApiError> {
     let showtime = store
         .showtimes_by_ids(&[showtime_id])
@@ -177,6 +205,13 @@ pub async fn hold_seats(
             ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
         })?;
         let snapshot = Snapshot::new(inventory);
+        if let Some((hold, kinds)) = snapshot.existing_hold(hold_id, channel) {
+            return Ok(HeldSeats {
+                showtime,
+                hold,
+                kinds,
+            });
+        }
         let positions = snapshot.choose(choice, policy)?;
         // Seats of an expired hold are free to the next hold at once: expire it first (by the
         // database's clock), then take them.
@@ -190,7 +225,7 @@ pub async fn hold_seats(
         let now = Utc::now();
         let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
         let hold = HoldDoc {
-            id: ObjectId::new(),
+            id: hold_id,
             channel: channel.to_owned(),
             seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
             unit_price,

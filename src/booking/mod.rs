@@ -7,9 +7,11 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod holds;
+mod idempotency;
 mod orders;
 mod sweeper;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
+pub use idempotency::once;
 pub use orders::{cancel_order, confirm_hold, order_of, Customer};
 pub use sweeper::{run_sweeper, sweep_expired_holds};

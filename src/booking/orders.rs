@@ -48,7 +48,9 @@ fn seat_kind(
 }
 
 /// Confirms a live hold of `channel` into an order: its seats become SOLD and the order is
-/// written in one transaction. An expired hold can never be confirmed (HOLD_EXPIRED).
+/// written in one transaction. An expired hold can never be confirmed (HOLD_EXPIRED). The
+/// order gets the id `order_id`; if this channel's order with that id exists already (a retry
+/// after a crash), it is returned.
 #[tracing::instrument(skip(store, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
@@ -57,7 +59,11 @@ pub async fn confirm_hold(
     hold_id: HoldId,
     customer: Customer,
     policy: &HoldPolicy,
+    order_id: ObjectId,
 ) -> Result<OrderDoc, ApiError> {
+    if let Ok(order) = order_of(store, channel, order_id.into()).await {
+        return Ok(order);
+    }
     let customer = CustomerDoc {
         name: text::required("customer.name", &customer.name)?,
         contact: text::required("customer.contact", &customer.contact)?,
@@ -92,7 +98,7 @@ pub async fn confirm_hold(
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let order = OrderDoc {
-        id: ObjectId::new(),
+        id: order_id,
         schema_version: SCHEMA_VERSION,
         channel: channel.to_owned(),
         status: OrderStatus::Confirmed,

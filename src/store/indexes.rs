@@ -13,6 +13,8 @@ struct Wanted {
     keys: Document,
     name: &'static str,
     unique: bool,
+    /// A TTL index: documents go this long after the indexed date.
+    expire_after: Option<std::time::Duration>,
 }
 
 fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
@@ -21,6 +23,7 @@ fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted
         keys,
         name,
         unique: false,
+        expire_after: None,
     }
 }
 
@@ -97,6 +100,12 @@ fn wanted() -> Vec<Wanted> {
             doc! { "channel": 1, "createdAt": -1, "_id": -1 },
             "channel_newest",
         ),
+        Wanted {
+            expire_after: Some(std::time::Duration::from_secs(
+                super::idempotency::KEEP_SECONDS,
+            )),
+            ..index(IDEMPOTENCY_KEYS, doc! { "createdAt": 1 }, "expiry")
+        },
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
     ]
@@ -115,6 +124,7 @@ impl Store {
             keys,
             name,
             unique,
+            expire_after,
         } in wanted()
         {
             if !existing.iter().any(|(c, _)| *c == collection) {
@@ -133,6 +143,7 @@ impl Store {
                     IndexOptions::builder()
                         .name(name.to_owned())
                         .unique(unique.then_some(true))
+                        .expire_after(expire_after)
                         .build(),
                 )
                 .build();

@@ -12,6 +12,7 @@ pub mod documents;
 mod filters;
 mod halls;
 mod holds;
+pub mod idempotency;
 pub mod indexes;
 mod inventory;
 mod movies;
@@ -44,6 +45,7 @@ pub mod names {
     pub const SEAT_INVENTORY: &str = "seat_inventory";
     pub const CHANNELS: &str = "channels";
     pub const ORDERS: &str = "orders";
+    pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
 }
 
 /// A handle on the database; cheap to clone.

@@ -5,6 +5,7 @@ mod cinemas;
 mod fixtures;
 mod helpers;
 mod holds;
+mod idempotency;
 mod limits;
 mod movies;
 mod orders;

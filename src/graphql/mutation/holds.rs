@@ -13,7 +13,7 @@ use crate::graphql::types::{Hold, SeatKind};
 pub struct HoldMutation;
 
 /// The best adjacent seats of a kind, chosen by the gateway.
-#[derive(InputObject, Debug)]
+#[derive(InputObject, Debug, serde::Serialize)]
 pub struct BestSeatsInput {
     /// How many seats, side by side in one row.
     pub count: i32,
@@ -23,7 +23,7 @@ pub struct BestSeatsInput {
 }
 
 /// What to hold: name `seats`, or ask for the `best` ones; exactly one of the two.
-#[derive(InputObject, Debug)]
+#[derive(InputObject, Debug, serde::Serialize)]
 pub struct HoldSeatsInput {
     /// The showtime.
     pub showtime_id: ID,
@@ -32,6 +32,9 @@ pub struct HoldSeatsInput {
     /// The best adjacent seats: same row, nearest the centre of the hall, leaving no single
     /// empty seat when another choice exists.
     pub best: Option<BestSeatsInput>,
+    /// Makes retries safe: a retry with the same key and input has one effect and gets the
+    /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
+    pub idempotency_key: Option<String>,
 }
 
 #[Object]
@@ -46,8 +49,8 @@ impl HoldMutation {
     ) -> Result<Hold, ApiError> {
         let channel = ctx.calling_channel("holding seats")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
-        let choice = match (input.seats, input.best) {
-            (Some(seats), None) => SeatChoice::Named(seats),
+        let choice = match (&input.seats, &input.best) {
+            (Some(seats), None) => SeatChoice::Named(seats.clone()),
             (None, Some(best)) => SeatChoice::Best {
                 count: usize::try_from(best.count).map_err(|_| {
                     ApiError::bad_input(format!("count {} is negative", best.count))
@@ -61,7 +64,12 @@ impl HoldMutation {
             }
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
-        let held = booking::hold_seats(ctx.store(), channel, showtime, &choice, policy).await?;
+        let store = ctx.store();
+        let key = input.idempotency_key.as_deref();
+        let held = booking::once(store, channel, key, "holdSeats", &input, |hold_id| {
+            booking::hold_seats(store, channel, showtime, &choice, policy, hold_id)
+        })
+        .await?;
         Ok(Hold::from(held))
     }
 

@@ -13,7 +13,7 @@ use crate::graphql::types::Order;
 pub struct OrderMutation;
 
 /// The customer the tickets are for.
-#[derive(InputObject, Debug)]
+#[derive(InputObject, Debug, serde::Serialize)]
 pub struct CustomerInput {
     /// Their name.
     pub name: String,
@@ -22,12 +22,15 @@ pub struct CustomerInput {
 }
 
 /// Which hold to confirm, and for whom.
-#[derive(InputObject, Debug)]
+#[derive(InputObject, Debug, serde::Serialize)]
 pub struct ConfirmHoldInput {
     /// The hold's id, as `holdSeats` returned it.
     pub hold_id: ID,
     /// The customer.
     pub customer: CustomerInput,
+    /// Makes retries safe: a retry with the same key and input has one effect and gets the
+    /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
+    pub idempotency_key: Option<String>,
 }
 
 #[Object]
@@ -43,12 +46,17 @@ impl OrderMutation {
         let channel = ctx.calling_channel("confirming a hold")?;
         let (showtime, hold) = global_id::hold_id(&input.hold_id)?;
         let customer = Customer {
-            name: input.customer.name,
-            contact: input.customer.contact,
+            name: input.customer.name.clone(),
+            contact: input.customer.contact.clone(),
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
-        let order =
-            booking::confirm_hold(ctx.store(), channel, showtime, hold, customer, policy).await?;
+        let store = ctx.store();
+        let key = input.idempotency_key.as_deref();
+        let order = booking::once(store, channel, key, "confirmHold", &input, |order_id| {
+            let customer = customer.clone();
+            booking::confirm_hold(store, channel, showtime, hold, customer, policy, order_id)
+        })
+        .await?;
         Ok(Order(order))
     }
 
@@ -58,11 +66,20 @@ impl OrderMutation {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The order's id.")] order_id: ID,
+        #[graphql(
+            desc = "Makes retries safe: a retry with the same key has one effect and gets the first answer; kept 48 hours."
+        )]
+        idempotency_key: Option<String>,
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("cancelling an order")?;
         let order = global_id::order_id(&order_id)?;
-        Ok(Order(
-            booking::cancel_order(ctx.store(), channel, order).await?,
-        ))
+        let store = ctx.store();
+        let request = order_id.as_str();
+        let key = idempotency_key.as_deref();
+        let cancelled = booking::once(store, channel, key, "cancelOrder", &request, |_| {
+            booking::cancel_order(store, channel, order)
+        })
+        .await?;
+        Ok(Order(cancelled))
     }
 }

@@ -7,7 +7,7 @@ use crate::domain::seat;
 use crate::store::documents::SeatInventoryDoc;
 
 /// What kind of seat a position is.
-#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[graphql(remote = "crate::domain::seat::SeatKind")]
 pub enum SeatKind {
     /// An ordinary seat.
