@@ -105,6 +105,8 @@ pub async fn confirm_hold(
         hold_id: hold.id,
         showtime: OrderShowtimeDoc {
             id: showtime.id,
+            cinema_id: showtime.cinema.id,
+            movie_id: showtime.movie.id,
             starts_at: showtime.starts_at,
             movie_title: showtime.movie.title.clone(),
             cinema_name: showtime.cinema.name.clone(),

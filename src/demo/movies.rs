@@ -12,7 +12,7 @@ use super::reviews::{newest, reviews, summary};
 use super::showtimes::{Feature, Lineup};
 use super::titles::{Titles, GENRES};
 use crate::store::documents::{
-    ExternalRatingDoc, MovieDetailsDoc, MovieDoc, MovieRef, ReviewDoc, SCHEMA_VERSION,
+    ExternalRatingDoc, MovieDetailsDoc, MovieDoc, MovieRef, ReviewDoc, SalesDoc, SCHEMA_VERSION,
 };
 
 /// How many movies are showing.
@@ -178,6 +178,7 @@ fn movie(rng: &mut DemoRng, profile: &Profile, start_day: NaiveDate, all: &mut M
         rating: summary(&reviews),
         poster_url: format!("https://img.example.cn/posters/{}.jpg", id.to_hex()),
         recent_reviews: newest(&reviews),
+        sales: SalesDoc::default(),
     });
     all.reviews.extend(reviews);
     Feature {

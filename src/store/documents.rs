@@ -107,6 +107,35 @@ pub struct MovieDoc {
     pub poster_url: String,
     /// The 10 latest reviews, newest first.
     pub recent_reviews: Vec<ReviewDoc>,
+    /// Tickets sold and revenue, moved in the same transaction as every order (computed
+    /// pattern).
+    #[serde(default)]
+    pub sales: SalesDoc,
+}
+
+/// Running sales totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SalesDoc {
+    pub tickets: i64,
+    /// Minor units (fen).
+    pub revenue: i64,
+    pub orders: i64,
+}
+
+/// `cinema_sales_hourly`: one document per cinema per hour of sale (bucket pattern), moved in
+/// the same transaction as the orders sold in that hour (and back when they are cancelled).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HourlySalesDoc {
+    /// `<cinema id>:<hour in epoch milliseconds>`.
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub cinema_id: ObjectId,
+    /// The start of the hour (UTC).
+    pub hour: DateTime,
+    #[serde(flatten)]
+    pub sales: SalesDoc,
 }
 
 /// One member of the full cast.
@@ -300,6 +329,8 @@ pub struct ChannelDoc {
 #[serde(rename_all = "camelCase")]
 pub struct OrderShowtimeDoc {
     pub id: ObjectId,
+    pub cinema_id: ObjectId,
+    pub movie_id: ObjectId,
     pub starts_at: DateTime,
     pub movie_title: String,
     pub cinema_name: String,

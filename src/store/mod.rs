@@ -17,6 +17,7 @@ pub mod indexes;
 mod inventory;
 mod movies;
 mod orders;
+mod sales;
 mod showtimes;
 
 use std::sync::Arc;
@@ -46,6 +47,7 @@ pub mod names {
     pub const CHANNELS: &str = "channels";
     pub const ORDERS: &str = "orders";
     pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
+    pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
 }
 
 /// A handle on the database; cheap to clone.

@@ -66,6 +66,42 @@ impl From<Abort> for ApiError {
     }
 }
 
+/// Moves the movie's sales and the cinema's bucket of the order's hour of sale by `sign` × the
+/// order (computed and bucket patterns), inside the order's transaction.
+async fn move_sales(
+    store: &Store,
+    session: &mut ClientSession,
+    order: &OrderDoc,
+    sign: i64,
+) -> Result<(), Abort> {
+    let tickets = sign * order.seats.len() as i64;
+    let revenue = sign * order.total;
+    let orders = sign;
+    store
+        .collection::<Document>(names::MOVIES)
+        .update_one(
+            doc! { "_id": order.showtime.movie_id },
+            doc! { "$inc": { "sales.tickets": tickets, "sales.revenue": revenue, "sales.orders": orders } },
+        )
+        .session(&mut *session)
+        .await?;
+    let millis = order.created_at.timestamp_millis();
+    let hour = millis - millis.rem_euclid(3_600_000);
+    store
+        .collection::<Document>(names::CINEMA_SALES_HOURLY)
+        .update_one(
+            doc! { "_id": format!("{}:{hour}", order.showtime.cinema_id) },
+            doc! {
+                "$inc": { "tickets": tickets, "revenue": revenue, "orders": orders },
+                "$setOnInsert": { "cinemaId": order.showtime.cinema_id, "hour": DateTime::from_millis(hour) },
+            },
+        )
+        .upsert(true)
+        .session(&mut *session)
+        .await?;
+    Ok(())
+}
+
 fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     let (row, number) = parse_seat_label(label)?;
     Ok(format!("seats.{row}.{}.{field}", number - 1))
@@ -130,6 +166,7 @@ impl Store {
                     .insert_one(&order)
                     .session(&mut *session)
                     .await?;
+                move_sales(store, session, &order, 1).await?;
                 Ok(true)
             })
         })
@@ -165,6 +202,7 @@ impl Store {
         let order_id = order.id;
         self.in_transaction(|store, session| {
             let (seats_filter, seats_update) = (seats_filter.clone(), seats_update.clone());
+            let order = order.clone();
             let (order_filter, order_update) = (order_filter.clone(), order_update.clone());
             Box::pin(async move {
                 let cancelled = store
@@ -186,6 +224,7 @@ impl Store {
                     let detail = format!("order {order_id} and its seats disagree");
                     return Err(Abort::Api(ApiError::internal(detail)));
                 }
+                move_sales(store, session, &order, -1).await?;
                 Ok(true)
             })
         })

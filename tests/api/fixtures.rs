@@ -103,6 +103,7 @@ impl Catalogue {
             },
             poster_url: format!("https://img.example.cn/posters/{id}.jpg"),
             recent_reviews: vec![],
+            sales: SalesDoc::default(),
         };
         self.0.movies.push(movie.clone());
         self.0.movie_details.push(MovieDetailsDoc {

@@ -276,3 +276,54 @@ async fn a_crash_between_the_confirm_writes_leaves_the_hold_live_and_no_order() 
         ["B5", "B6"]
     );
 }
+
+#[tokio::test]
+async fn movie_totals_and_cinema_hourly_buckets_follow_confirms_and_cancels() {
+    let sale = sale().await;
+    let first = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
+    let first = sale.confirm(&sale.maoyan, &first).await.data()["confirmHold"]["id"].clone();
+    let second = sale.hold_id(&sale.wechat, &["B1"]).await;
+    sale.confirm(&sale.wechat, &second).await.data();
+    let stats = "query ($id: ID!) { showtime(id: $id) {
+        movie { sales { ticketsSold orders revenue { amount } } }
+        cinema { hourlySales { edges { node { hour sales { ticketsSold orders revenue { amount } } } } } } } }";
+    let read = || sale.app.graphql(stats, json!({ "id": sale.showtime }));
+    let after_sales = read().await;
+    let showtime = &after_sales.data()["showtime"];
+    let expected =
+        json!({ "ticketsSold": 3, "orders": 2, "revenue": { "amount": 4000 * 2 + 3800 } });
+    assert_eq!(showtime["movie"]["sales"], expected);
+    let buckets = showtime["cinema"]["hourlySales"]["edges"]
+        .as_array()
+        .unwrap();
+    let sold: i64 = buckets
+        .iter()
+        .map(|b| b["node"]["sales"]["ticketsSold"].as_i64().unwrap())
+        .sum();
+    assert_eq!(sold, 3, "every ticket is in an hourly bucket: {buckets:?}");
+    let hour: chrono::DateTime<chrono::Utc> = buckets[0]["node"]["hour"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(hour.timestamp() % 3600, 0, "buckets start on the hour");
+
+    sale.app
+        .graphql_as(&sale.maoyan, CANCEL, json!({ "id": first }))
+        .await
+        .data();
+    let after_cancel = read().await;
+    let showtime = &after_cancel.data()["showtime"];
+    assert_eq!(
+        showtime["movie"]["sales"],
+        json!({ "ticketsSold": 1, "orders": 1, "revenue": { "amount": 3800 } })
+    );
+    let buckets = showtime["cinema"]["hourlySales"]["edges"]
+        .as_array()
+        .unwrap();
+    let sold: i64 = buckets
+        .iter()
+        .map(|b| b["node"]["sales"]["ticketsSold"].as_i64().unwrap())
+        .sum();
+    assert_eq!(sold, 1);
+}

@@ -7,6 +7,7 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::lazy::Lazy;
+use super::sales::HourlySales;
 use super::{connection, page_cost, Hall, Showtime};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
@@ -150,6 +151,32 @@ impl Cinema {
         let page = ctx.page(first, after)?;
         let showtimes = ctx.store().list_showtimes(&filter, &page).await?;
         Ok(connection(showtimes, Showtime::from_doc))
+    }
+
+    /// Sales per hour, newest hour first (bucket pattern: one document per cinema and hour,
+    /// moved with every order).
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn hourly_sales(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Only hours starting at or after this instant.")] from: Option<
+            DateTime<Utc>,
+        >,
+        #[graphql(desc = "Only hours starting before this instant.")] before: Option<DateTime<Utc>>,
+        #[graphql(desc = "How many hours (default 20, at most the configured cap).")] first: Option<
+            i32,
+        >,
+        #[graphql(desc = "The `cursor` of the last hour of the previous page.")] after: Option<
+            String,
+        >,
+    ) -> Result<Connection<String, HourlySales>, ApiError> {
+        let range = TimeRange::new(from, before)?;
+        let page = ctx.page(first, after)?;
+        let buckets = ctx
+            .store()
+            .list_hourly_sales(self.doc.id, range, &page)
+            .await?;
+        Ok(connection(buckets, HourlySales::from))
     }
 }
 

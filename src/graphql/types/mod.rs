@@ -11,6 +11,7 @@ mod movie_details;
 mod node;
 mod order;
 mod review;
+mod sales;
 mod seat_map;
 mod showtime;
 

@@ -7,6 +7,7 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 
 use super::lazy::Lazy;
 use super::movie_details::MovieDetails;
+use super::sales::Sales;
 use super::{connection, page_cost, Review};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
@@ -129,6 +130,12 @@ impl Movie {
             .iter()
             .map(|review| Review::from_doc(Arc::new(review.clone())))
             .collect())
+    }
+
+    /// Tickets sold and revenue over every showtime, net of cancellations; kept in the movie
+    /// and moved with every order (computed pattern), so reading it costs nothing extra.
+    async fn sales(&self, ctx: &Context<'_>) -> Result<Sales, ApiError> {
+        Ok(self.full(ctx).await?.sales.into())
     }
 
     /// Plot, full cast, languages and external ratings: loaded only when asked, in one batch
