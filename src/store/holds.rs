@@ -11,7 +11,7 @@ use crate::domain::layout::parse_seat_label;
 use crate::error::ApiError;
 
 /// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
-fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
+pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     let (row, number) = parse_seat_label(label)?;
     Ok(format!("seats.{row}.{}.{field}", number - 1))
 }

@@ -14,9 +14,9 @@ use mongodb::ClientSession;
 use serde::{Deserialize, Serialize};
 
 use super::documents::{HoldDoc, ObjectIdExt, OrderDoc};
+use super::holds::seat_path;
 use super::{filters, names, Store};
 use crate::domain::ids::{OrderId, ShowtimeId};
-use crate::domain::layout::parse_seat_label;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 
@@ -100,11 +100,6 @@ async fn move_sales(
         .session(&mut *session)
         .await?;
     Ok(())
-}
-
-fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
-    let (row, number) = parse_seat_label(label)?;
-    Ok(format!("seats.{row}.{}.{field}", number - 1))
 }
 
 impl Store {

@@ -10,7 +10,6 @@ use super::seat_map::SeatKind;
 use super::Showtime;
 use crate::booking::HeldSeats;
 use crate::domain::global_id::GlobalId;
-use crate::domain::money;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
 pub struct Hold(HeldSeats);
@@ -34,11 +33,7 @@ pub struct HeldSeat {
 
 impl Hold {
     fn money(&self, amount: i64) -> Money {
-        money::Money {
-            amount,
-            currency: self.0.showtime.currency.clone(),
-        }
-        .into()
+        Money::of(amount, &self.0.showtime.currency)
     }
 }
 

@@ -15,6 +15,17 @@ pub struct Money {
     pub formatted: String,
 }
 
+impl Money {
+    /// `amount` minor units of `currency`.
+    pub fn of(amount: i64, currency: &str) -> Self {
+        money::Money {
+            amount,
+            currency: currency.to_owned(),
+        }
+        .into()
+    }
+}
+
 impl From<money::Money> for Money {
     fn from(money: money::Money) -> Self {
         Money {

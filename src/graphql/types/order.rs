@@ -6,7 +6,6 @@ use chrono::{DateTime, Utc};
 use super::money::Money;
 use super::seat_map::SeatKind;
 use crate::domain::global_id::GlobalId;
-use crate::domain::money;
 use crate::store::documents::{self, OrderDoc};
 
 /// Where an order is in its life.
@@ -60,11 +59,7 @@ pub struct Order(pub OrderDoc);
 
 impl Order {
     fn money(&self, amount: i64) -> Money {
-        money::Money {
-            amount,
-            currency: self.0.currency.clone(),
-        }
-        .into()
+        Money::of(amount, &self.0.currency)
     }
 }
 

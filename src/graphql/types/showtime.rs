@@ -10,7 +10,6 @@ use super::seat_map::SeatMap;
 use super::{Cinema, Hall, Movie};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
-use crate::domain::money;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::store::documents::{ChannelDoc, ShowtimeDoc};
@@ -36,11 +35,7 @@ impl Showtime {
     }
 
     fn money(&self, amount: i64) -> Money {
-        money::Money {
-            amount,
-            currency: self.0.currency.clone(),
-        }
-        .into()
+        Money::of(amount, &self.0.currency)
     }
 }
 
