@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' \
-//!   cargo run --release --example booking_throughput
+//!   cargo run --release --example booking_throughput [-- CLIENTS SHOWTIMES]
 //! ```
 //! Each run uses a fresh database `bench_booking` and drops it at the end.
 
@@ -136,7 +136,16 @@ async fn main() -> anyhow::Result<()> {
     let store = Store::connect(&uri, "bench_booking").await?;
     let policy = SalesArgs::default().hold_policy();
     println!("hold (best 2 seats) + confirm pairs per second; {PAIRS_PER_CLIENT} pairs per client");
-    for (clients, spread) in [(1, 1), (64, 1), (64, 64)] {
+    // `booking_throughput CLIENTS SHOWTIMES` runs that one scenario.
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let scenarios = match args[..] {
+        [clients, spread] => vec![(clients, spread)],
+        _ => vec![(1, 1), (64, 1), (64, 64)],
+    };
+    for (clients, spread) in scenarios {
         for through_gateway in [true, false] {
             store.drop_database().await?;
             store.ensure_indexes().await?;
