@@ -8,12 +8,63 @@ use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc};
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::domain::layout::parse_seat_label;
+use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
 /// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
 pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     let (row, number) = parse_seat_label(label)?;
     Ok(format!("seats.{row}.{}.{field}", number - 1))
+}
+
+/// `$expr` that is true when the document holds `hold` and its expiry compares to the
+/// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
+pub(super) fn hold_expiry(hold: bson::oid::ObjectId, operator: &str) -> Document {
+    doc! {
+        "$expr": { "$anyElementTrue": [{ "$map": {
+            "input": "$holds",
+            "as": "h",
+            "in": { "$and": [
+                { "$eq": ["$$h.id", hold] },
+                { operator: ["$$h.expiresAt", "$$NOW"] },
+            ] },
+        } }] },
+    }
+}
+
+/// The filter conditions and the update that end `hold`: every one of its seats must still be
+/// HELD by it, and moves to `to` (AVAILABLE, or SOLD under `order`); the hold is dropped and
+/// the counts move by its number of seats.
+pub(super) fn end_hold(
+    hold: &HoldDoc,
+    to: SeatState,
+    order: Option<bson::oid::ObjectId>,
+) -> Result<(Document, Document), ApiError> {
+    let (to_state, counter) = match (to, order) {
+        (SeatState::Available, None) => ("AVAILABLE", "counts.available"),
+        (SeatState::Sold, Some(_)) => ("SOLD", "counts.sold"),
+        _ => return Err(ApiError::internal(format!("a hold cannot end in {to:?}"))),
+    };
+    let mut filter = Document::new();
+    let mut set = Document::new();
+    let mut unset = Document::new();
+    for label in &hold.seats {
+        filter.insert(seat_path(label, "state")?, "HELD");
+        filter.insert(seat_path(label, "hold")?, hold.id);
+        set.insert(seat_path(label, "state")?, to_state);
+        if let Some(order) = order {
+            set.insert(seat_path(label, "order")?, order);
+        }
+        unset.insert(seat_path(label, "hold")?, Bson::String(String::new()));
+    }
+    let count = hold.seats.len() as i64;
+    let update = doc! {
+        "$set": set,
+        "$unset": unset,
+        "$pull": { "holds": { "id": hold.id } },
+        "$inc": { "counts.held": -count, counter: count },
+    };
+    Ok((filter, update))
 }
 
 impl Store {
@@ -106,17 +157,8 @@ impl Store {
         showtime: ShowtimeId,
         hold: &HoldDoc,
     ) -> Result<bool, ApiError> {
-        let expired = doc! {
-            "$expr": { "$anyElementTrue": [{ "$map": {
-                "input": "$holds",
-                "as": "h",
-                "in": { "$and": [
-                    { "$eq": ["$$h.id", hold.id] },
-                    { "$lt": ["$$h.expiresAt", "$$NOW"] },
-                ] },
-            } }] },
-        };
-        self.free_hold_seats(showtime, hold, expired).await
+        self.free_hold_seats(showtime, hold, hold_expiry(hold.id, "$lt"))
+            .await
     }
 
     /// Seats of `hold` back to AVAILABLE and the hold removed, if `condition` holds and every
@@ -127,23 +169,10 @@ impl Store {
         hold: &HoldDoc,
         condition: Document,
     ) -> Result<bool, ApiError> {
+        let (seats, update) = end_hold(hold, SeatState::Available, None)?;
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(condition);
-        let mut set = Document::new();
-        let mut unset = Document::new();
-        for label in &hold.seats {
-            filter.insert(seat_path(label, "state")?, "HELD");
-            filter.insert(seat_path(label, "hold")?, hold.id);
-            set.insert(seat_path(label, "state")?, "AVAILABLE");
-            unset.insert(seat_path(label, "hold")?, Bson::String(String::new()));
-        }
-        let count = hold.seats.len() as i64;
-        let update = doc! {
-            "$set": set,
-            "$unset": unset,
-            "$pull": { "holds": { "id": hold.id } },
-            "$inc": { "counts.available": count, "counts.held": -count },
-        };
+        filter.extend(seats);
         let result = self
             .collection::<Document>(names::SEAT_INVENTORY)
             .update_one(filter, update)

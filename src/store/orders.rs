@@ -14,10 +14,11 @@ use mongodb::ClientSession;
 use serde::{Deserialize, Serialize};
 
 use super::documents::{HoldDoc, ObjectIdExt, OrderDoc};
-use super::holds::seat_path;
+use super::holds::{end_hold, hold_expiry, seat_path};
 use super::{filters, names, Store};
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
+use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
 /// A transaction that hits a write conflict is run again, this many times at most.
@@ -113,34 +114,13 @@ impl Store {
         hold: &HoldDoc,
         order: &OrderDoc,
     ) -> Result<bool, ApiError> {
+        let (seats, update) = end_hold(hold, SeatState::Sold, Some(order.id))?;
         let mut filter = doc! {
             "_id": showtime.oid(),
             "holds": { "$elemMatch": { "id": hold.id, "channel": &order.channel } },
-            "$expr": { "$anyElementTrue": [{ "$map": {
-                "input": "$holds",
-                "as": "h",
-                "in": { "$and": [
-                    { "$eq": ["$$h.id", hold.id] },
-                    { "$gt": ["$$h.expiresAt", "$$NOW"] },
-                ] },
-            } }] },
         };
-        let mut set = Document::new();
-        let mut unset = Document::new();
-        for label in &hold.seats {
-            filter.insert(seat_path(label, "state")?, "HELD");
-            filter.insert(seat_path(label, "hold")?, hold.id);
-            set.insert(seat_path(label, "state")?, "SOLD");
-            set.insert(seat_path(label, "order")?, order.id);
-            unset.insert(seat_path(label, "hold")?, Bson::String(String::new()));
-        }
-        let count = hold.seats.len() as i64;
-        let update = doc! {
-            "$set": set,
-            "$unset": unset,
-            "$pull": { "holds": { "id": hold.id } },
-            "$inc": { "counts.held": -count, "counts.sold": count },
-        };
+        filter.extend(hold_expiry(hold.id, "$gt"));
+        filter.extend(seats);
         self.in_transaction(|store, session| {
             let (filter, update, order) = (filter.clone(), update.clone(), order.clone());
             Box::pin(async move {
