@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use boxoffice::booking::{self, Customer, SeatChoice};
+use boxoffice::booking::{self, Customer, ResourceId, SeatChoice};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::global_id::GlobalId;
@@ -189,7 +189,7 @@ async fn main() -> anyhow::Result<()> {
                             showtime,
                             &choice,
                             &policy,
-                            ObjectId::new(),
+                            ResourceId::fresh(),
                         )
                         .await
                         else {
@@ -207,7 +207,7 @@ async fn main() -> anyhow::Result<()> {
                             hold,
                             customer,
                             &policy,
-                            ObjectId::new(),
+                            ResourceId::fresh(),
                         )
                         .await
                         .is_ok()

@@ -6,6 +6,7 @@ use bson::oid::ObjectId;
 use bson::DateTime;
 use chrono::Utc;
 
+use super::ResourceId;
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -180,7 +181,7 @@ pub async fn hold_seats(
     showtime_id: ShowtimeId,
     choice: &SeatChoice,
     policy: &HoldPolicy,
-    hold_id: ObjectId,
+    hold_id: ResourceId,
 ) -> Result<HeldSeats, ApiError> {
     let showtime = store
         .showtimes_by_ids(&[showtime_id])
@@ -205,7 +206,11 @@ pub async fn hold_seats(
             ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
         })?;
         let snapshot = Snapshot::new(inventory);
-        if let Some((hold, kinds)) = snapshot.existing_hold(hold_id, channel) {
+        let existing = hold_id
+            .may_exist
+            .then(|| snapshot.existing_hold(hold_id.id, channel))
+            .flatten();
+        if let Some((hold, kinds)) = existing {
             return Ok(HeldSeats {
                 showtime,
                 hold,
@@ -225,7 +230,7 @@ pub async fn hold_seats(
         let now = Utc::now();
         let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
         let hold = HoldDoc {
-            id: hold_id,
+            id: hold_id.id,
             channel: channel.to_owned(),
             seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
             unit_price,

@@ -24,6 +24,25 @@ use crate::store::Store;
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(25);
 
+/// The id an operation gives what it creates, and whether that may exist already: only when a
+/// request takes over a key whose first attempt did not finish. Otherwise the id is new and the
+/// operation need not look for it (no extra query on the hot path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceId {
+    pub id: ObjectId,
+    pub may_exist: bool,
+}
+
+impl ResourceId {
+    /// A new id, of nothing yet.
+    pub fn fresh() -> Self {
+        ResourceId {
+            id: ObjectId::new(),
+            may_exist: false,
+        }
+    }
+}
+
 /// Validates a client's idempotency key: 1 to 100 printable ASCII characters.
 fn validate_key(key: &str) -> Result<(), ApiError> {
     if (1..=100).contains(&key.len()) && key.chars().all(|c| c.is_ascii_graphic()) {
@@ -60,11 +79,11 @@ pub async fn once<T, F, Fut>(
 ) -> Result<T, ApiError>
 where
     T: Serialize + DeserializeOwned,
-    F: Fn(ObjectId) -> Fut,
+    F: Fn(ResourceId) -> Fut,
     Fut: Future<Output = Result<T, ApiError>>,
 {
     let Some(key) = key else {
-        return body(ObjectId::new()).await;
+        return body(ResourceId::fresh()).await;
     };
     validate_key(key)?;
     let record = IdempotencyRecord {
@@ -77,7 +96,11 @@ where
         created_at: DateTime::now(),
     };
     let Some(mut existing) = store.claim_idempotency_key(&record).await? else {
-        return finish(store, &record.id, body(record.resource_id).await).await;
+        let fresh = ResourceId {
+            id: record.resource_id,
+            may_exist: false,
+        };
+        return finish(store, &record.id, body(fresh).await).await;
     };
     if existing.operation != record.operation || existing.request_hash != record.request_hash {
         return Err(ApiError::IdempotencyKeyReused(format!(
@@ -94,7 +117,11 @@ where
                 .take_over_idempotency_key(&record.id, existing.attempt)
                 .await?
         {
-            return finish(store, &record.id, body(existing.resource_id).await).await;
+            let taken_over = ResourceId {
+                id: existing.resource_id,
+                may_exist: true,
+            };
+            return finish(store, &record.id, body(taken_over).await).await;
         }
         tokio::time::sleep(POLL).await;
         existing = store

@@ -12,6 +12,6 @@ mod orders;
 mod sweeper;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
-pub use idempotency::once;
+pub use idempotency::{once, ResourceId};
 pub use orders::{cancel_order, confirm_hold, order_of, Customer};
 pub use sweeper::{run_sweeper, sweep_expired_holds};

@@ -3,6 +3,7 @@
 use bson::oid::ObjectId;
 use bson::DateTime;
 
+use super::ResourceId;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
@@ -59,10 +60,12 @@ pub async fn confirm_hold(
     hold_id: HoldId,
     customer: Customer,
     policy: &HoldPolicy,
-    order_id: ObjectId,
+    order_id: ResourceId,
 ) -> Result<OrderDoc, ApiError> {
-    if let Ok(order) = order_of(store, channel, order_id.into()).await {
-        return Ok(order);
+    if order_id.may_exist {
+        if let Ok(order) = order_of(store, channel, order_id.id.into()).await {
+            return Ok(order);
+        }
     }
     let customer = CustomerDoc {
         name: text::required("customer.name", &customer.name)?,
@@ -98,7 +101,7 @@ pub async fn confirm_hold(
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let order = OrderDoc {
-        id: order_id,
+        id: order_id.id,
         schema_version: SCHEMA_VERSION,
         channel: channel.to_owned(),
         status: OrderStatus::Confirmed,
