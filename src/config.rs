@@ -91,6 +91,10 @@ pub struct SalesArgs {
     /// How often expired holds are returned to sale, in seconds.
     #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15)]
     pub sweep_interval_seconds: u64,
+    /// How often the sales figures catch up with confirmed and cancelled orders, in
+    /// milliseconds.
+    #[arg(long, env = "BOXOFFICE_SALES_INTERVAL_MS", default_value_t = 1000)]
+    pub sales_interval_ms: u64,
 }
 
 impl Default for SalesArgs {
@@ -99,11 +103,20 @@ impl Default for SalesArgs {
             max_seats_per_hold: 6,
             hold_ttl_seconds: 600,
             sweep_interval_seconds: 15,
+            sales_interval_ms: 1000,
         }
     }
 }
 
 impl SalesArgs {
+    /// How often the background tasks run.
+    pub fn intervals(&self) -> crate::booking::Intervals {
+        crate::booking::Intervals {
+            sweep: std::time::Duration::from_secs(self.sweep_interval_seconds.max(1)),
+            sales: std::time::Duration::from_millis(self.sales_interval_ms.max(10)),
+        }
+    }
+
     pub fn hold_policy(&self) -> HoldPolicy {
         HoldPolicy {
             max_seats: self.max_seats_per_hold,

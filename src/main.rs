@@ -50,9 +50,9 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         let loaded = demo::load(&store, &demo::DemoPlan::small(), true).await?;
         print_channel_keys(&loaded);
     }
-    tokio::spawn(booking::run_sweeper(
+    tokio::spawn(booking::run_background(
         store.clone(),
-        std::time::Duration::from_secs(args.sales.sweep_interval_seconds.max(1)),
+        args.sales.intervals(),
     ));
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await

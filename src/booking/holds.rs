@@ -6,7 +6,7 @@ use bson::oid::ObjectId;
 use bson::DateTime;
 use chrono::Utc;
 
-use super::ResourceId;
+use super::{ResourceId, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -174,9 +174,10 @@ impl Snapshot {
 /// Holds seats of a showtime for `channel`: all of them in one atomic update, or none. The hold
 /// gets the id `hold_id`; if a hold of this channel with that id exists already (a retry after
 /// a crash), it is returned instead of holding more.
-#[tracing::instrument(skip(store, policy))]
+#[tracing::instrument(skip(store, locks, policy))]
 pub async fn hold_seats(
     store: &Store,
+    locks: &ShowtimeLocks,
     channel: &str,
     showtime_id: ShowtimeId,
     choice: &SeatChoice,
@@ -196,6 +197,11 @@ pub async fn hold_seats(
             ApiError::forbidden(format!("channel {channel} does not sell this showtime"))
         })?
         .amount;
+    // Best-available requests of this process choose one after another (see `showtime_locks`).
+    let _chooser = match choice {
+        SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await),
+        SeatChoice::Named(_) => None,
+    };
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= DateTime::now() {
             return Err(ApiError::bad_input(

@@ -93,6 +93,7 @@ where
         resource_id: ObjectId::new(),
         attempt: 0,
         outcome: None,
+        abandoned: false,
         created_at: DateTime::now(),
     };
     let Some(mut existing) = store.claim_idempotency_key(&record).await? else {
@@ -100,7 +101,7 @@ where
             id: record.resource_id,
             may_exist: false,
         };
-        return finish(store, &record.id, body(fresh).await).await;
+        return finish(store, &record.id, 0, body(fresh).await).await;
     };
     if existing.operation != record.operation || existing.request_hash != record.request_hash {
         return Err(ApiError::IdempotencyKeyReused(format!(
@@ -112,7 +113,7 @@ where
         if let Some(outcome) = &existing.outcome {
             return replay(outcome);
         }
-        if waiting_since.elapsed() >= WAIT_FOR_FIRST
+        if (existing.abandoned || waiting_since.elapsed() >= WAIT_FOR_FIRST)
             && store
                 .take_over_idempotency_key(&record.id, existing.attempt)
                 .await?
@@ -121,7 +122,8 @@ where
                 id: existing.resource_id,
                 may_exist: true,
             };
-            return finish(store, &record.id, body(taken_over).await).await;
+            let attempt = existing.attempt + 1;
+            return finish(store, &record.id, attempt, body(taken_over).await).await;
         }
         tokio::time::sleep(POLL).await;
         existing = store
@@ -132,15 +134,23 @@ where
 }
 
 /// Stores the answer, unless it is an internal error: then nothing is known of the effect, and
-/// a retry takes the key over (finding what was made through the resource id).
+/// the attempt is marked abandoned so that a retry takes the key over at once (finding what
+/// was made through the resource id). A gateway that dies mid-attempt marks nothing; a retry
+/// then takes over after `WAIT_FOR_FIRST`.
 async fn finish<T: Serialize>(
     store: &Store,
     id: &str,
+    attempt: i32,
     result: Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let outcome = match &result {
         Ok(value) => doc! { "ok": bson::to_bson(value)? },
-        Err(ApiError::Internal(_)) => return result,
+        Err(ApiError::Internal(_)) => {
+            if let Err(error) = store.abandon_idempotency_key(id, attempt).await {
+                tracing::warn!(%error, "could not mark an idempotency key abandoned");
+            }
+            return result;
+        }
         Err(error) => doc! { "error": {
             "code": error.code().as_str(),
             "message": error.client_message(),

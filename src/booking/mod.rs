@@ -9,9 +9,15 @@
 mod holds;
 mod idempotency;
 mod orders;
+mod reconciler;
+mod sales;
+mod showtime_locks;
 mod sweeper;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
 pub use idempotency::{once, ResourceId};
-pub use orders::{cancel_order, confirm_hold, order_of, Customer};
-pub use sweeper::{run_sweeper, sweep_expired_holds};
+pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
+pub use reconciler::{settle_orders, PENDING_GRACE};
+pub use sales::project_sales;
+pub use showtime_locks::ShowtimeLocks;
+pub use sweeper::{run_background, sweep_expired_holds, Intervals};

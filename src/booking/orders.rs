@@ -1,4 +1,6 @@
-//! Confirming a hold into an order, and cancelling an order.
+//! Confirming a hold into an order, cancelling an order, and settling an order a gateway left
+//! between two writes. The inventory document is the authority on which seats an order holds
+//! (invariant 6; the design is in `store::orders`).
 
 use bson::oid::ObjectId;
 use bson::DateTime;
@@ -7,13 +9,15 @@ use super::ResourceId;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
+use crate::domain::paging::{Page, PageRequest};
+use crate::domain::seat::{SeatKind, SeatState};
 use crate::domain::text;
 use crate::error::ApiError;
 use crate::store::documents::{
-    CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SeatInventoryDoc,
-    SCHEMA_VERSION,
+    CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SeatCellDoc,
+    SeatInventoryDoc, SCHEMA_VERSION,
 };
-use crate::store::Store;
+use crate::store::{CrashPoint, Store};
 
 /// Who the tickets are for.
 #[derive(Debug, Clone)]
@@ -34,24 +38,36 @@ fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
     }
 }
 
-fn seat_kind(
-    inventory: &SeatInventoryDoc,
-    label: &str,
-) -> Result<crate::domain::seat::SeatKind, ApiError> {
-    let (row, number) = parse_seat_label(label)?;
+/// Seat `label` of an inventory, if it is a seat of it.
+fn seat_of<'a>(inventory: &'a SeatInventoryDoc, label: &str) -> Option<&'a SeatCellDoc> {
+    let (row, number) = parse_seat_label(label).ok()?;
     inventory
         .seats
-        .get(row)
-        .and_then(|positions| positions.get(number - 1))
-        .and_then(Option::as_ref)
+        .get(row)?
+        .get(number.checked_sub(1)?)?
+        .as_ref()
+}
+
+fn seat_kind(inventory: &SeatInventoryDoc, label: &str) -> Result<SeatKind, ApiError> {
+    seat_of(inventory, label)
         .map(|seat| seat.kind)
         .ok_or_else(|| ApiError::internal(format!("held seat {label} is not in the inventory")))
 }
 
-/// Confirms a live hold of `channel` into an order: its seats become SOLD and the order is
-/// written in one transaction. An expired hold can never be confirmed (HOLD_EXPIRED). The
-/// order gets the id `order_id`; if this channel's order with that id exists already (a retry
-/// after a crash), it is returned.
+/// Stops here, as a gateway killed at `point` would, when a test armed it.
+fn crash_point(store: &Store, point: CrashPoint) -> Result<(), ApiError> {
+    if store.faults().take(point) {
+        Err(ApiError::internal(format!("injected crash at {point:?}")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Confirms a live hold of `channel` into an order. The order is written PENDING, then the
+/// hold's seats are sold to it in one atomic update (the moment it takes effect), then it is
+/// marked CONFIRMED. An expired hold can never be confirmed (HOLD_EXPIRED). The order gets the
+/// id `order_id`; if this channel's order with that id exists already (a retry after a crash),
+/// it is settled and returned, or the confirmation goes on with it.
 #[tracing::instrument(skip(store, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
@@ -63,8 +79,10 @@ pub async fn confirm_hold(
     order_id: ResourceId,
 ) -> Result<OrderDoc, ApiError> {
     if order_id.may_exist {
-        if let Ok(order) = order_of(store, channel, order_id.id.into()).await {
-            return Ok(order);
+        if let Some(earlier) = load_order(store, channel, order_id.id.into()).await? {
+            if let Some(settled) = settle_order(store, earlier).await? {
+                return Ok(settled);
+            }
         }
     }
     let customer = CustomerDoc {
@@ -104,7 +122,7 @@ pub async fn confirm_hold(
         id: order_id.id,
         schema_version: SCHEMA_VERSION,
         channel: channel.to_owned(),
-        status: OrderStatus::Confirmed,
+        status: OrderStatus::Pending,
         hold_id: hold.id,
         showtime: OrderShowtimeDoc {
             id: showtime.id,
@@ -121,10 +139,28 @@ pub async fn confirm_hold(
         customer,
         created_at: DateTime::now(),
         cancelled_at: None,
+        sales_counted: false,
     };
-    if store.confirm_hold(showtime_id, &hold, &order).await? {
+    let mut order = store.insert_pending_order(&order).await?;
+    crash_point(store, CrashPoint::ConfirmBeforeSell)?;
+    if store
+        .sell_hold(showtime_id, &hold, channel, order.id)
+        .await?
+    {
+        crash_point(store, CrashPoint::ConfirmAfterSell)?;
+        let id = OrderId::from(order.id);
+        if !store
+            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+            .await?
+        {
+            // A reconciler settled it first: return what it made of it.
+            return order_of(store, channel, id).await;
+        }
+        order.status = OrderStatus::Confirmed;
         return Ok(order);
     }
+    // Not sold: the order never took effect.
+    store.discard_pending_order(order.id.into()).await?;
     // The hold was live a moment ago: either the database's clock says it has expired, or a
     // concurrent release or confirmation took it.
     let still_there = store
@@ -138,37 +174,133 @@ pub async fn confirm_hold(
     })
 }
 
-/// An order of `channel`; another channel's order is NOT_FOUND.
+/// Order `id` as stored, if it is `channel`'s.
+async fn load_order(
+    store: &Store,
+    channel: &str,
+    id: OrderId,
+) -> Result<Option<OrderDoc>, ApiError> {
+    Ok(store
+        .orders_by_ids(&[id])
+        .await?
+        .pop()
+        .filter(|order| order.channel == channel))
+}
+
+/// Brings an order a gateway left between two writes to where the inventory says it is, and
+/// returns it; None when it is not an order (PENDING whose seats were never sold to it).
+/// - PENDING, seats SOLD under it: the sale happened; it becomes CONFIRMED.
+/// - PENDING, its hold gone and the seats not sold to it: the sale can never happen (a sale
+///   needs the live hold); it is discarded.
+/// - PENDING, its hold still live: a confirmation may be under way; it is left alone.
+/// - CANCELLING: the cancellation was accepted; the seats are given back and it becomes
+///   CANCELLED.
+#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
+pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<OrderDoc>, ApiError> {
+    let id = OrderId::from(order.id);
+    match order.status {
+        OrderStatus::Confirmed | OrderStatus::Cancelled => Ok(Some(order)),
+        OrderStatus::Cancelling => finish_cancel(store, order).await.map(Some),
+        OrderStatus::Pending => {
+            let showtime = ShowtimeId::from(order.showtime.id);
+            let inventory = store.inventory(showtime).await?;
+            let sold = inventory.as_ref().is_some_and(|inventory| {
+                order.seats.iter().any(|seat| {
+                    seat_of(inventory, &seat.label)
+                        .is_some_and(|s| s.state == SeatState::Sold && s.order == Some(order.id))
+                })
+            });
+            if sold {
+                store
+                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+                    .await?;
+                return load_order(store, &order.channel, id).await;
+            }
+            let hold_live = inventory
+                .is_some_and(|inventory| inventory.holds.iter().any(|h| h.id == order.hold_id));
+            if !hold_live {
+                store.discard_pending_order(id).await?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// An order of `channel`; another channel's order, and one that is not an order yet, are
+/// NOT_FOUND.
 pub async fn order_of(
     store: &Store,
     channel: &str,
     order_id: OrderId,
 ) -> Result<OrderDoc, ApiError> {
-    store
-        .orders_by_ids(&[order_id])
+    let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
+    let order = load_order(store, channel, order_id)
         .await?
-        .pop()
-        .filter(|order| order.channel == channel)
-        .ok_or_else(|| ApiError::not_found(format!("no order {order_id} of this channel")))
+        .ok_or_else(not_found)?;
+    settle_order(store, order).await?.ok_or_else(not_found)
 }
 
-/// Cancels a confirmed order of `channel`: its seats are AVAILABLE again.
+/// A page of `channel`'s orders, newest first. PENDING orders are not orders yet and are left
+/// out; one left CANCELLING by a crash is settled before it is shown.
+#[tracing::instrument(skip(store))]
+pub async fn list_orders(
+    store: &Store,
+    channel: &str,
+    page: &PageRequest,
+) -> Result<Page<OrderDoc>, ApiError> {
+    let mut orders = store.list_orders(channel, page).await?;
+    for (_, order) in &mut orders.items {
+        if order.status == OrderStatus::Cancelling {
+            *order = finish_cancel(store, order.clone()).await?;
+        }
+    }
+    Ok(orders)
+}
+
+/// Cancels a confirmed order of `channel`: it is marked CANCELLING, its seats are given back in
+/// one atomic update, and it is marked CANCELLED. An order left CANCELLING by a crash is
+/// finished.
 #[tracing::instrument(skip(store))]
 pub async fn cancel_order(
     store: &Store,
     channel: &str,
     order_id: OrderId,
 ) -> Result<OrderDoc, ApiError> {
-    let order = order_of(store, channel, order_id).await?;
-    if order.status == OrderStatus::Cancelled {
-        return Err(ApiError::bad_input(format!(
-            "order {order_id} is cancelled already"
-        )));
+    let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
+    let cancelled_already =
+        || ApiError::bad_input(format!("order {order_id} is cancelled already"));
+    let mut order = load_order(store, channel, order_id)
+        .await?
+        .ok_or_else(not_found)?;
+    if order.status == OrderStatus::Pending {
+        order = settle_order(store, order).await?.ok_or_else(not_found)?;
     }
-    if !store.cancel_order(&order).await? {
-        return Err(ApiError::bad_input(format!(
-            "order {order_id} is cancelled already"
-        )));
+    match order.status {
+        OrderStatus::Cancelled => Err(cancelled_already()),
+        OrderStatus::Cancelling => finish_cancel(store, order).await,
+        OrderStatus::Confirmed | OrderStatus::Pending => {
+            if !store
+                .set_order_status(order_id, OrderStatus::Confirmed, OrderStatus::Cancelling)
+                .await?
+            {
+                return Err(cancelled_already());
+            }
+            crash_point(store, CrashPoint::CancelBeforeFree)?;
+            finish_cancel(store, order).await
+        }
     }
-    order_of(store, channel, order_id).await
+}
+
+/// The rest of a cancellation once the order says CANCELLING: its seats back (unless that was
+/// done already), then CANCELLED.
+async fn finish_cancel(store: &Store, order: OrderDoc) -> Result<OrderDoc, ApiError> {
+    store.free_sold_seats(&order).await?;
+    crash_point(store, CrashPoint::CancelAfterFree)?;
+    let id = OrderId::from(order.id);
+    store
+        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled)
+        .await?;
+    load_order(store, &order.channel, id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("order {id} vanished while cancelled")))
 }

@@ -1,4 +1,5 @@
-//! The sweeper: returns the seats of expired holds to sale. A seat of an expired hold is free
+//! The sweeper, and the loop that runs the background tasks. The sweeper returns the seats of
+//! expired holds to sale. A seat of an expired hold is free
 //! to the next hold at once anyway (a hold expires what it takes); the sweeper makes the seat
 //! map show it, within one sweep interval.
 
@@ -6,6 +7,8 @@ use std::time::Duration;
 
 use bson::DateTime;
 
+use super::reconciler::{settle_orders, PENDING_GRACE};
+use super::sales::project_sales;
 use crate::error::ApiError;
 use crate::store::Store;
 
@@ -36,17 +39,48 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
     }
 }
 
-/// Sweeps every `interval` until the process ends; errors are logged and the next pass tries
+/// How often each background task runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Intervals {
+    /// Expired holds are swept and unsettled orders settled this often.
+    pub sweep: Duration,
+    /// The sales figures catch up with the orders this often.
+    pub sales: Duration,
+}
+
+/// Runs the background tasks until the process ends: the sweeper and the reconciler every
+/// `sweep`, the sales projection every `sales`. Errors are logged and the next pass tries
 /// again.
-pub async fn run_sweeper(store: Store, interval: Duration) {
-    let mut ticks = tokio::time::interval(interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
+pub async fn run_background(store: Store, intervals: Intervals) {
+    let sweeper = every(intervals.sweep, || async {
         match sweep_expired_holds(&store).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
         }
+        match settle_orders(&store, PENDING_GRACE).await {
+            Ok(0) => {}
+            Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
+            Err(error) => tracing::warn!(%error, "settling orders failed"),
+        }
+    });
+    let sales = every(intervals.sales, || async {
+        if let Err(error) = project_sales(&store).await {
+            tracing::warn!(%error, "projecting sales failed");
+        }
+    });
+    futures::join!(sweeper, sales);
+}
+
+async fn every<F, Fut>(interval: Duration, mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        pass().await;
     }
 }

@@ -3,7 +3,10 @@
 
 use async_graphql::{Context, Request};
 
+use std::sync::Arc;
+
 use super::loaders::Loaders;
+use crate::booking::ShowtimeLocks;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::error::ApiError;
@@ -29,10 +32,11 @@ impl Caller {
 }
 
 /// Settings every request of a gateway shares.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RequestSettings {
     pub pages: PageLimits,
     pub hold_policy: HoldPolicy,
+    pub showtime_locks: Arc<ShowtimeLocks>,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -48,6 +52,7 @@ pub fn prepare(
         .data(Loaders::new(store))
         .data(settings.pages)
         .data(settings.hold_policy)
+        .data(settings.showtime_locks)
         .data(caller.clone())
 }
 

@@ -7,10 +7,13 @@ mod graphql_route;
 mod health;
 mod playground;
 
+use std::sync::Arc;
+
 use axum::routing::{get, post};
 use axum::Router;
 use tower_http::trace::TraceLayer;
 
+use crate::booking::ShowtimeLocks;
 use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
 use crate::graphql::{self, AppSchema, RequestSettings};
@@ -23,6 +26,8 @@ pub struct AppState {
     pub store: Store,
     pub limits: Limits,
     pub hold_policy: HoldPolicy,
+    /// Shared by every request of this process.
+    pub showtime_locks: Arc<ShowtimeLocks>,
 }
 
 impl AppState {
@@ -32,6 +37,7 @@ impl AppState {
             store,
             limits,
             hold_policy,
+            showtime_locks: Arc::default(),
         }
     }
 
@@ -40,6 +46,7 @@ impl AppState {
         RequestSettings {
             pages: self.limits.pages(),
             hold_policy: self.hold_policy,
+            showtime_locks: Arc::clone(&self.showtime_locks),
         }
     }
 }

@@ -107,8 +107,8 @@ pub struct MovieDoc {
     pub poster_url: String,
     /// The 10 latest reviews, newest first.
     pub recent_reviews: Vec<ReviewDoc>,
-    /// Tickets sold and revenue, moved in the same transaction as every order (computed
-    /// pattern).
+    /// Tickets sold and revenue of the confirmed orders (computed pattern, kept by the sales
+    /// projection).
     #[serde(default)]
     pub sales: SalesDoc,
 }
@@ -123,8 +123,8 @@ pub struct SalesDoc {
     pub orders: i64,
 }
 
-/// `cinema_sales_hourly`: one document per cinema per hour of sale (bucket pattern), moved in
-/// the same transaction as the orders sold in that hour (and back when they are cancelled).
+/// `cinema_sales_hourly`: one document per cinema per hour of sale (bucket pattern), kept by the
+/// sales projection from the orders sold in that hour (and back when they are cancelled).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HourlySalesDoc {
@@ -354,11 +354,18 @@ pub struct CustomerDoc {
     pub contact: String,
 }
 
-/// An order's life: CONFIRMED when its seats are sold, CANCELLED when they are given back.
+/// An order's life. The inventory document is the authority on its seats; PENDING and
+/// CANCELLING are the moments between an order's two writes (see `store::orders`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
+    /// Written, its seats not sold to it yet: not an order until they are.
+    Pending,
+    /// Its seats are SOLD under it.
     Confirmed,
+    /// Cancelled; its seats are being given back.
+    Cancelling,
+    /// Cancelled; its seats were given back.
     Cancelled,
 }
 
@@ -381,6 +388,10 @@ pub struct OrderDoc {
     pub created_at: DateTime,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at: Option<DateTime>,
+    /// Whether the sales figures (the movie's totals, the cinema's hourly bucket) count this
+    /// order: the projection makes it true for CONFIRMED orders and false for CANCELLED ones.
+    #[serde(default)]
+    pub sales_counted: bool,
 }
 
 /// Converts between domain ids and ObjectIds.

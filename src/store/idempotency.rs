@@ -30,6 +30,10 @@ pub struct IdempotencyRecord {
     pub attempt: i32,
     /// The stored answer once the operation finished; `None` while it runs.
     pub outcome: Option<Document>,
+    /// Set when the attempt at `attempt` failed without knowing its effect (an internal
+    /// error): a retry may take the key over at once instead of waiting for it.
+    #[serde(default)]
+    pub abandoned: bool,
     pub created_at: DateTime,
 }
 
@@ -74,10 +78,22 @@ impl Store {
             .collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
             .update_one(
                 doc! { "_id": id, "attempt": attempt, "outcome": null },
-                doc! { "$inc": { "attempt": 1 } },
+                doc! { "$inc": { "attempt": 1 }, "$set": { "abandoned": false } },
             )
             .await?;
         Ok(result.modified_count == 1)
+    }
+
+    /// Marks the attempt at `attempt` of a key as given up (it failed without knowing its
+    /// effect), unless it finished or was taken over meanwhile.
+    pub async fn abandon_idempotency_key(&self, id: &str, attempt: i32) -> Result<(), ApiError> {
+        self.collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
+            .update_one(
+                doc! { "_id": id, "attempt": attempt, "outcome": null },
+                doc! { "$set": { "abandoned": true } },
+            )
+            .await?;
+        Ok(())
     }
 
     /// Stores the answer of a key's operation.

@@ -100,6 +100,12 @@ fn wanted() -> Vec<Wanted> {
             doc! { "channel": 1, "createdAt": -1, "_id": -1 },
             "channel_newest",
         ),
+        // The reconciler's and the sales projection's searches for orders to settle or count.
+        index(
+            ORDERS,
+            doc! { "status": 1, "salesCounted": 1 },
+            "status_sales",
+        ),
         Wanted {
             expire_after: Some(std::time::Duration::from_secs(
                 super::idempotency::KEEP_SECONDS,

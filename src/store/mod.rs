@@ -9,6 +9,7 @@ mod channels;
 mod cinemas;
 mod command_log;
 pub mod documents;
+mod faults;
 mod filters;
 mod halls;
 mod holds;
@@ -19,6 +20,8 @@ mod movies;
 mod orders;
 mod sales;
 mod showtimes;
+mod sold_seats;
+mod transactions;
 
 use std::sync::Arc;
 
@@ -29,8 +32,8 @@ use mongodb::{Client, Collection, Database};
 pub use catalogue_writes::CatalogueBatch;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
+pub use faults::{CrashPoint, Faults};
 pub use movies::MovieFilter;
-pub use orders::Faults;
 pub use showtimes::ShowtimeFilter;
 
 use crate::error::ApiError;

@@ -1,9 +1,19 @@
-//! `cinema_sales_hourly`: a cinema's sales per hour (bucket pattern).
+//! Sales figures: each movie's totals (computed pattern, in `movies.sales`) and each cinema's
+//! hourly buckets (`cinema_sales_hourly`, bucket pattern), and the projection that keeps them.
+//!
+//! The projection is exact: one transaction moves the figures by a batch of orders and flips
+//! those orders' `salesCounted`, so an order is counted once, whatever crashes or concurrent
+//! projectors. It runs apart from the confirmations because every confirmation of a movie
+//! would otherwise write that movie's one document, a hot spot whose transactions abort each
+//! other; a batch writes it once.
 
+use std::collections::BTreeMap;
+
+use bson::oid::ObjectId;
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::documents::{HourlySalesDoc, ObjectIdExt};
+use super::documents::{HourlySalesDoc, ObjectIdExt, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
 use crate::domain::ids::CinemaId;
 use crate::domain::paging::{Page, PageRequest};
@@ -44,6 +54,133 @@ impl Store {
             },
             |bucket: &HourlySalesDoc| HourKey(bucket.hour.timestamp_millis()),
         )
+        .await
+    }
+}
+
+/// How much a batch of orders moves one figure.
+#[derive(Debug, Default, Clone, Copy)]
+struct Delta {
+    tickets: i64,
+    revenue: i64,
+    orders: i64,
+}
+
+impl Delta {
+    fn add(&mut self, order: &OrderDoc, sign: i64) {
+        self.tickets += sign * order.seats.len() as i64;
+        self.revenue += sign * order.total;
+        self.orders += sign;
+    }
+}
+
+/// The start of the hour of `at`, in epoch milliseconds.
+fn hour_of(at: DateTime) -> i64 {
+    let millis = at.timestamp_millis();
+    millis - millis.rem_euclid(3_600_000)
+}
+
+impl Store {
+    /// Orders the sales figures do not reflect yet: CONFIRMED and not counted, or CANCELLED and
+    /// still counted. At most `limit` (index `status_sales`).
+    #[tracing::instrument(skip(self))]
+    pub async fn orders_to_project(&self, limit: usize) -> Result<Vec<OrderDoc>, ApiError> {
+        let filter = doc! { "$or": [
+            { "status": "CONFIRMED", "salesCounted": false },
+            { "status": "CANCELLED", "salesCounted": true },
+        ] };
+        self.find_limited(names::ORDERS, filter, None, limit).await
+    }
+
+    /// Moves the sales figures by `orders` (as `orders_to_project` returned them) and marks them
+    /// counted or uncounted, in one transaction. False, and nothing changed, when one of them
+    /// changed meanwhile (a cancellation, another projector): the next pass sees it again.
+    #[tracing::instrument(skip(self, orders), fields(orders = orders.len()))]
+    pub async fn project_sales(&self, orders: &[OrderDoc]) -> Result<bool, ApiError> {
+        let mut movies: BTreeMap<ObjectId, Delta> = BTreeMap::new();
+        let mut buckets: BTreeMap<(ObjectId, i64), Delta> = BTreeMap::new();
+        let (mut counted, mut uncounted) = (Vec::new(), Vec::new());
+        for order in orders {
+            let sign = match (order.status, order.sales_counted) {
+                (OrderStatus::Confirmed, false) => {
+                    counted.push(order.id);
+                    1
+                }
+                (OrderStatus::Cancelled, true) => {
+                    uncounted.push(order.id);
+                    -1
+                }
+                _ => continue,
+            };
+            movies
+                .entry(order.showtime.movie_id)
+                .or_default()
+                .add(order, sign);
+            let bucket = (order.showtime.cinema_id, hour_of(order.created_at));
+            buckets.entry(bucket).or_default().add(order, sign);
+        }
+        if counted.is_empty() && uncounted.is_empty() {
+            return Ok(true);
+        }
+        let flips = [
+            (counted, "CONFIRMED", false),
+            (uncounted, "CANCELLED", true),
+        ];
+        self.in_transaction(|store, session| {
+            let (flips, movies, buckets) = (flips.clone(), movies.clone(), buckets.clone());
+            Box::pin(async move {
+                let orders = store.collection::<Document>(names::ORDERS);
+                for (ids, status, was) in flips.iter().filter(|flip| !flip.0.is_empty()) {
+                    let (status, was) = (*status, *was);
+                    let flipped = orders
+                        .update_many(
+                            doc! { "_id": { "$in": ids }, "status": status, "salesCounted": was },
+                            doc! { "$set": { "salesCounted": !was } },
+                        )
+                        .session(&mut *session)
+                        .await?;
+                    if flipped.modified_count != ids.len() as u64 {
+                        return Ok(false);
+                    }
+                }
+                for (movie, delta) in &movies {
+                    store
+                        .collection::<Document>(names::MOVIES)
+                        .update_one(
+                            doc! { "_id": movie },
+                            doc! { "$inc": {
+                                "sales.tickets": delta.tickets,
+                                "sales.revenue": delta.revenue,
+                                "sales.orders": delta.orders,
+                            } },
+                        )
+                        .session(&mut *session)
+                        .await?;
+                }
+                for ((cinema, hour), delta) in &buckets {
+                    store
+                        .collection::<Document>(names::CINEMA_SALES_HOURLY)
+                        .update_one(
+                            doc! { "_id": format!("{cinema}:{hour}") },
+                            doc! {
+                                "$inc": {
+                                    "tickets": delta.tickets,
+                                    "revenue": delta.revenue,
+                                    "orders": delta.orders,
+                                },
+                                "$setOnInsert": {
+                                    "cinemaId": cinema,
+                                    "hour": DateTime::from_millis(*hour),
+                                },
+                            },
+                        )
+                        .upsert(true)
+                        .session(&mut *session)
+                        .await?;
+                }
+                Ok(true)
+            })
+        })
         .await
     }
 }

@@ -200,6 +200,7 @@ pub fn global_id(kind: &str, id: ObjectId) -> String {
         "Movie" => GlobalId::Movie(MovieId(bytes)),
         "Review" => GlobalId::Review(ReviewId(bytes)),
         "Showtime" => GlobalId::Showtime(ShowtimeId(bytes)),
+        "Order" => GlobalId::Order(OrderId(bytes)),
         other => panic!("no such kind {other}"),
     }
     .encode()

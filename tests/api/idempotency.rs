@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures::future::join_all;
 use serde_json::{json, Value};
 
-use crate::holds::{sale, Sale};
+use crate::sale::{sale, Sale};
 
 const HOLD: &str =
     "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) { id seats { label } } }";

@@ -2,6 +2,7 @@
 
 mod channels;
 mod cinemas;
+mod crashes;
 mod fixtures;
 mod helpers;
 mod holds;
@@ -11,5 +12,7 @@ mod movies;
 mod orders;
 mod playground;
 mod round_trips;
+mod sale;
+mod sales;
 mod schema_file;
 mod showtimes;

@@ -1,8 +1,10 @@
 //! Holding and releasing seats.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking::{self, SeatChoice};
+use crate::booking::{self, SeatChoice, ShowtimeLocks};
 use crate::domain::global_id;
 use crate::domain::holds::HoldPolicy;
 use crate::error::ApiError;
@@ -65,9 +67,10 @@ impl HoldMutation {
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let store = ctx.store();
+        let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
         let held = booking::once(store, channel, key, "holdSeats", &input, |hold_id| {
-            booking::hold_seats(store, channel, showtime, &choice, policy, hold_id)
+            booking::hold_seats(store, locks, channel, showtime, &choice, policy, hold_id)
         })
         .await?;
         Ok(Hold::from(held))

@@ -40,7 +40,7 @@ impl OrderQuery {
     ) -> Result<Connection<String, Order>, ApiError> {
         let channel = ctx.calling_channel("reading orders")?;
         let page = ctx.page(first, after)?;
-        let orders = ctx.store().list_orders(channel, &page).await?;
+        let orders = booking::list_orders(ctx.store(), channel, &page).await?;
         Ok(connection(orders, Order))
     }
 }

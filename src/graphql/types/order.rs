@@ -6,11 +6,11 @@ use chrono::{DateTime, Utc};
 use super::money::Money;
 use super::seat_map::SeatKind;
 use crate::domain::global_id::GlobalId;
+use crate::error::ApiError;
 use crate::store::documents::{self, OrderDoc};
 
 /// Where an order is in its life.
 #[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
-#[graphql(remote = "crate::store::documents::OrderStatus")]
 pub enum OrderStatus {
     /// Its seats are sold.
     Confirmed,
@@ -72,8 +72,16 @@ impl Order {
     }
 
     /// CONFIRMED, or CANCELLED.
-    async fn status(&self) -> OrderStatus {
-        self.0.status.into()
+    async fn status(&self) -> Result<OrderStatus, ApiError> {
+        match self.0.status {
+            documents::OrderStatus::Confirmed => Ok(OrderStatus::Confirmed),
+            documents::OrderStatus::Cancelled => Ok(OrderStatus::Cancelled),
+            // The booking layer settles an order before it is shown.
+            unsettled => Err(ApiError::internal(format!(
+                "order {} reached the API unsettled ({unsettled:?})",
+                self.0.id
+            ))),
+        }
     }
 
     /// The channel that sold it.

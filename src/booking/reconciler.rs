@@ -1,0 +1,32 @@
+//! The reconciler: settles orders a gateway left between two writes (PENDING or CANCELLING),
+//! from the inventory document, which is the authority on an order's seats (invariant 6).
+
+use std::time::Duration;
+
+use bson::DateTime;
+
+use super::orders::settle_order;
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// A PENDING order this young may belong to a confirmation still under way: leave it to that
+/// request. (Settling it would be safe anyway: a PENDING order is only discarded once its hold
+/// is gone, when no sale to it can happen; this only saves work.)
+pub const PENDING_GRACE: Duration = Duration::from_secs(60);
+
+/// Orders looked at per pass.
+const BATCH: usize = 500;
+
+/// Settles the orders left PENDING (for longer than `grace`) or CANCELLING; returns how many
+/// were looked at.
+#[tracing::instrument(skip(store))]
+pub async fn settle_orders(store: &Store, grace: Duration) -> Result<usize, ApiError> {
+    let grace = i64::try_from(grace.as_millis()).unwrap_or(i64::MAX);
+    let before = DateTime::from_millis(DateTime::now().timestamp_millis().saturating_sub(grace));
+    let unsettled = store.unsettled_orders(before, BATCH).await?;
+    let count = unsettled.len();
+    for order in unsettled {
+        settle_order(store, order).await?;
+    }
+    Ok(count)
+}

@@ -1,0 +1,25 @@
+//! The sales projection: moves each movie's totals and each cinema's hourly bucket by the
+//! orders confirmed or cancelled since its last pass, exactly once per order.
+
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// Orders counted per transaction.
+const BATCH: usize = 500;
+
+/// Brings the sales figures up to date with the orders; returns how many orders it counted or
+/// uncounted. An order that changes during a pass is left to the next.
+#[tracing::instrument(skip(store))]
+pub async fn project_sales(store: &Store) -> Result<usize, ApiError> {
+    let mut projected = 0;
+    loop {
+        let orders = store.orders_to_project(BATCH).await?;
+        if orders.is_empty() || !store.project_sales(&orders).await? {
+            return Ok(projected);
+        }
+        projected += orders.len();
+        if orders.len() < BATCH {
+            return Ok(projected);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! A small sale for the booking tests, and the checks of the seat invariants they share.
+
+use std::collections::{HashMap, HashSet};
+
+use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::domain::ids::ShowtimeId;
+use boxoffice::domain::seat::{SeatCounts, SeatState};
+use boxoffice::store::documents::SeatInventoryDoc;
+use serde_json::{json, Value};
+
+use crate::fixtures::{global_id, Catalogue};
+use crate::helpers::TestApp;
+
+pub const HOLD: &str = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
+    id channel expiresAt seats { label kind price { amount } } total { amount currency } } }";
+const ORDERS_PAGE: &str = "query ($after: String) { orders(first: 100, after: $after) {
+    edges { node { id status seats { label } } } pageInfo { hasNextPage endCursor } } }";
+
+pub struct Sale {
+    pub app: TestApp,
+    pub maoyan: String,
+    pub wechat: String,
+    pub showtime: String,
+    pub showtime_id: ShowtimeId,
+}
+
+/// A 3-row hall (A: 6 seats, B: 3 + aisle + 3, C: 4 couple seats) on sale on maoyan (¥40) and
+/// wechat (¥38), starting in 2 hours.
+pub async fn sale_with(policy: HoldPolicy) -> Sale {
+    let app = TestApp::spawn_with_policy(Limits::default(), policy).await;
+    let mut catalogue = Catalogue::default();
+    let maoyan = catalogue.channel("maoyan", "猫眼电影");
+    let wechat = catalogue.channel("wechat", "微信电影票");
+    catalogue.channel("taopiaopiao", "淘票票");
+    let cinema = catalogue.cinema("影城", "上海", 31.2, 121.4);
+    let hall = catalogue.hall(&cinema, "1号厅", &["SSSSSS", "SSS_SSS", "CCCC"]);
+    let movie = catalogue.movie("电影", &["剧情"]);
+    let showtime = catalogue.showtime(
+        &cinema,
+        &hall,
+        &movie,
+        2,
+        &[("maoyan", 4000), ("wechat", 3800)],
+    );
+    catalogue.insert(&app).await;
+    Sale {
+        app,
+        maoyan: maoyan.as_str().to_owned(),
+        wechat: wechat.as_str().to_owned(),
+        showtime: global_id("Showtime", showtime.id),
+        showtime_id: showtime.id.into(),
+    }
+}
+
+pub async fn sale() -> Sale {
+    sale_with(SalesArgs::default().hold_policy()).await
+}
+
+impl Sale {
+    pub async fn hold(&self, key: &str, seats: &[&str]) -> crate::helpers::GqlResponse {
+        let input = json!({ "showtimeId": self.showtime, "seats": seats });
+        self.app
+            .graphql_as(key, HOLD, json!({ "input": input }))
+            .await
+    }
+
+    pub async fn inventory(&self) -> SeatInventoryDoc {
+        self.app
+            .store
+            .inventory(self.showtime_id)
+            .await
+            .unwrap()
+            .unwrap()
+    }
+
+    /// Checks invariants 2 and 5 on the stored inventory; returns (label, state) of every seat.
+    pub async fn check_invariants(&self) -> Vec<(String, SeatState)> {
+        let inventory = self.inventory().await;
+        let mut seats = Vec::new();
+        let mut claimed = HashSet::new();
+        for hold in &inventory.holds {
+            for label in &hold.seats {
+                assert!(claimed.insert(label.clone()), "{label} is in two holds");
+            }
+        }
+        for (row, positions) in &inventory.seats {
+            for (column, cell) in positions.iter().enumerate() {
+                let Some(cell) = cell else { continue };
+                let label = format!("{row}{}", column + 1);
+                match cell.state {
+                    SeatState::Held => {
+                        let hold = inventory.holds.iter().find(|h| Some(h.id) == cell.hold);
+                        let hold =
+                            hold.unwrap_or_else(|| panic!("{label} is held by no live hold"));
+                        assert!(hold.seats.contains(&label), "{label} is not in its hold");
+                    }
+                    _ => assert!(
+                        !claimed.contains(&label),
+                        "{label} is in a hold but not HELD"
+                    ),
+                }
+                seats.push((label, cell.state));
+            }
+        }
+        let tally = SeatCounts::tally(seats.iter().map(|(_, state)| *state));
+        assert_eq!(inventory.counts, tally, "counts agree with the seats");
+        assert_eq!(tally.total(), inventory.capacity as u32);
+        seats
+    }
+
+    pub async fn states(&self, labels: &[&str]) -> Vec<SeatState> {
+        let seats = self.check_invariants().await;
+        labels
+            .iter()
+            .map(|l| seats.iter().find(|(label, _)| label == l).unwrap().1)
+            .collect()
+    }
+}
+
+impl Sale {
+    /// Every order of the channel with API key `key`, through the API (all pages).
+    pub async fn all_orders(&self, key: &str) -> Vec<Value> {
+        let mut orders = Vec::new();
+        let mut after = Value::Null;
+        loop {
+            let page = self
+                .app
+                .graphql_as(key, ORDERS_PAGE, json!({ "after": after }))
+                .await;
+            let connection = &page.data()["orders"];
+            for edge in connection["edges"].as_array().unwrap() {
+                orders.push(edge["node"].clone());
+            }
+            if connection["pageInfo"]["hasNextPage"] != true {
+                return orders;
+            }
+            after = connection["pageInfo"]["endCursor"].clone();
+        }
+    }
+
+    /// Checks invariant 6 as the channels see it: every CONFIRMED order's seats are SOLD under
+    /// it, and every SOLD seat belongs to a CONFIRMED order that lists it. Returns the
+    /// confirmed orders by id.
+    pub async fn check_orders_agree_with_seats(&self) -> HashMap<String, Value> {
+        let mut confirmed = HashMap::new();
+        for key in [&self.maoyan, &self.wechat] {
+            for order in self.all_orders(key).await {
+                if order["status"] == "CONFIRMED" {
+                    confirmed.insert(order["id"].as_str().unwrap().to_owned(), order);
+                }
+            }
+        }
+        let inventory = self.inventory().await;
+        let mut sold_to: HashMap<String, Vec<String>> = HashMap::new();
+        for (row, positions) in &inventory.seats {
+            for (column, cell) in positions.iter().enumerate() {
+                let Some(cell) = cell.as_ref().filter(|c| c.state == SeatState::Sold) else {
+                    continue;
+                };
+                let label = format!("{row}{}", column + 1);
+                let order = cell
+                    .order
+                    .unwrap_or_else(|| panic!("{label} is SOLD to no order"));
+                sold_to
+                    .entry(global_id("Order", order))
+                    .or_default()
+                    .push(label);
+            }
+        }
+        for (id, order) in &confirmed {
+            let mut labels: Vec<String> = order["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|seat| seat["label"].as_str().unwrap().to_owned())
+                .collect();
+            labels.sort();
+            let mut sold = sold_to.remove(id).unwrap_or_default();
+            sold.sort();
+            assert_eq!(labels, sold, "order {id}'s seats are SOLD under it");
+        }
+        assert!(
+            sold_to.is_empty(),
+            "seats SOLD to no confirmed order: {sold_to:?}"
+        );
+        confirmed
+    }
+}
