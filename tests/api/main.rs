@@ -11,6 +11,7 @@ mod limits;
 mod movies;
 mod orders;
 mod playground;
+mod races;
 mod round_trips;
 mod sale;
 mod sales;

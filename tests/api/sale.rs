@@ -28,13 +28,18 @@ pub struct Sale {
 /// A 3-row hall (A: 6 seats, B: 3 + aisle + 3, C: 4 couple seats) on sale on maoyan (¥40) and
 /// wechat (¥38), starting in 2 hours.
 pub async fn sale_with(policy: HoldPolicy) -> Sale {
+    sale_in_hall(policy, &["SSSSSS", "SSS_SSS", "CCCC"]).await
+}
+
+/// The same sale in a hall of `rows` (`S` standard, `C` couple, `_` aisle).
+pub async fn sale_in_hall(policy: HoldPolicy, rows: &[&str]) -> Sale {
     let app = TestApp::spawn_with_policy(Limits::default(), policy).await;
     let mut catalogue = Catalogue::default();
     let maoyan = catalogue.channel("maoyan", "猫眼电影");
     let wechat = catalogue.channel("wechat", "微信电影票");
     catalogue.channel("taopiaopiao", "淘票票");
     let cinema = catalogue.cinema("影城", "上海", 31.2, 121.4);
-    let hall = catalogue.hall(&cinema, "1号厅", &["SSSSSS", "SSS_SSS", "CCCC"]);
+    let hall = catalogue.hall(&cinema, "1号厅", rows);
     let movie = catalogue.movie("电影", &["剧情"]);
     let showtime = catalogue.showtime(
         &cinema,
@@ -168,6 +173,7 @@ impl Sale {
                     .push(label);
             }
         }
+        let mut seen = HashSet::new();
         for (id, order) in &confirmed {
             let mut labels: Vec<String> = order["seats"]
                 .as_array()
@@ -176,6 +182,9 @@ impl Sale {
                 .map(|seat| seat["label"].as_str().unwrap().to_owned())
                 .collect();
             labels.sort();
+            for label in &labels {
+                assert!(seen.insert(label.clone()), "{label} is in two orders");
+            }
             let mut sold = sold_to.remove(id).unwrap_or_default();
             sold.sort();
             assert_eq!(labels, sold, "order {id}'s seats are SOLD under it");
