@@ -54,6 +54,7 @@ async fn catalogue(store: &Store, showtimes: usize) -> anyhow::Result<(Vec<Showt
         schema_version: SCHEMA_VERSION,
         name: "bench".into(),
         api_key_hash: key.hash(),
+        rate_limit: None,
     });
     let cinema = ObjectId::new();
     let layout = HallLayout {

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::PageLimits;
+use crate::domain::rate_limit::RateLimit;
 use crate::graphql::QueryLimits;
 
 /// Boxoffice: a GraphQL gateway for cinema ticketing on MongoDB.
@@ -41,6 +42,13 @@ pub enum ChannelCommand {
         /// Its display name, e.g. "猫眼电影".
         #[arg(long)]
         name: String,
+        /// Its own rate limit, in operations a second (default: the gateway's
+        /// `--channel-requests-per-second`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        requests_per_second: Option<u32>,
+        /// Its own burst (default: twice its `--requests-per-second`).
+        #[arg(long, requires = "requests_per_second", value_parser = clap::value_parser!(u32).range(1..))]
+        burst: Option<u32>,
     },
 }
 
@@ -143,6 +151,13 @@ pub struct Limits {
     /// Most operations in one batched request.
     #[arg(long, env = "BOXOFFICE_MAX_BATCH", default_value_t = 10)]
     pub max_batch: usize,
+    /// Operations a second a channel may run on average, per gateway process, unless its
+    /// record sets its own limit.
+    #[arg(long, env = "BOXOFFICE_CHANNEL_REQUESTS_PER_SECOND", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub channel_requests_per_second: u32,
+    /// Operations a channel may run at once after a quiet spell.
+    #[arg(long, env = "BOXOFFICE_CHANNEL_BURST", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub channel_burst: u32,
 }
 
 impl Default for Limits {
@@ -153,6 +168,8 @@ impl Default for Limits {
             max_page_size: 100,
             max_body_bytes: 64 * 1024,
             max_batch: 10,
+            channel_requests_per_second: 1000,
+            channel_burst: 2000,
         }
     }
 }
@@ -162,6 +179,14 @@ impl Limits {
         QueryLimits {
             max_depth: self.max_depth,
             max_complexity: self.max_complexity,
+        }
+    }
+
+    /// The default rate limit of a channel.
+    pub fn channel_rate(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.channel_requests_per_second,
+            burst: self.channel_burst,
         }
     }
 

@@ -50,6 +50,7 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     NotFound,
     QueryTooComplex,
+    RateLimited,
     Internal,
 }
 
@@ -64,6 +65,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
+            ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -5,6 +5,7 @@ use std::time::Instant;
 use anyhow::Context;
 use boxoffice::config::{ChannelCommand, Cli, Command, DemoArgs, ServeArgs};
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
+use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
 use boxoffice::{app, booking, demo, graphql, AppState};
 use clap::Parser;
@@ -25,9 +26,18 @@ async fn main() -> anyhow::Result<()> {
             let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
             serve(store, args).await
         }
-        Command::Channel(ChannelCommand::Create { code, name }) => {
+        Command::Channel(ChannelCommand::Create {
+            code,
+            name,
+            requests_per_second,
+            burst,
+        }) => {
             let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
-            create_channel(&store, &code, &name).await
+            let rate_limit = requests_per_second.map(|per_second| RateLimit {
+                per_second,
+                burst: burst.unwrap_or(per_second.saturating_mul(2)),
+            });
+            create_channel(&store, &code, &name, rate_limit).await
         }
         Command::Demo(args) => {
             let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
@@ -100,10 +110,17 @@ async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn create_channel(store: &Store, code: &str, name: &str) -> anyhow::Result<()> {
+async fn create_channel(
+    store: &Store,
+    code: &str,
+    name: &str,
+    rate_limit: Option<RateLimit>,
+) -> anyhow::Result<()> {
     validate_channel_code(code)?;
     let key = ApiKey::generate(&mut rand::rng());
-    store.create_channel(code, name, key.hash()).await?;
+    store
+        .create_channel(code, name, key.hash(), rate_limit)
+        .await?;
     println!(
         "created channel `{code}` ({name}). Its API key, shown this once:\n\n  {}\n",
         key.as_str()

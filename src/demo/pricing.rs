@@ -60,6 +60,7 @@ pub fn channel_docs(seed: u64) -> Vec<ChannelDoc> {
             schema_version: SCHEMA_VERSION,
             name: name.to_owned(),
             api_key_hash: demo_key(seed, code).hash(),
+            rate_limit: None,
         })
         .collect()
 }

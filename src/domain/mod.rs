@@ -13,6 +13,7 @@ pub mod ids;
 pub mod layout;
 pub mod money;
 pub mod paging;
+pub mod rate_limit;
 pub mod seat;
 pub mod text;
 pub mod time_range;

@@ -9,6 +9,7 @@ use super::loaders::Loaders;
 use crate::booking::ShowtimeLocks;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
+use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
 use crate::store::Store;
 
@@ -17,16 +18,22 @@ use crate::store::Store;
 pub struct Caller {
     /// The code of the calling sales channel; `None` for an anonymous caller.
     pub channel: Option<String>,
+    /// The channel's own rate limit, if its record sets one.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Caller {
     pub fn anonymous() -> Self {
-        Caller { channel: None }
+        Caller {
+            channel: None,
+            rate_limit: None,
+        }
     }
 
     pub fn channel(code: String) -> Self {
         Caller {
             channel: Some(code),
+            rate_limit: None,
         }
     }
 }

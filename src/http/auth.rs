@@ -23,7 +23,10 @@ pub async fn authenticate(store: &Store, headers: &HeaderMap) -> Result<Caller, 
         .ok_or_else(|| ApiError::unauthenticated("use `Authorization: Bearer <API key>`"))?;
     let key = ApiKey::parse(token.trim())?;
     match store.channel_by_key_hash(&key.hash()).await? {
-        Some(channel) => Ok(Caller::channel(channel.code)),
+        Some(channel) => Ok(Caller {
+            rate_limit: channel.rate_limit.map(Into::into),
+            ..Caller::channel(channel.code)
+        }),
         None => Err(ApiError::unauthenticated("unknown API key")),
     }
 }

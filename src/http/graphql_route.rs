@@ -2,6 +2,8 @@
 //! operation or a batch within the batch limit, and runs it. Limit and parse failures are answered as GraphQL errors
 //! with a code, before any resolver runs.
 
+use std::time::Duration;
+
 use async_graphql::{BatchRequest, BatchResponse, Response as GqlResponse};
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
@@ -77,6 +79,15 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
         }
         other => other,
     };
+    if let Some(channel) = &caller.channel {
+        let cost = match &batch {
+            BatchRequest::Single(_) => 1,
+            BatchRequest::Batch(requests) => requests.len() as u32,
+        };
+        if let Err(wait) = state.rate_limiter.check(channel, caller.rate_limit, cost) {
+            return rate_limited(channel, wait);
+        }
+    }
     let prepared = match batch {
         BatchRequest::Single(request) => {
             BatchRequest::Single(prepare(request, &state.store, state.settings(), &caller))
@@ -89,6 +100,29 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
         ),
     };
     Json(state.schema.execute_batch(prepared).await).into_response()
+}
+
+/// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
+/// `extensions.retryAfterMs`.
+fn rate_limited(channel: &str, wait: Duration) -> Response {
+    let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+    let message = format!("channel {channel} is over its rate limit; retry in {millis} ms");
+    let mut error = error_with_code(message, ErrorCode::RateLimited);
+    error
+        .extensions
+        .get_or_insert_with(Default::default)
+        .set("retryAfterMs", millis);
+    let response = GqlResponse::from_errors(vec![error]);
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        Json(BatchResponse::Single(response)),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(millis.div_ceil(1000)),
+    );
+    response
 }
 
 /// A request refused before execution: a GraphQL error response with a code.

@@ -6,6 +6,9 @@ mod auth;
 mod graphql_route;
 mod health;
 mod playground;
+mod rate_limit;
+
+pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
 
@@ -28,6 +31,7 @@ pub struct AppState {
     pub hold_policy: HoldPolicy,
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
+    pub rate_limiter: Arc<RateLimiter>,
 }
 
 impl AppState {
@@ -38,6 +42,7 @@ impl AppState {
             limits,
             hold_policy,
             showtime_locks: Arc::default(),
+            rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
         }
     }
 

@@ -3,9 +3,10 @@
 use bson::doc;
 use serde::{Deserialize, Serialize};
 
-use super::documents::{ChannelDoc, SCHEMA_VERSION};
+use super::documents::{ChannelDoc, RateLimitDoc, SCHEMA_VERSION};
 use super::{filters, names, Store};
 use crate::domain::paging::{Page, PageRequest};
+use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
 
 #[derive(Serialize, Deserialize)]
@@ -55,12 +56,14 @@ impl Store {
         code: &str,
         name: &str,
         key_hash: String,
+        rate_limit: Option<RateLimit>,
     ) -> Result<ChannelDoc, ApiError> {
         let channel = ChannelDoc {
             code: code.to_owned(),
             schema_version: SCHEMA_VERSION,
             name: name.to_owned(),
             api_key_hash: key_hash,
+            rate_limit: rate_limit.map(RateLimitDoc::from),
         };
         match self
             .collection::<ChannelDoc>(names::CHANNELS)

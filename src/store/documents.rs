@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
 use crate::domain::layout::HallLayout;
+use crate::domain::rate_limit::RateLimit;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 
 /// The shape version written by this code.
@@ -321,6 +322,35 @@ pub struct ChannelDoc {
     pub name: String,
     /// Hex SHA-256 of the channel's API key; the key itself is never stored.
     pub api_key_hash: String,
+    /// The channel's own rate limit; the gateway's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitDoc>,
+}
+
+/// A channel's rate limit: operations a second, and burst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitDoc {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl From<RateLimit> for RateLimitDoc {
+    fn from(limit: RateLimit) -> Self {
+        RateLimitDoc {
+            per_second: limit.per_second,
+            burst: limit.burst,
+        }
+    }
+}
+
+impl From<RateLimitDoc> for RateLimit {
+    fn from(limit: RateLimitDoc) -> Self {
+        RateLimit {
+            per_second: limit.per_second,
+            burst: limit.burst,
+        }
+    }
 }
 
 /// The showtime an order is for, as it was when the order was made (extended reference: later

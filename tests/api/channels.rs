@@ -97,12 +97,12 @@ async fn created_channels_get_a_working_key_and_codes_stay_unique() {
     let app = TestApp::spawn().await;
     let key = boxoffice::domain::api_key::ApiKey::generate(&mut rand::rng());
     app.store
-        .create_channel("newapp", "新应用", key.hash())
+        .create_channel("newapp", "新应用", key.hash(), None)
         .await
         .expect("create");
     let again = app
         .store
-        .create_channel("newapp", "另一个", key.hash())
+        .create_channel("newapp", "另一个", key.hash(), None)
         .await
         .unwrap_err();
     assert_eq!(again.code().as_str(), "BAD_USER_INPUT");

@@ -26,12 +26,23 @@ impl Catalogue {
 
     /// A channel; returns its API key.
     pub fn channel(&mut self, code: &str, name: &str) -> ApiKey {
+        self.channel_with_limit(code, name, None)
+    }
+
+    /// A channel whose record sets its own rate limit.
+    pub fn channel_with_limit(
+        &mut self,
+        code: &str,
+        name: &str,
+        rate_limit: Option<RateLimitDoc>,
+    ) -> ApiKey {
         let key = ApiKey::generate(&mut rand::rng());
         self.0.channels.push(ChannelDoc {
             code: code.into(),
             schema_version: SCHEMA_VERSION,
             name: name.into(),
             api_key_hash: key.hash(),
+            rate_limit,
         });
         key
     }

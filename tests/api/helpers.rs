@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub struct TestApp {
     pub address: SocketAddr,
     pub store: Store,
-    client: reqwest::Client,
+    pub client: reqwest::Client,
 }
 
 /// A GraphQL response body.

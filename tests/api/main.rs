@@ -12,6 +12,7 @@ mod movies;
 mod orders;
 mod playground;
 mod races;
+mod rate_limits;
 mod round_trips;
 mod sale;
 mod sales;

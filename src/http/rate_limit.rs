@@ -1,0 +1,42 @@
+//! Per-channel rate limits, in this gateway process: each channel has a token bucket, filled at
+//! its own limit if its record sets one, else at the configured default. A request costs one
+//! token per operation (a batch costs its length). Anonymous reads are not limited here; the
+//! depth, complexity, page, body and batch limits bound what each costs.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::domain::rate_limit::{RateLimit, TokenBucket};
+
+/// The buckets of every channel that called this process.
+#[derive(Debug)]
+pub struct RateLimiter {
+    default: RateLimit,
+    buckets: Mutex<HashMap<String, TokenBucket>>,
+}
+
+impl RateLimiter {
+    pub fn new(default: RateLimit) -> Self {
+        RateLimiter {
+            default,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes `cost` tokens from `channel`'s bucket (limited by `own`, else the default), or
+    /// says how long to wait.
+    pub fn check(&self, channel: &str, own: Option<RateLimit>, cost: u32) -> Result<(), Duration> {
+        let limit = own.unwrap_or(self.default);
+        let now = Instant::now();
+        let mut buckets = self.buckets.lock().expect("rate limiter lock");
+        let bucket = buckets
+            .entry(channel.to_owned())
+            .or_insert_with(|| TokenBucket::full(limit, now));
+        if bucket.limit() != limit {
+            // The channel's limit was changed: start it afresh under the new one.
+            *bucket = TokenBucket::full(limit, now);
+        }
+        bucket.take(cost, now)
+    }
+}
