@@ -49,6 +49,9 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtimes-page-with-references",
     "channels",
     "hold-best-seats",
+    "confirm-hold",
+    "release-hold",
+    "cancel-order",
     "my-orders",
 ];
 
@@ -58,6 +61,18 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "hold-best-seats",
         include_str!("../../playground/examples/hold-best-seats.headers.json"),
+    ),
+    (
+        "confirm-hold",
+        include_str!("../../playground/examples/confirm-hold.headers.json"),
+    ),
+    (
+        "release-hold",
+        include_str!("../../playground/examples/release-hold.headers.json"),
+    ),
+    (
+        "cancel-order",
+        include_str!("../../playground/examples/cancel-order.headers.json"),
     ),
     (
         "my-orders",

@@ -73,27 +73,50 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         )
         .await;
     let upcoming = upcoming.data()["showtimes"]["edges"][0]["node"]["id"].clone();
-    for example in examples {
+    // The demo key the channel examples carry in their headers.
+    let key_of = |example: &serde_json::Value| {
+        let headers = example["headers"].as_str().filter(|h| !h.is_empty())?;
+        let headers: serde_json::Value = serde_json::from_str(headers).unwrap();
+        let bearer = headers["Authorization"].as_str().unwrap();
+        Some(bearer.strip_prefix("Bearer ").unwrap().to_owned())
+    };
+    let maoyan = examples.iter().find_map(key_of).expect("a channel example");
+    let maoyan = maoyan.as_str();
+    // A fresh live hold of maoyan on the upcoming showtime, and a fresh order.
+    let hold = || async {
+        let held = app
+            .graphql_as(maoyan, "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 1 } }) { id } }", serde_json::json!({ "id": upcoming }))
+            .await;
+        held.data()["holdSeats"]["id"].clone()
+    };
+    let order = || async {
+        let confirmed = app
+            .graphql_as(maoyan, "mutation ($id: ID!) { confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { id } }", serde_json::json!({ "id": hold().await }))
+            .await;
+        confirmed.data()["confirmHold"]["id"].clone()
+    };
+    for example in &examples {
         let name = example["name"].as_str().unwrap();
         let mut variables: serde_json::Value =
             serde_json::from_str(example["variables"].as_str().unwrap()).unwrap();
-        // A placeholder asks the person to paste an id; paste one.
+        // A placeholder asks the person to paste an id; paste one of the kind it names.
         for (_, value) in variables.as_object_mut().unwrap() {
-            if value.as_str().is_some_and(|v| v.starts_with("<paste")) {
-                *value = upcoming.clone();
-            }
+            let Some(placeholder) = value.as_str().filter(|v| v.starts_with("<paste")) else {
+                continue;
+            };
+            *value = if placeholder.starts_with("<paste the id of a showtime") {
+                upcoming.clone()
+            } else if placeholder.starts_with("<paste the id of a hold") {
+                hold().await
+            } else if placeholder.starts_with("<paste the id of an order") {
+                order().await
+            } else {
+                panic!("{name}: unknown placeholder {placeholder}")
+            };
         }
         let query = example["query"].as_str().unwrap();
-        let response = match example["headers"].as_str().filter(|h| !h.is_empty()) {
-            Some(headers) => {
-                let headers: serde_json::Value = serde_json::from_str(headers).unwrap();
-                let key = headers["Authorization"]
-                    .as_str()
-                    .unwrap()
-                    .strip_prefix("Bearer ")
-                    .unwrap();
-                app.graphql_as(key, query, variables).await
-            }
+        let response = match key_of(example) {
+            Some(key) => app.graphql_as(&key, query, variables).await,
             None => app.graphql(query, variables).await,
         };
         let data = response.data();
