@@ -68,6 +68,20 @@ pub(super) fn end_hold(
 }
 
 impl Store {
+    /// Runs one conditional update of an inventory document; true when it matched (and so
+    /// changed every seat it names).
+    pub(super) async fn update_inventory(
+        &self,
+        filter: Document,
+        update: Document,
+    ) -> Result<bool, ApiError> {
+        let result = self
+            .collection::<Document>(names::SEAT_INVENTORY)
+            .update_one(filter, update)
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
     /// A showtime's inventory document.
     #[tracing::instrument(skip(self))]
     pub async fn inventory(
@@ -130,11 +144,7 @@ impl Store {
             "$push": { "holds": bson::to_bson(hold)? },
             "$inc": { "counts.available": -count, "counts.held": count },
         };
-        let result = self
-            .collection::<Document>(names::SEAT_INVENTORY)
-            .update_one(filter, update)
-            .await?;
-        Ok(result.modified_count == 1)
+        self.update_inventory(filter, update).await
     }
 
     /// Releases a live hold of its channel: its seats back to AVAILABLE. False when the hold
@@ -173,10 +183,6 @@ impl Store {
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(condition);
         filter.extend(seats);
-        let result = self
-            .collection::<Document>(names::SEAT_INVENTORY)
-            .update_one(filter, update)
-            .await?;
-        Ok(result.modified_count == 1)
+        self.update_inventory(filter, update).await
     }
 }

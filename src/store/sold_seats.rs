@@ -7,7 +7,7 @@ use bson::{doc, Bson, Document};
 
 use super::documents::{HoldDoc, ObjectIdExt, OrderDoc};
 use super::holds::{end_hold, hold_expiry, seat_path};
-use super::{names, Store};
+use super::Store;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
@@ -31,11 +31,7 @@ impl Store {
         };
         filter.extend(hold_expiry(hold.id, "$gt"));
         filter.extend(seats);
-        let result = self
-            .collection::<Document>(names::SEAT_INVENTORY)
-            .update_one(filter, update)
-            .await?;
-        Ok(result.modified_count == 1)
+        self.update_inventory(filter, update).await
     }
 
     /// Gives the seats of `order` back: matches only while every one of them is SOLD under it.
@@ -60,10 +56,6 @@ impl Store {
             "$unset": unset,
             "$inc": { "counts.sold": -count, "counts.available": count },
         };
-        let result = self
-            .collection::<Document>(names::SEAT_INVENTORY)
-            .update_one(filter, update)
-            .await?;
-        Ok(result.modified_count == 1)
+        self.update_inventory(filter, update).await
     }
 }

@@ -148,6 +148,16 @@ async fn a_retry_after_a_crash_after_the_sale_returns_the_order_that_was_made() 
     assert_eq!(again.error_code(), "NOT_FOUND");
 }
 
+/// Arms `point`, then cancels `order`; the cancellation must stop there.
+async fn cancel_crashing_at(sale: &Sale, point: CrashPoint, order: &Value) {
+    sale.app.store.faults().crash_next_at(point);
+    let crashed = sale
+        .app
+        .graphql_as(&sale.maoyan, CANCEL, json!({ "id": order }))
+        .await;
+    assert_eq!(crashed.error_code(), "INTERNAL");
+}
+
 async fn confirmed_order(sale: &Sale) -> Value {
     let hold = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
     let order = sale
@@ -161,15 +171,7 @@ async fn confirmed_order(sale: &Sale) -> Value {
 async fn a_crash_mid_cancel_is_finished_by_the_next_read() {
     let sale = sale().await;
     let order = confirmed_order(&sale).await;
-    sale.app
-        .store
-        .faults()
-        .crash_next_at(CrashPoint::CancelBeforeFree);
-    let crashed = sale
-        .app
-        .graphql_as(&sale.maoyan, CANCEL, json!({ "id": order }))
-        .await;
-    assert_eq!(crashed.error_code(), "INTERNAL");
+    cancel_crashing_at(&sale, CrashPoint::CancelBeforeFree, &order).await;
     assert_eq!(
         sale.states(&["A1", "A2"]).await,
         [SeatState::Sold, SeatState::Sold],
@@ -192,15 +194,7 @@ async fn a_crash_after_the_seats_are_given_back_is_finished_by_a_retry_or_the_re
     let sale = sale().await;
     for retry in [true, false] {
         let order = confirmed_order(&sale).await;
-        sale.app
-            .store
-            .faults()
-            .crash_next_at(CrashPoint::CancelAfterFree);
-        let crashed = sale
-            .app
-            .graphql_as(&sale.maoyan, CANCEL, json!({ "id": order }))
-            .await;
-        assert_eq!(crashed.error_code(), "INTERNAL");
+        cancel_crashing_at(&sale, CrashPoint::CancelAfterFree, &order).await;
         assert_eq!(
             sale.states(&["A1", "A2"]).await,
             [SeatState::Available, SeatState::Available]

@@ -4,13 +4,33 @@
 use std::sync::Arc;
 
 use boxoffice::booking;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::orders::CANCEL;
 use crate::sale::{sale, Sale};
 
 const MOVIE_SALES: &str = "query ($id: ID!) { showtime(id: $id) {
     movie { sales { ticketsSold orders revenue { amount } } } } }";
+
+/// The tickets in all of a showtime's cinema's hourly buckets.
+fn tickets_in_buckets(showtime: &Value) -> i64 {
+    let buckets = showtime["cinema"]["hourlySales"]["edges"]
+        .as_array()
+        .unwrap();
+    buckets
+        .iter()
+        .map(|b| b["node"]["sales"]["ticketsSold"].as_i64().unwrap())
+        .sum()
+}
+
+/// The sales of the sale's movie, as the API shows them.
+async fn movie_sales(sale: &Sale) -> Value {
+    let read = sale
+        .app
+        .graphql(MOVIE_SALES, json!({ "id": sale.showtime }))
+        .await;
+    read.data()["showtime"]["movie"]["sales"].clone()
+}
 
 async fn project(sale: &Sale) -> usize {
     booking::project_sales(&sale.app.store).await.unwrap()
@@ -33,15 +53,13 @@ async fn movie_totals_and_cinema_hourly_buckets_follow_confirms_and_cancels() {
     let expected =
         json!({ "ticketsSold": 3, "orders": 2, "revenue": { "amount": 4000 * 2 + 3800 } });
     assert_eq!(showtime["movie"]["sales"], expected);
-    let buckets = showtime["cinema"]["hourlySales"]["edges"]
-        .as_array()
-        .unwrap();
-    let sold: i64 = buckets
-        .iter()
-        .map(|b| b["node"]["sales"]["ticketsSold"].as_i64().unwrap())
-        .sum();
-    assert_eq!(sold, 3, "every ticket is in an hourly bucket: {buckets:?}");
-    let hour: chrono::DateTime<chrono::Utc> = buckets[0]["node"]["hour"]
+    assert_eq!(
+        tickets_in_buckets(showtime),
+        3,
+        "every ticket is in an hourly bucket"
+    );
+    let hour: chrono::DateTime<chrono::Utc> = showtime["cinema"]["hourlySales"]["edges"][0]["node"]
+        ["hour"]
         .as_str()
         .unwrap()
         .parse()
@@ -59,14 +77,7 @@ async fn movie_totals_and_cinema_hourly_buckets_follow_confirms_and_cancels() {
         showtime["movie"]["sales"],
         json!({ "ticketsSold": 1, "orders": 1, "revenue": { "amount": 3800 } })
     );
-    let buckets = showtime["cinema"]["hourlySales"]["edges"]
-        .as_array()
-        .unwrap();
-    let sold: i64 = buckets
-        .iter()
-        .map(|b| b["node"]["sales"]["ticketsSold"].as_i64().unwrap())
-        .sum();
-    assert_eq!(sold, 1);
+    assert_eq!(tickets_in_buckets(showtime), 1);
     assert_eq!(project(&sale).await, 0, "each order is counted once");
     assert_eq!(
         read().await.data()["showtime"],
@@ -84,12 +95,8 @@ async fn an_order_cancelled_before_it_was_counted_is_never_counted() {
         .await
         .data();
     assert_eq!(project(&sale).await, 0, "nothing to move");
-    let read = sale
-        .app
-        .graphql(MOVIE_SALES, json!({ "id": sale.showtime }))
-        .await;
     assert_eq!(
-        read.data()["showtime"]["movie"]["sales"],
+        movie_sales(&sale).await,
         json!({ "ticketsSold": 0, "orders": 0, "revenue": { "amount": 0 } })
     );
 }
@@ -123,12 +130,8 @@ async fn concurrent_projections_count_every_order_exactly_once() {
         let _ = projector.await.unwrap();
     }
     project(&sale).await;
-    let read = sale
-        .app
-        .graphql(MOVIE_SALES, json!({ "id": sale.showtime }))
-        .await;
     assert_eq!(
-        read.data()["showtime"]["movie"]["sales"],
+        movie_sales(&sale).await,
         json!({ "ticketsSold": 8, "orders": 8, "revenue": { "amount": 4 * 4000 + 4 * 3800 } })
     );
 }
