@@ -184,11 +184,20 @@ pub async fn hold_seats(
     policy: &HoldPolicy,
     hold_id: ResourceId,
 ) -> Result<HeldSeats, ApiError> {
-    let showtime = store
-        .showtimes_by_ids(&[showtime_id])
-        .await?
-        .pop()
+    // Best-available requests of this process choose one after another (see `showtime_locks`).
+    let _chooser = match choice {
+        SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await),
+        SeatChoice::Named(_) => None,
+    };
+    let (showtimes, inventory) = tokio::try_join!(
+        store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
+        store.inventory(showtime_id)
+    )?;
+    let showtime = showtimes
+        .into_iter()
+        .next()
         .ok_or_else(|| ApiError::not_found(format!("showtime {showtime_id} does not exist")))?;
+    let mut first_read = Some(inventory);
     let unit_price = showtime
         .prices
         .iter()
@@ -197,18 +206,17 @@ pub async fn hold_seats(
             ApiError::forbidden(format!("channel {channel} does not sell this showtime"))
         })?
         .amount;
-    // Best-available requests of this process choose one after another (see `showtime_locks`).
-    let _chooser = match choice {
-        SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await),
-        SeatChoice::Named(_) => None,
-    };
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= DateTime::now() {
             return Err(ApiError::bad_input(
                 "the showtime has started: its seats can no longer be held",
             ));
         }
-        let inventory = store.inventory(showtime_id).await?.ok_or_else(|| {
+        let inventory = match first_read.take() {
+            Some(inventory) => inventory,
+            None => store.inventory(showtime_id).await?,
+        }
+        .ok_or_else(|| {
             ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
         })?;
         let snapshot = Snapshot::new(inventory);

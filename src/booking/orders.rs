@@ -89,10 +89,12 @@ pub async fn confirm_hold(
         name: text::required("customer.name", &customer.name)?,
         contact: text::required("customer.contact", &customer.contact)?,
     };
-    let inventory = store
-        .inventory(showtime_id)
-        .await?
-        .ok_or_else(|| missing_hold(hold_id, policy))?;
+    // The showtime (for the order's snapshot) is read beside the seats, not after them.
+    let (inventory, showtimes) = tokio::try_join!(
+        store.inventory(showtime_id),
+        store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
+    )?;
+    let inventory = inventory.ok_or_else(|| missing_hold(hold_id, policy))?;
     let hold: HoldDoc = inventory
         .holds
         .iter()
@@ -102,10 +104,9 @@ pub async fn confirm_hold(
     if hold.expires_at <= DateTime::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
     }
-    let showtime = store
-        .showtimes_by_ids(&[showtime_id])
-        .await?
-        .pop()
+    let showtime = showtimes
+        .into_iter()
+        .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
     let seats = hold
         .seats
@@ -150,7 +151,7 @@ pub async fn confirm_hold(
         crash_point(store, CrashPoint::ConfirmAfterSell)?;
         let id = OrderId::from(order.id);
         if !store
-            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed, None)
             .await?
         {
             // A reconciler settled it first: return what it made of it.
@@ -212,7 +213,7 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
             });
             if sold {
                 store
-                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed, None)
                     .await?;
                 return load_order(store, &order.channel, id).await;
             }
@@ -279,28 +280,35 @@ pub async fn cancel_order(
         OrderStatus::Cancelled => Err(cancelled_already()),
         OrderStatus::Cancelling => finish_cancel(store, order).await,
         OrderStatus::Confirmed | OrderStatus::Pending => {
+            let now = DateTime::now();
             if !store
-                .set_order_status(order_id, OrderStatus::Confirmed, OrderStatus::Cancelling)
+                .set_order_status(
+                    order_id,
+                    OrderStatus::Confirmed,
+                    OrderStatus::Cancelling,
+                    Some(now),
+                )
                 .await?
             {
                 return Err(cancelled_already());
             }
             crash_point(store, CrashPoint::CancelBeforeFree)?;
+            order.status = OrderStatus::Cancelling;
+            order.cancelled_at = Some(now);
             finish_cancel(store, order).await
         }
     }
 }
 
 /// The rest of a cancellation once the order says CANCELLING: its seats back (unless that was
-/// done already), then CANCELLED.
-async fn finish_cancel(store: &Store, order: OrderDoc) -> Result<OrderDoc, ApiError> {
+/// done already), then CANCELLED (unless a concurrent settler got there first).
+async fn finish_cancel(store: &Store, mut order: OrderDoc) -> Result<OrderDoc, ApiError> {
     store.free_sold_seats(&order).await?;
     crash_point(store, CrashPoint::CancelAfterFree)?;
     let id = OrderId::from(order.id);
     store
-        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled)
+        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled, None)
         .await?;
-    load_order(store, &order.channel, id)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("order {id} vanished while cancelled")))
+    order.status = OrderStatus::Cancelled;
+    Ok(order)
 }

@@ -18,7 +18,7 @@ use crate::graphql::{errors::error_with_code, prepare};
 
 pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let limits = state.limits;
-    let caller = match authenticate(&state.store, &headers).await {
+    let caller = match authenticate(&state.store, &state.known_keys, &headers).await {
         Ok(caller) => caller,
         Err(ApiError::Internal(detail)) => {
             tracing::error!(detail, "authenticating a request");

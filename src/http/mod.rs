@@ -8,6 +8,7 @@ mod health;
 mod playground;
 mod rate_limit;
 
+pub use auth::KnownKeys;
 pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub struct AppState {
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub rate_limiter: Arc<RateLimiter>,
+    pub known_keys: Arc<KnownKeys>,
 }
 
 impl AppState {
@@ -43,6 +45,7 @@ impl AppState {
             hold_policy,
             showtime_locks: Arc::default(),
             rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
+            known_keys: Arc::default(),
         }
     }
 

@@ -42,7 +42,7 @@ impl Store {
             .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
     }
 
-    /// Moves order `id` from status `from` to `to` (stamping `cancelledAt` on CANCELLING). False
+    /// Moves order `id` from status `from` to `to`, and sets its `cancelledAt` if given. False
     /// when it was not in `from`.
     #[tracing::instrument(skip(self))]
     pub async fn set_order_status(
@@ -50,11 +50,13 @@ impl Store {
         id: OrderId,
         from: OrderStatus,
         to: OrderStatus,
+        cancelled_at: Option<DateTime>,
     ) -> Result<bool, ApiError> {
-        let mut update = doc! { "$set": { "status": bson::to_bson(&to)? } };
-        if to == OrderStatus::Cancelling {
-            update.insert("$currentDate", doc! { "cancelledAt": true });
+        let mut set = doc! { "status": bson::to_bson(&to)? };
+        if let Some(at) = cancelled_at {
+            set.insert("cancelledAt", at);
         }
+        let update = doc! { "$set": set };
         let result = self
             .collection::<Document>(names::ORDERS)
             .update_one(

@@ -1,12 +1,14 @@
 //! MongoDB round trips per request depend on the depth of the query, never on list length:
 //! extended-reference fields cost nothing, other fields of referenced objects cost one batched
-//! `find` per collection.
+//! `find` per collection. Each booking mutation costs a fixed set of commands.
 
 use boxoffice::store::SentCommand;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::fixtures::Catalogue;
+use crate::fixtures::{global_id, Catalogue};
 use crate::helpers::{nodes, TestApp};
+use crate::orders::{CANCEL, CONFIRM};
+use crate::sale::{sale, Sale};
 
 /// `n` showtimes spread over `n` cinemas, `n` halls and `n` movies, so every reference differs.
 async fn app_with_showtimes(n: usize) -> TestApp {
@@ -70,4 +72,85 @@ async fn referenced_fields_cost_one_query_per_collection_whatever_the_page_size(
         let commands = commands_of(&app, WITH_LOADED_FIELDS).await;
         assert_eq!(names(&commands), expected, "with {n} showtimes");
     }
+}
+
+/// Runs a mutation as `key` and returns the commands it sent, sorted.
+async fn booking_commands(sale: &Sale, key: &str, query: &str, variables: Value) -> Vec<String> {
+    sale.app.store.commands().start();
+    let response = sale.app.graphql_as(key, query, variables).await;
+    let commands = sale.app.store.commands().take();
+    response.data();
+    names(&commands)
+}
+
+/// Every booking mutation costs a fixed set of commands: its reads (run side by side where
+/// they do not depend on each other), one conditional update of the seats, and the order's
+/// writes. The caller's API key is looked up once, then remembered.
+#[tokio::test]
+async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
+    let sale = sale().await;
+    let first = booking_commands(&sale, &sale.maoyan, "{ __typename }", json!({})).await;
+    assert_eq!(first, ["find channels"]);
+
+    let hold =
+        "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 2 } }) { id } }";
+    let held = booking_commands(&sale, &sale.maoyan, hold, json!({ "id": sale.showtime })).await;
+    assert_eq!(
+        held,
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "update seat_inventory"
+        ]
+    );
+
+    let hold_id = sale.hold_id(&sale.maoyan, &["B1", "B2"]).await;
+    let confirmed =
+        booking_commands(&sale, &sale.maoyan, CONFIRM, json!({ "hold": hold_id })).await;
+    assert_eq!(
+        confirmed,
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "findAndModify orders",
+            "update orders",
+            "update seat_inventory",
+        ]
+    );
+
+    let order = sale.inventory().await.seats["B"][0]
+        .as_ref()
+        .unwrap()
+        .order
+        .unwrap();
+    let order = global_id("Order", order);
+    let cancelled = booking_commands(&sale, &sale.maoyan, CANCEL, json!({ "id": order })).await;
+    assert_eq!(
+        cancelled,
+        [
+            "find orders",
+            "update orders",
+            "update orders",
+            "update seat_inventory"
+        ]
+    );
+
+    let hold_id = sale.hold_id(&sale.maoyan, &["B5"]).await;
+    let release = "mutation ($id: ID!) { releaseHold(holdId: $id) }";
+    let released = booking_commands(&sale, &sale.maoyan, release, json!({ "id": hold_id })).await;
+    assert_eq!(released, ["find seat_inventory", "update seat_inventory"]);
+
+    // An idempotency key adds its record's insert and the stored answer.
+    let keyed = "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, seats: [\"C1\", \"C2\"], idempotencyKey: \"k\" }) { id } }";
+    let held = booking_commands(&sale, &sale.maoyan, keyed, json!({ "id": sale.showtime })).await;
+    assert_eq!(
+        held,
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "insert idempotency_keys",
+            "update idempotency_keys",
+            "update seat_inventory",
+        ]
+    );
 }
