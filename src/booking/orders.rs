@@ -279,7 +279,9 @@ pub async fn cancel_order(
     match order.status {
         OrderStatus::Cancelled => Err(cancelled_already()),
         OrderStatus::Cancelling => finish_cancel(store, order).await,
-        OrderStatus::Confirmed | OrderStatus::Pending => {
+        // Settling never leaves an order PENDING.
+        OrderStatus::Pending => Err(not_found()),
+        OrderStatus::Confirmed => {
             let now = DateTime::now();
             if !store
                 .set_order_status(
