@@ -33,9 +33,8 @@ pub enum SeatChoice {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HeldSeats {
     pub showtime: ShowtimeDoc,
+    /// With the kind of every seat (`kinds`).
     pub hold: HoldDoc,
-    /// The kind of each held seat, in the order of `hold.seats`.
-    pub kinds: Vec<SeatKind>,
 }
 
 /// The seats of an inventory as the seat picker sees them: free means AVAILABLE, or HELD by a
@@ -131,7 +130,7 @@ impl Snapshot {
     }
 
     /// The hold `id` of `channel`, if it is live, with its seats' kinds.
-    fn existing_hold(&self, id: ObjectId, channel: &str) -> Option<(HoldDoc, Vec<SeatKind>)> {
+    fn existing_hold(&self, id: ObjectId, channel: &str) -> Option<HoldDoc> {
         let hold = self
             .inventory
             .holds
@@ -152,7 +151,10 @@ impl Snapshot {
                 )
             })
             .collect::<Option<Vec<_>>>()?;
-        Some((hold.clone(), kinds))
+        Some(HoldDoc {
+            kinds,
+            ..hold.clone()
+        })
     }
 
     /// The expired holds that still hold some of `positions`.
@@ -224,12 +226,8 @@ pub async fn hold_seats(
             .may_exist
             .then(|| snapshot.existing_hold(hold_id.id, channel))
             .flatten();
-        if let Some((hold, kinds)) = existing {
-            return Ok(HeldSeats {
-                showtime,
-                hold,
-                kinds,
-            });
+        if let Some(hold) = existing {
+            return Ok(HeldSeats { showtime, hold });
         }
         let positions = snapshot.choose(choice, policy)?;
         // Seats of an expired hold are free to the next hold at once: expire it first (by the
@@ -247,17 +245,13 @@ pub async fn hold_seats(
             id: hold_id.id,
             channel: channel.to_owned(),
             seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
+            kinds: positions.iter().map(|&p| snapshot.seat(p).kind).collect(),
             unit_price,
             created_at: DateTime::from_chrono(now),
             expires_at: DateTime::from_chrono(now + ttl),
         };
         if store.place_hold(showtime_id, &hold).await? {
-            let kinds = positions.iter().map(|&p| snapshot.seat(p).kind).collect();
-            return Ok(HeldSeats {
-                showtime,
-                hold,
-                kinds,
-            });
+            return Ok(HeldSeats { showtime, hold });
         }
     }
     Err(ApiError::SeatUnavailable {
@@ -279,11 +273,10 @@ pub async fn release_hold(
     hold_id: HoldId,
 ) -> Result<HoldDoc, ApiError> {
     let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
-    let inventory = store.inventory(showtime_id).await?.ok_or_else(not_found)?;
-    let hold = inventory
-        .holds
-        .into_iter()
-        .find(|hold| HoldId::from(hold.id) == hold_id && hold.channel == channel)
+    let hold = store
+        .hold_of(showtime_id, ObjectId::from_bytes(hold_id.0))
+        .await?
+        .filter(|hold| hold.channel == channel)
         .ok_or_else(not_found)?;
     if store.release_hold(showtime_id, &hold).await? {
         Ok(hold)

@@ -89,17 +89,14 @@ pub async fn confirm_hold(
         name: text::required("customer.name", &customer.name)?,
         contact: text::required("customer.contact", &customer.contact)?,
     };
-    // The showtime (for the order's snapshot) is read beside the seats, not after them.
-    let (inventory, showtimes) = tokio::try_join!(
-        store.inventory(showtime_id),
+    // Only the hold is read, not the seats; the showtime (for the order's snapshot) beside it.
+    let hold_oid = ObjectId::from_bytes(hold_id.0);
+    let (hold, showtimes) = tokio::try_join!(
+        store.hold_of(showtime_id, hold_oid),
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
     )?;
-    let inventory = inventory.ok_or_else(|| missing_hold(hold_id, policy))?;
-    let hold: HoldDoc = inventory
-        .holds
-        .iter()
-        .find(|hold| HoldId::from(hold.id) == hold_id && hold.channel == channel)
-        .cloned()
+    let hold: HoldDoc = hold
+        .filter(|hold| hold.channel == channel)
         .ok_or_else(|| missing_hold(hold_id, policy))?;
     if hold.expires_at <= DateTime::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
@@ -108,17 +105,28 @@ pub async fn confirm_hold(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
+    let kinds = if hold.kinds.len() == hold.seats.len() {
+        hold.kinds.clone()
+    } else {
+        // A hold made before holds kept their seats' kinds: look them up.
+        let inventory = store.inventory(showtime_id).await?.ok_or_else(|| {
+            ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
+        })?;
+        hold.seats
+            .iter()
+            .map(|label| seat_kind(&inventory, label))
+            .collect::<Result<_, _>>()?
+    };
     let seats = hold
         .seats
         .iter()
-        .map(|label| {
-            Ok(OrderSeatDoc {
-                label: label.clone(),
-                kind: seat_kind(&inventory, label)?,
-                price: hold.unit_price,
-            })
+        .zip(kinds)
+        .map(|(label, kind)| OrderSeatDoc {
+            label: label.clone(),
+            kind,
+            price: hold.unit_price,
         })
-        .collect::<Result<Vec<_>, ApiError>>()?;
+        .collect::<Vec<_>>();
     let order = OrderDoc {
         id: order_id.id,
         schema_version: SCHEMA_VERSION,
@@ -142,7 +150,9 @@ pub async fn confirm_hold(
         cancelled_at: None,
         sales_counted: false,
     };
-    let mut order = store.insert_pending_order(&order).await?;
+    let mut order = store
+        .insert_pending_order(&order, order_id.may_exist)
+        .await?;
     crash_point(store, CrashPoint::ConfirmBeforeSell)?;
     if store
         .sell_hold(showtime_id, &hold, channel, order.id)
@@ -164,10 +174,7 @@ pub async fn confirm_hold(
     store.discard_pending_order(order.id.into()).await?;
     // The hold was live a moment ago: either the database's clock says it has expired, or a
     // concurrent release or confirmation took it.
-    let still_there = store
-        .inventory(showtime_id)
-        .await?
-        .is_some_and(|inventory| inventory.holds.iter().any(|h| h.id == hold.id));
+    let still_there = store.hold_of(showtime_id, hold.id).await?.is_some();
     Err(if still_there {
         ApiError::HoldExpired(format!("hold {hold_id} has expired"))
     } else {

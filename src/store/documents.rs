@@ -248,6 +248,10 @@ pub struct HoldDoc {
     pub channel: String,
     /// Seat labels, e.g. "D7".
     pub seats: Vec<String>,
+    /// The kind of each seat, in the order of `seats` (so a confirmation need not read the
+    /// seats; empty in holds made before it was kept).
+    #[serde(default)]
+    pub kinds: Vec<SeatKind>,
     /// The channel's price of one seat, in minor units of the showtime's currency.
     pub unit_price: i64,
     pub created_at: DateTime,

@@ -94,6 +94,26 @@ impl Store {
             .await?)
     }
 
+    /// Hold `hold` of a showtime, if it is there: only that hold is read, not the seats.
+    #[tracing::instrument(skip(self))]
+    pub async fn hold_of(
+        &self,
+        showtime: ShowtimeId,
+        hold: bson::oid::ObjectId,
+    ) -> Result<Option<HoldDoc>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Holds {
+            #[serde(default)]
+            holds: Vec<HoldDoc>,
+        }
+        let found = self
+            .collection::<Holds>(names::SEAT_INVENTORY)
+            .find_one(doc! { "_id": showtime.oid() })
+            .projection(doc! { "holds": { "$elemMatch": { "id": hold } } })
+            .await?;
+        Ok(found.and_then(|found| found.holds.into_iter().find(|h| h.id == hold)))
+    }
+
     /// Inventories holding a hold that expired before `before` (index `hold_expiry`), with
     /// only their holds, at most `limit` of them.
     #[tracing::instrument(skip(self))]

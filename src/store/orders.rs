@@ -26,12 +26,21 @@ use crate::error::ApiError;
 struct NewestKey(i64, OrderId);
 
 impl Store {
-    /// Writes `order` (PENDING) unless an order with its id exists already (a retry after a
-    /// crash); returns the stored one.
+    /// Writes `order` (PENDING) and returns it. When an order with its id `may_exist` (a retry
+    /// after a crash), that one is kept and returned instead.
     #[tracing::instrument(skip(self, order), fields(order = %order.id))]
-    pub async fn insert_pending_order(&self, order: &OrderDoc) -> Result<OrderDoc, ApiError> {
+    pub async fn insert_pending_order(
+        &self,
+        order: &OrderDoc,
+        may_exist: bool,
+    ) -> Result<OrderDoc, ApiError> {
         debug_assert_eq!(order.status, OrderStatus::Pending);
-        self.collection::<OrderDoc>(names::ORDERS)
+        let orders = self.collection::<OrderDoc>(names::ORDERS);
+        if !may_exist {
+            orders.insert_one(order).await?;
+            return Ok(order.clone());
+        }
+        orders
             .find_one_and_update(
                 doc! { "_id": order.id },
                 doc! { "$setOnInsert": bson::to_document(order)? },

@@ -112,7 +112,7 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         [
             "find seat_inventory",
             "find showtimes",
-            "findAndModify orders",
+            "insert orders",
             "update orders",
             "update seat_inventory",
         ]

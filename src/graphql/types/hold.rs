@@ -63,7 +63,7 @@ impl Hold {
             .hold
             .seats
             .iter()
-            .zip(&self.0.kinds)
+            .zip(&self.0.hold.kinds)
             .map(|(label, kind)| HeldSeat {
                 label: label.clone(),
                 kind: (*kind).into(),
