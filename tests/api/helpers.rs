@@ -100,6 +100,24 @@ impl TestApp {
         }
     }
 
+    /// A second gateway process over the same database: its own connection pool, showtime
+    /// locks, key cache and rate limits.
+    pub async fn another_gateway(&self) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), self.store.database_name())
+            .await
+            .expect("connect to the test database");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let policy = SalesArgs::default().hold_policy();
+        let router = app(AppState::new(store.clone(), Limits::default(), policy));
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        TestApp {
+            address,
+            store,
+            client: reqwest::Client::new(),
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
     }

@@ -2,12 +2,16 @@
 //! through the sales projection, exactly once per order.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use boxoffice::booking;
+use boxoffice::config::SalesArgs;
+use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::domain::seat::SeatState;
 use serde_json::{json, Value};
 
 use crate::orders::CANCEL;
-use crate::sale::{sale, Sale};
+use crate::sale::{sale, sale_with, Sale};
 
 const MOVIE_SALES: &str = "query ($id: ID!) { showtime(id: $id) {
     movie { sales { ticketsSold orders revenue { amount } } } } }";
@@ -134,4 +138,35 @@ async fn concurrent_projections_count_every_order_exactly_once() {
         movie_sales(&sale).await,
         json!({ "ticketsSold": 8, "orders": 8, "revenue": { "amount": 4 * 4000 + 4 * 3800 } })
     );
+}
+
+#[tokio::test]
+async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own() {
+    let policy = HoldPolicy {
+        ttl: Duration::from_secs(1),
+        ..SalesArgs::default().hold_policy()
+    };
+    let sale = sale_with(policy).await;
+    sale.hold(&sale.maoyan, &["A1"]).await.data();
+    let hold = sale.hold_id(&sale.wechat, &["B1"]).await;
+    sale.confirm(&sale.wechat, &hold).await.data();
+    let intervals = booking::Intervals {
+        sweep: Duration::from_millis(50),
+        sales: Duration::from_millis(50),
+    };
+    let background = tokio::spawn(booking::run_background(sale.app.store.clone(), intervals));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let swept = sale.states(&["A1"]).await == [SeatState::Available];
+        let projected = movie_sales(&sale).await["ticketsSold"] == 1;
+        if swept && projected {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "swept {swept}, projected {projected}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    background.abort();
 }
