@@ -10,8 +10,9 @@
 //!
 //! Why not a transaction: every confirmation writes its showtime's inventory document, and on
 //! a hot showtime concurrent transactions on that one document abort each other (write
-//! conflicts). Measured on SecantusDB at 64 clients on one showtime: 4 confirmations/s with a
-//! transaction, 306/s with this design (`examples/booking_throughput.rs`).
+//! conflicts). Measured on SecantusDB with hand-written driver calls, 64 clients each holding a
+//! pair of seats of one showtime and confirming it: 4 pairs/s with the confirmation in a
+//! transaction (18,568 aborted transactions for 384 orders), 306 pairs/s with this design.
 
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
