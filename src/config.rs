@@ -97,11 +97,11 @@ pub struct SalesArgs {
     #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
     pub hold_ttl_seconds: u64,
     /// How often expired holds are returned to sale, in seconds.
-    #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15)]
+    #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
     pub sweep_interval_seconds: u64,
     /// How often the sales figures catch up with confirmed and cancelled orders, in
     /// milliseconds.
-    #[arg(long, env = "BOXOFFICE_SALES_INTERVAL_MS", default_value_t = 1000)]
+    #[arg(long, env = "BOXOFFICE_SALES_INTERVAL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     pub sales_interval_ms: u64,
 }
 

@@ -136,25 +136,7 @@ impl Snapshot {
             .holds
             .iter()
             .find(|hold| hold.id == id && hold.channel == channel)?;
-        let kinds = hold
-            .seats
-            .iter()
-            .map(|label| {
-                let (row, number) = crate::domain::layout::parse_seat_label(label).ok()?;
-                let row = self.row_labels.iter().position(|r| r == row)?;
-                Some(
-                    self.seat(SeatPosition {
-                        row,
-                        column: number - 1,
-                    })
-                    .kind,
-                )
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(HoldDoc {
-            kinds,
-            ..hold.clone()
-        })
+        self.inventory.with_kinds(hold)
     }
 
     /// The expired holds that still hold some of `positions`.

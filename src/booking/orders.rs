@@ -8,14 +8,12 @@ use bson::DateTime;
 use super::ResourceId;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
-use crate::domain::layout::parse_seat_label;
 use crate::domain::paging::{Page, PageRequest};
-use crate::domain::seat::{SeatKind, SeatState};
+use crate::domain::seat::SeatState;
 use crate::domain::text;
 use crate::error::ApiError;
 use crate::store::documents::{
-    CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SeatCellDoc,
-    SeatInventoryDoc, SCHEMA_VERSION,
+    CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SCHEMA_VERSION,
 };
 use crate::store::{CrashPoint, Store};
 
@@ -36,22 +34,6 @@ fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
     } else {
         ApiError::not_found(format!("no live hold {hold_id} of this channel"))
     }
-}
-
-/// Seat `label` of an inventory, if it is a seat of it.
-fn seat_of<'a>(inventory: &'a SeatInventoryDoc, label: &str) -> Option<&'a SeatCellDoc> {
-    let (row, number) = parse_seat_label(label).ok()?;
-    inventory
-        .seats
-        .get(row)?
-        .get(number.checked_sub(1)?)?
-        .as_ref()
-}
-
-fn seat_kind(inventory: &SeatInventoryDoc, label: &str) -> Result<SeatKind, ApiError> {
-    seat_of(inventory, label)
-        .map(|seat| seat.kind)
-        .ok_or_else(|| ApiError::internal(format!("held seat {label} is not in the inventory")))
 }
 
 /// Stops here, as a gateway killed at `point` would, when a test armed it.
@@ -95,7 +77,7 @@ pub async fn confirm_hold(
         store.hold_of(showtime_id, hold_oid),
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
     )?;
-    let hold: HoldDoc = hold
+    let mut hold: HoldDoc = hold
         .filter(|hold| hold.channel == channel)
         .ok_or_else(|| missing_hold(hold_id, policy))?;
     if hold.expires_at <= DateTime::now() {
@@ -105,25 +87,22 @@ pub async fn confirm_hold(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
-    let kinds = if hold.kinds.len() == hold.seats.len() {
-        hold.kinds.clone()
-    } else {
+    if hold.kinds.len() != hold.seats.len() {
         // A hold made before holds kept their seats' kinds: look them up.
-        let inventory = store.inventory(showtime_id).await?.ok_or_else(|| {
-            ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
-        })?;
-        hold.seats
-            .iter()
-            .map(|label| seat_kind(&inventory, label))
-            .collect::<Result<_, _>>()?
-    };
+        let inventory = store.inventory(showtime_id).await?;
+        hold = inventory
+            .and_then(|inventory| inventory.with_kinds(&hold))
+            .ok_or_else(|| {
+                ApiError::internal(format!("hold {hold_id}'s seats are not all there"))
+            })?;
+    }
     let seats = hold
         .seats
         .iter()
-        .zip(kinds)
+        .zip(&hold.kinds)
         .map(|(label, kind)| OrderSeatDoc {
             label: label.clone(),
-            kind,
+            kind: *kind,
             price: hold.unit_price,
         })
         .collect::<Vec<_>>();
@@ -214,7 +193,8 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
             let inventory = store.inventory(showtime).await?;
             let sold = inventory.as_ref().is_some_and(|inventory| {
                 order.seats.iter().any(|seat| {
-                    seat_of(inventory, &seat.label)
+                    inventory
+                        .seat(&seat.label)
                         .is_some_and(|s| s.state == SeatState::Sold && s.order == Some(order.id))
                 })
             });

@@ -30,13 +30,15 @@ impl RateLimiter {
         let limit = own.unwrap_or(self.default);
         let now = Instant::now();
         let mut buckets = self.buckets.lock().expect("rate limiter lock");
-        let bucket = buckets
-            .entry(channel.to_owned())
-            .or_insert_with(|| TokenBucket::full(limit, now));
-        if bucket.limit() != limit {
-            // The channel's limit was changed: start it afresh under the new one.
-            *bucket = TokenBucket::full(limit, now);
+        match buckets.get_mut(channel) {
+            // A changed limit starts the channel afresh under the new one.
+            Some(bucket) if bucket.limit() == limit => bucket.take(cost, now),
+            _ => {
+                let mut bucket = TokenBucket::full(limit, now);
+                let taken = bucket.take(cost, now);
+                buckets.insert(channel.to_owned(), bucket);
+                taken
+            }
         }
-        bucket.take(cost, now)
     }
 }

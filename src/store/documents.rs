@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
-use crate::domain::layout::HallLayout;
+use crate::domain::layout::{parse_seat_label, HallLayout};
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 
@@ -281,6 +281,29 @@ pub struct SeatInventoryDoc {
 }
 
 impl SeatInventoryDoc {
+    /// Seat `label` ("D7"), if the inventory has such a seat.
+    pub fn seat(&self, label: &str) -> Option<&SeatCellDoc> {
+        let (row, number) = parse_seat_label(label).ok()?;
+        self.seats.get(row)?.get(number.checked_sub(1)?)?.as_ref()
+    }
+
+    /// `hold` with the kind of each of its seats: as the hold kept them, or looked up here
+    /// for a hold made before holds kept them. None if a seat is not in the inventory.
+    pub fn with_kinds(&self, hold: &HoldDoc) -> Option<HoldDoc> {
+        if hold.kinds.len() == hold.seats.len() {
+            return Some(hold.clone());
+        }
+        let kinds = hold
+            .seats
+            .iter()
+            .map(|label| self.seat(label).map(|seat| seat.kind))
+            .collect::<Option<Vec<_>>>()?;
+        Some(HoldDoc {
+            kinds,
+            ..hold.clone()
+        })
+    }
+
     /// A fresh inventory for a showtime in a hall: every seat available.
     pub fn for_showtime(showtime: &ShowtimeDoc, hall: &HallDoc) -> Self {
         let seats = hall

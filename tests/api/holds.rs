@@ -230,11 +230,7 @@ async fn racing_holds_never_share_a_seat_and_counts_stay_exact() {
         .map(|i| {
             let sale = Arc::clone(&sale);
             tokio::spawn(async move {
-                let key = if i % 2 == 0 {
-                    &sale.maoyan
-                } else {
-                    &sale.wechat
-                };
+                let key = sale.key_of_client(i);
                 let pair = [seats[i % seats.len()], seats[(i * 7 + 1) % seats.len()]];
                 if pair[0] == pair[1] {
                     return None;

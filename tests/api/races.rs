@@ -41,11 +41,7 @@ fn pair(task: usize, attempt: usize) -> [String; 2] {
 }
 
 async fn client(sale: Arc<Sale>, task: usize) -> Outcome {
-    let key = if task.is_multiple_of(2) {
-        &sale.maoyan
-    } else {
-        &sale.wechat
-    };
+    let key = sale.key_of_client(task);
     let mut refusals = Vec::new();
     for attempt in 0..3 {
         let named = pair(task, attempt);
@@ -173,11 +169,7 @@ async fn racing_best_available_requests_of_one_gateway_all_get_seats_while_there
         .map(|i| {
             let sale = Arc::clone(&sale);
             tokio::spawn(async move {
-                let key = if i % 2 == 0 {
-                    &sale.maoyan
-                } else {
-                    &sale.wechat
-                };
+                let key = sale.key_of_client(i);
                 buy_best_pair(&sale.app, key, &sale.showtime).await
             })
         })

@@ -63,6 +63,15 @@ pub async fn sale() -> Sale {
 }
 
 impl Sale {
+    /// The API key of client `i` of a race: maoyan for even clients, wechat for odd ones.
+    pub fn key_of_client(&self, i: usize) -> &str {
+        if i.is_multiple_of(2) {
+            &self.maoyan
+        } else {
+            &self.wechat
+        }
+    }
+
     pub async fn hold(&self, key: &str, seats: &[&str]) -> crate::helpers::GqlResponse {
         let input = json!({ "showtimeId": self.showtime, "seats": seats });
         self.app

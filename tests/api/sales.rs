@@ -112,11 +112,7 @@ async fn concurrent_projections_count_every_order_exactly_once() {
         .iter()
         .enumerate()
     {
-        let key = if i % 2 == 0 {
-            &sale.maoyan
-        } else {
-            &sale.wechat
-        };
+        let key = sale.key_of_client(i);
         let hold = sale.hold_id(key, &[seat]).await;
         sale.confirm(key, &hold).await.data();
     }
