@@ -4,7 +4,7 @@
 //! they read the same seat map, choose the same seats, and all but one find them taken and read
 //! again: on a hot showtime each hold costs as many attempts as there are rivals. Measured with
 //! 64 clients holding and confirming the best 2 seats of one showtime: 14 pairs/s without this
-//! lock, 76% of requests giving up; 104–161 pairs/s with it, none failing. Taking the
+//! lock, 76% of requests giving up; 104–166 pairs/s with it, none failing. Taking the
 //! showtime's lock around read-choose-write lets this process's
 //! requests choose one after another, each seeing the seats the previous one took. Correctness
 //! does not rest on it: the conditional update still decides (other gateway processes, named
