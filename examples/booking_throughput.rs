@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use boxoffice::booking::{self, Customer, ResourceId, SeatChoice, ShowtimeLocks};
+use boxoffice::booking::{self, Attempt, Customer, SeatChoice, ShowtimeLocks};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
@@ -340,7 +340,7 @@ async fn main() -> anyhow::Result<()> {
                             showtime,
                             &choice,
                             &policy,
-                            ResourceId::fresh(),
+                            Attempt::unkeyed(),
                         )
                         .await
                         else {
@@ -358,7 +358,7 @@ async fn main() -> anyhow::Result<()> {
                             hold,
                             customer,
                             &policy,
-                            ResourceId::fresh(),
+                            Attempt::unkeyed(),
                         )
                         .await
                         .is_ok()

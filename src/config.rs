@@ -1,13 +1,16 @@
 //! Settings from command-line flags and environment variables (clap).
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::booking::KeyPolicy;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::PageLimits;
 use crate::domain::rate_limit::RateLimit;
 use crate::graphql::QueryLimits;
+use crate::store::{DatabaseOptions, WriteAcknowledgment};
 
 /// Boxoffice: a GraphQL gateway for cinema ticketing on MongoDB.
 #[derive(Debug, Parser)]
@@ -71,6 +74,43 @@ pub struct DatabaseArgs {
         global = true
     )]
     pub database: String,
+    /// How long finding a server, and each database operation of a request, may take, in
+    /// milliseconds; past it the request is answered UNAVAILABLE (HTTP 503).
+    #[arg(long, env = "BOXOFFICE_DB_TIMEOUT_MS", default_value_t = 2000, global = true, value_parser = clap::value_parser!(u64).range(50..=600_000))]
+    pub db_timeout_ms: u64,
+    /// Write concern `w` of every write: `majority`, or a number of nodes.
+    #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]
+    pub write_concern: WriteAcknowledgment,
+    /// Whether writes must reach the journal before they are acknowledged (`true`/`false`).
+    #[arg(long, env = "BOXOFFICE_WRITE_JOURNAL", default_value_t = true, global = true, action = clap::ArgAction::Set)]
+    pub write_journal: bool,
+    /// Read concern of every read: `majority`, `local` or `linearizable`.
+    #[arg(long, env = "BOXOFFICE_READ_CONCERN", default_value = "majority", global = true, value_parser = ["majority", "local", "linearizable"])]
+    pub read_concern: String,
+}
+
+impl DatabaseArgs {
+    /// How the store connects.
+    pub fn options(&self) -> DatabaseOptions {
+        DatabaseOptions {
+            timeout: Duration::from_millis(self.db_timeout_ms),
+            write_concern: self.write_concern.clone(),
+            journal: self.write_journal,
+            read_concern: self.read_concern.clone(),
+        }
+    }
+}
+
+fn parse_write_concern(value: &str) -> Result<WriteAcknowledgment, String> {
+    match value {
+        "majority" => Ok(WriteAcknowledgment::Majority),
+        number => match number.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(WriteAcknowledgment::Nodes(n)),
+            _ => Err(format!(
+                "`{value}` is neither `majority` nor a number of nodes (1 or more)"
+            )),
+        },
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -103,6 +143,11 @@ pub struct SalesArgs {
     /// milliseconds.
     #[arg(long, env = "BOXOFFICE_SALES_INTERVAL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     pub sales_interval_ms: u64,
+    /// How long a request with an idempotency key keeps the key after its last heartbeat, in
+    /// milliseconds: a retry takes the key over only once this has passed (the first attempt
+    /// died or stalled). It renews the lease every third of it.
+    #[arg(long, env = "BOXOFFICE_KEY_LEASE_MS", default_value_t = 3000, value_parser = clap::value_parser!(u64).range(300..=600_000))]
+    pub key_lease_ms: u64,
 }
 
 impl Default for SalesArgs {
@@ -112,6 +157,7 @@ impl Default for SalesArgs {
             hold_ttl_seconds: 600,
             sweep_interval_seconds: 15,
             sales_interval_ms: 1000,
+            key_lease_ms: 3000,
         }
     }
 }
@@ -122,6 +168,13 @@ impl SalesArgs {
         crate::booking::Intervals {
             sweep: std::time::Duration::from_secs(self.sweep_interval_seconds.max(1)),
             sales: std::time::Duration::from_millis(self.sales_interval_ms.max(10)),
+        }
+    }
+
+    pub fn key_policy(&self) -> KeyPolicy {
+        KeyPolicy {
+            lease: Duration::from_millis(self.key_lease_ms),
+            ..KeyPolicy::default()
         }
     }
 

@@ -34,6 +34,15 @@ pub enum ApiError {
     /// The query is too deep or too costly to run.
     #[error("{0}")]
     QueryTooComplex(String),
+    /// The database cannot be reached or is not answering in time: retry in a moment. The
+    /// message is logged; clients get a fixed text.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// This attempt at an idempotency key's operation lost the key to a retry that took it
+    /// over: its answer does not count. Never shown to a client: the key's stored answer is
+    /// given instead.
+    #[error("attempt {attempt} no longer owns its idempotency key")]
+    Fenced { attempt: i32 },
     /// Anything the client cannot fix. The message is logged and never shown to clients.
     #[error("internal error: {0}")]
     Internal(String),
@@ -51,6 +60,7 @@ pub enum ErrorCode {
     NotFound,
     QueryTooComplex,
     RateLimited,
+    Unavailable,
     Internal,
 }
 
@@ -66,6 +76,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -106,6 +117,16 @@ impl ApiError {
         ApiError::Internal(context.to_string())
     }
 
+    pub fn unavailable(context: impl fmt::Display) -> Self {
+        ApiError::Unavailable(context.to_string())
+    }
+
+    /// Whether the error leaves the effect of a write unknown (it may or may not have
+    /// happened): the database failed or went away mid-operation.
+    pub fn effect_unknown(&self) -> bool {
+        matches!(self, ApiError::Internal(_) | ApiError::Unavailable(_))
+    }
+
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::BadUserInput(_) => ErrorCode::BadUserInput,
@@ -116,7 +137,8 @@ impl ApiError {
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
-            ApiError::Internal(_) => ErrorCode::Internal,
+            ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::Fenced { .. } | ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -140,6 +162,7 @@ impl ApiError {
             "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
             "NOT_FOUND" => ApiError::NotFound(message),
             "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),
+            "UNAVAILABLE" => ApiError::Unavailable(message),
             _ => ApiError::Internal(message),
         }
     }
@@ -147,7 +170,10 @@ impl ApiError {
     /// The message a client may see: internal details are replaced by a fixed text.
     pub fn client_message(&self) -> String {
         match self {
-            ApiError::Internal(_) => "internal error".to_owned(),
+            ApiError::Internal(_) | ApiError::Fenced { .. } => "internal error".to_owned(),
+            ApiError::Unavailable(_) => {
+                "the service is unavailable for a moment; retry the request".to_owned()
+            }
             other => other.to_string(),
         }
     }

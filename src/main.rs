@@ -1,9 +1,9 @@
 //! The `boxoffice` binary: parses the command line and hands over to the library.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use boxoffice::config::{ChannelCommand, Cli, Command, DemoArgs, ServeArgs};
+use boxoffice::config::{ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, ServeArgs};
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
@@ -23,7 +23,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Serve(args) => {
-            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            let store = connect(&cli.database).await?;
             serve(store, args).await
         }
         Command::Channel(ChannelCommand::Create {
@@ -32,7 +32,7 @@ async fn main() -> anyhow::Result<()> {
             requests_per_second,
             burst,
         }) => {
-            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            let store = connect(&cli.database).await?;
             let rate_limit = requests_per_second.map(|per_second| RateLimit {
                 per_second,
                 burst: burst.unwrap_or(per_second.saturating_mul(2)),
@@ -40,16 +40,24 @@ async fn main() -> anyhow::Result<()> {
             create_channel(&store, &code, &name, rate_limit).await
         }
         Command::Demo(args) => {
-            let store = connect(&cli.database.mongodb_uri, &cli.database.database).await?;
+            // Bulk writes and index builds of a large catalogue take longer than a request.
+            let store = connect(&cli.database).await?.with_timeout(DEMO_TIMEOUT);
             load_demo(&store, &args).await
         }
     }
 }
 
-async fn connect(uri: &str, database: &str) -> anyhow::Result<Store> {
-    let store = Store::connect(uri, database)
-        .await
-        .context("connecting to MongoDB")?;
+/// The operation timeout of the demo loader.
+const DEMO_TIMEOUT: Duration = Duration::from_secs(600);
+
+async fn connect(database: &DatabaseArgs) -> anyhow::Result<Store> {
+    let store = Store::connect_with(
+        &database.mongodb_uri,
+        &database.database,
+        &database.options(),
+    )
+    .await
+    .context("connecting to MongoDB")?;
     store.ensure_indexes().await.context("creating indexes")?;
     Ok(store)
 }
@@ -69,14 +77,13 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
-    axum::serve(
-        listener,
-        app(AppState::new(store, args.limits, args.sales.hold_policy())),
-    )
-    .with_graceful_shutdown(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await?;
+    let state = AppState::new(store, args.limits, args.sales.hold_policy())
+        .with_key_policy(args.sales.key_policy());
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use bson::oid::ObjectId;
 use bson::DateTime;
 use chrono::Utc;
 
-use super::{ResourceId, ShowtimeLocks};
+use super::{crash_point, Attempt, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -14,7 +14,7 @@ use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc};
-use crate::store::Store;
+use crate::store::{CrashPoint, HoldFence, Store};
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
@@ -156,8 +156,10 @@ impl Snapshot {
 }
 
 /// Holds seats of a showtime for `channel`: all of them in one atomic update, or none. The hold
-/// gets the id `hold_id`; if a hold of this channel with that id exists already (a retry after
-/// a crash), it is returned instead of holding more.
+/// gets the attempt's own id. An attempt that took an idempotency key over first fences off
+/// the earlier attempts' hold ids: if one of them was placed, it is the answer; otherwise none
+/// of them can ever be placed, and this attempt holds seats under its own id. An attempt that
+/// finds its own id fenced off was replaced (`Fenced`).
 #[tracing::instrument(skip(store, locks, policy))]
 pub async fn hold_seats(
     store: &Store,
@@ -166,7 +168,7 @@ pub async fn hold_seats(
     showtime_id: ShowtimeId,
     choice: &SeatChoice,
     policy: &HoldPolicy,
-    hold_id: ResourceId,
+    attempt: Attempt,
 ) -> Result<HeldSeats, ApiError> {
     // Best-available requests of this process choose one after another (see `showtime_locks`).
     let _chooser = match choice {
@@ -190,6 +192,24 @@ pub async fn hold_seats(
             ApiError::forbidden(format!("channel {channel} does not sell this showtime"))
         })?
         .amount;
+    if attempt.taken_over() {
+        match store
+            .fence_holds(showtime_id, &attempt.earlier_ids())
+            .await?
+        {
+            HoldFence::Fenced => {}
+            HoldFence::Live(hold) => {
+                let hold = with_kinds(store, showtime_id, hold).await?;
+                return Ok(HeldSeats { showtime, hold });
+            }
+            HoldFence::NoInventory => {
+                return Err(ApiError::internal(format!(
+                    "showtime {showtime_id} has no seat inventory"
+                )))
+            }
+        }
+    }
+    let hold_id = attempt.own_id();
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= DateTime::now() {
             return Err(ApiError::bad_input(
@@ -204,11 +224,12 @@ pub async fn hold_seats(
             ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
         })?;
         let snapshot = Snapshot::new(inventory);
-        let existing = hold_id
-            .may_exist
-            .then(|| snapshot.existing_hold(hold_id.id, channel))
-            .flatten();
-        if let Some(hold) = existing {
+        if snapshot.inventory.fenced_holds.contains(&hold_id) {
+            return Err(ApiError::Fenced {
+                attempt: attempt.number(),
+            });
+        }
+        if let Some(hold) = snapshot.existing_hold(hold_id, channel) {
             return Ok(HeldSeats { showtime, hold });
         }
         let positions = snapshot.choose(choice, policy)?;
@@ -224,7 +245,7 @@ pub async fn hold_seats(
         let now = Utc::now();
         let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
         let hold = HoldDoc {
-            id: hold_id.id,
+            id: hold_id,
             channel: channel.to_owned(),
             seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
             kinds: positions.iter().map(|&p| snapshot.seat(p).kind).collect(),
@@ -245,24 +266,51 @@ pub async fn hold_seats(
     })
 }
 
-/// Releases a live hold of `channel`. Another channel's hold, an expired and swept hold and an
-/// unknown one are all NOT_FOUND: a channel learns nothing of others' holds.
+/// `hold` with its seats' kinds (a hold made before holds kept them is looked up).
+async fn with_kinds(
+    store: &Store,
+    showtime_id: ShowtimeId,
+    hold: HoldDoc,
+) -> Result<HoldDoc, ApiError> {
+    if hold.kinds.len() == hold.seats.len() {
+        return Ok(hold);
+    }
+    store
+        .inventory(showtime_id)
+        .await?
+        .and_then(|inventory| inventory.with_kinds(&hold))
+        .ok_or_else(|| ApiError::internal(format!("hold {}'s seats are not all there", hold.id)))
+}
+
+/// Releases a live hold of `channel` and returns its seats' labels. Another channel's hold,
+/// an expired and swept hold and an unknown one are all NOT_FOUND: a channel learns nothing of
+/// others' holds. The release is remembered under the attempt's id, so an attempt that took an
+/// idempotency key over answers with the release an earlier attempt made.
 #[tracing::instrument(skip(store))]
 pub async fn release_hold(
     store: &Store,
     channel: &str,
     showtime_id: ShowtimeId,
     hold_id: HoldId,
-) -> Result<HoldDoc, ApiError> {
+    attempt: Attempt,
+) -> Result<Vec<String>, ApiError> {
     let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
+    let hold_oid = ObjectId::from_bytes(hold_id.0);
+    let request = attempt.resource_id();
     let hold = store
-        .hold_of(showtime_id, ObjectId::from_bytes(hold_id.0))
+        .hold_of(showtime_id, hold_oid)
         .await?
-        .filter(|hold| hold.channel == channel)
-        .ok_or_else(not_found)?;
-    if store.release_hold(showtime_id, &hold).await? {
-        Ok(hold)
-    } else {
-        Err(not_found())
+        .filter(|hold| hold.channel == channel);
+    if let Some(hold) = hold {
+        if store.release_hold(showtime_id, &hold, request).await? {
+            crash_point(store, CrashPoint::ReleaseAfterFree)?;
+            return Ok(hold.seats);
+        }
     }
+    if attempt.taken_over() {
+        if let Some(seats) = store.released_by(showtime_id, hold_oid, request).await? {
+            return Ok(seats);
+        }
+    }
+    Err(not_found())
 }

@@ -1,46 +1,121 @@
 //! Idempotency keys: a retried write with the same key and input has one effect and gets the
 //! first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED; concurrent requests
-//! with one key produce one effect (one of them runs, the others wait for its answer).
+//! with one key produce one effect.
 //!
-//! What an operation creates gets its id before the operation runs (`resource_id`), so if the
-//! gateway dies after the effect but before storing the answer, the retry that takes the key
-//! over finds the hold or order the first attempt made instead of making another.
+//! **The lease.** The request that claims a key is attempt 1. It holds a lease on the key and
+//! renews it while it runs (a heartbeat every third of the lease). Other requests with the key
+//! wait for its answer. Only when the lease has lapsed by the database's clock (the attempt's
+//! gateway died or stalled) does one of them take the key over as the next attempt, so a dead
+//! attempt is replaced within one lease and a live one never is.
+//!
+//! **The fence.** A stalled attempt may wake up after it was replaced. Everything it would
+//! write on the key's behalf then matches nothing: the answer is stored only while its attempt
+//! owns the key; a hold is placed only under the attempt's own hold id, which the taking-over
+//! attempt fences off first (see `holds`); an order and a cancellation are single-use (one
+//! order id per key, sold from one hold; a cancellation stamped with the key's id). A replaced
+//! attempt stops its operation as soon as its heartbeat learns it, and answers with the stored
+//! answer of the attempt that won.
+//!
+//! **Finding the earlier effect.** What an operation creates gets its id from the key before it
+//! runs (`Attempt`), so a take-over finds what the earlier attempt made (a hold, an order, a
+//! cancellation, a release) and answers with it instead of doing it again.
 
 use std::future::Future;
 use std::time::Duration;
 
 use bson::oid::ObjectId;
-use bson::{doc, DateTime, Document};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
-use crate::store::idempotency::IdempotencyRecord;
-use crate::store::Store;
+use crate::store::idempotency::{Claim, KeyState, NewKey, Outcome, StoredError};
+use crate::store::{PausePoint, Store};
 
-/// How long a request waits for the answer of a concurrent one with its key before taking the
-/// key over as abandoned.
-const WAIT_FOR_FIRST: Duration = Duration::from_secs(10);
+/// How often a request waiting for another attempt's answer looks at the key again.
 const POLL: Duration = Duration::from_millis(25);
 
-/// The id an operation gives what it creates, and whether that may exist already: only when a
-/// request takes over a key whose first attempt did not finish. Otherwise the id is new and the
-/// operation need not look for it (no extra query on the hot path).
+/// How the keys of a gateway behave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResourceId {
-    pub id: ObjectId,
-    pub may_exist: bool,
+pub struct KeyPolicy {
+    /// How long an attempt's lease lasts after its last heartbeat.
+    pub lease: Duration,
+    /// How long a request waits for a live attempt with its key before answering UNAVAILABLE
+    /// (retry later).
+    pub max_wait: Duration,
 }
 
-impl ResourceId {
-    /// A new id, of nothing yet.
-    pub fn fresh() -> Self {
-        ResourceId {
-            id: ObjectId::new(),
-            may_exist: false,
+impl Default for KeyPolicy {
+    fn default() -> Self {
+        KeyPolicy {
+            lease: Duration::from_secs(3),
+            max_wait: Duration::from_secs(30),
         }
     }
+}
+
+/// One attempt at a keyed operation (or an unkeyed operation): the ids it gives what it
+/// creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    resource: ObjectId,
+    number: i32,
+}
+
+impl Attempt {
+    /// An operation without a key: attempt 1 of nothing, with a fresh id.
+    pub fn unkeyed() -> Self {
+        Attempt {
+            resource: ObjectId::new(),
+            number: 1,
+        }
+    }
+
+    /// The id of what the key's operation creates or stamps, the same for every attempt (an
+    /// order: whichever attempt sells the hold sells it to this order).
+    pub fn resource_id(&self) -> ObjectId {
+        self.resource
+    }
+
+    /// 1 for the first attempt at a key, 2 for the one that took it over first, and so on.
+    pub fn number(&self) -> i32 {
+        self.number
+    }
+
+    /// Whether an earlier attempt may have done part of the work (this one took the key over).
+    pub fn taken_over(&self) -> bool {
+        self.number > 1
+    }
+
+    /// The id this attempt gives a hold: attempt 1's is the key's resource id, a later
+    /// attempt's is derived from it, so that each attempt's hold id is its own and a
+    /// taking-over attempt can fence off every earlier attempt's.
+    pub fn own_id(&self) -> ObjectId {
+        id_of_attempt(self.resource, self.number)
+    }
+
+    /// The hold ids of the earlier attempts of this key.
+    pub fn earlier_ids(&self) -> Vec<ObjectId> {
+        (1..self.number)
+            .map(|n| id_of_attempt(self.resource, n))
+            .collect()
+    }
+}
+
+/// Attempt `n`'s id: the resource id for attempt 1; for later ones its timestamp (so the id
+/// still says when the key was first used) and 8 bytes of SHA-256(resource id, n).
+fn id_of_attempt(resource: ObjectId, n: i32) -> ObjectId {
+    if n <= 1 {
+        return resource;
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(resource.bytes());
+    hasher.update(n.to_be_bytes());
+    let digest = hasher.finalize();
+    let mut bytes = [0; 12];
+    bytes[..4].copy_from_slice(&resource.bytes()[..4]);
+    bytes[4..].copy_from_slice(&digest[..8]);
+    ObjectId::from_bytes(bytes)
 }
 
 /// Validates a client's idempotency key: 1 to 100 printable ASCII characters.
@@ -67,10 +142,20 @@ fn hash_request(operation: &str, request: &impl Serialize) -> Result<String, Api
         .collect())
 }
 
-/// Runs `body` once per (channel, key): with no key it simply runs. `body` gets the id to give
-/// what it creates.
+/// What to do next with a key.
+enum Step<T> {
+    /// Run the operation as this attempt.
+    Run(Attempt),
+    /// Wait for the answer of the attempt that owns the key, or take it over.
+    Follow(KeyState<T>),
+}
+
+/// Runs `body` once per (channel, key): with no key it simply runs. `body` gets the attempt,
+/// which names the ids to give what it creates; it may be called again by a request that
+/// takes the key over.
 pub async fn once<T, F, Fut>(
     store: &Store,
+    policy: &KeyPolicy,
     channel: &str,
     key: Option<&str>,
     operation: &str,
@@ -79,107 +164,240 @@ pub async fn once<T, F, Fut>(
 ) -> Result<T, ApiError>
 where
     T: Serialize + DeserializeOwned,
-    F: Fn(ResourceId) -> Fut,
+    F: Fn(Attempt) -> Fut,
     Fut: Future<Output = Result<T, ApiError>>,
 {
     let Some(key) = key else {
-        return body(ResourceId::fresh()).await;
+        return body(Attempt::unkeyed()).await;
     };
     validate_key(key)?;
-    let record = IdempotencyRecord {
+    let new_key = NewKey {
         id: format!("{channel}:{key}"),
         operation: operation.to_owned(),
         request_hash: hash_request(operation, request)?,
         resource_id: ObjectId::new(),
-        attempt: 0,
-        outcome: None,
-        abandoned: false,
-        created_at: DateTime::now(),
+        lease: policy.lease,
     };
-    let Some(mut existing) = store.claim_idempotency_key(&record).await? else {
-        let fresh = ResourceId {
-            id: record.resource_id,
-            may_exist: false,
-        };
-        return finish(store, &record.id, 0, body(fresh).await).await;
+    let id = new_key.id.as_str();
+    let mut step = match store.claim_key::<T>(&new_key).await? {
+        Claim::Fresh => Step::Run(Attempt {
+            resource: new_key.resource_id,
+            number: 1,
+        }),
+        Claim::Existing(state) => Step::Follow(state),
+        Claim::Reused => {
+            return Err(ApiError::IdempotencyKeyReused(format!(
+                "idempotency key `{key}` was used with another request"
+            )))
+        }
     };
-    if existing.operation != record.operation || existing.request_hash != record.request_hash {
-        return Err(ApiError::IdempotencyKeyReused(format!(
-            "idempotency key `{key}` was used with another request"
-        )));
-    }
     let waiting_since = tokio::time::Instant::now();
     loop {
-        if let Some(outcome) = &existing.outcome {
-            return replay(outcome);
-        }
-        if (existing.abandoned || waiting_since.elapsed() >= WAIT_FOR_FIRST)
-            && store
-                .take_over_idempotency_key(&record.id, existing.attempt)
-                .await?
-        {
-            let taken_over = ResourceId {
-                id: existing.resource_id,
-                may_exist: true,
-            };
-            let attempt = existing.attempt + 1;
-            return finish(store, &record.id, attempt, body(taken_over).await).await;
-        }
-        tokio::time::sleep(POLL).await;
-        existing = store
-            .idempotency_record(&record.id)
-            .await?
-            .ok_or_else(|| ApiError::internal("an idempotency key vanished while in use"))?;
+        step = match step {
+            Step::Run(attempt) => {
+                let result = run_attempt(store, policy, id, attempt, &body).await;
+                match finish(store, id, attempt, result).await? {
+                    Some(answer) => return answer,
+                    // Replaced: the attempt that owns the key now answers.
+                    None => Step::Follow(current(store, id).await?),
+                }
+            }
+            Step::Follow(state) => {
+                if let Some(outcome) = state.outcome {
+                    return replay(outcome);
+                }
+                let lapsed = state.lease_until <= bson::DateTime::now();
+                if lapsed && store.take_over_key(id, state.attempt, policy.lease).await? {
+                    Step::Run(Attempt {
+                        resource: state.resource_id,
+                        number: state.attempt + 1,
+                    })
+                } else if waiting_since.elapsed() >= policy.max_wait {
+                    return Err(ApiError::unavailable(format!(
+                        "attempt {} with idempotency key {id} is still running",
+                        state.attempt
+                    )));
+                } else {
+                    tokio::time::sleep(POLL).await;
+                    Step::Follow(current(store, id).await?)
+                }
+            }
+        };
     }
 }
 
-/// Stores the answer, unless it is an internal error: then nothing is known of the effect, and
-/// the attempt is marked abandoned so that a retry takes the key over at once (finding what
-/// was made through the resource id). A gateway that dies mid-attempt marks nothing; a retry
-/// then takes over after `WAIT_FOR_FIRST`.
-async fn finish<T: Serialize>(
+async fn current<T: DeserializeOwned>(store: &Store, id: &str) -> Result<KeyState<T>, ApiError> {
+    store
+        .key_state(id)
+        .await?
+        .ok_or_else(|| ApiError::internal("an idempotency key vanished while in use"))
+}
+
+/// Runs `body` as `attempt`, renewing its lease meanwhile. When the heartbeat learns that the
+/// attempt was replaced, the operation stops where it is (as if its gateway had died there:
+/// the next attempt finds and finishes what it did) and the attempt is `Fenced`.
+async fn run_attempt<T, F, Fut>(
     store: &Store,
+    policy: &KeyPolicy,
     id: &str,
-    attempt: i32,
-    result: Result<T, ApiError>,
-) -> Result<T, ApiError> {
-    let outcome = match &result {
-        Ok(value) => doc! { "ok": bson::to_bson(value)? },
-        Err(ApiError::Internal(_)) => {
-            if let Err(error) = store.abandon_idempotency_key(id, attempt).await {
-                tracing::warn!(%error, "could not mark an idempotency key abandoned");
-            }
-            return result;
-        }
-        Err(error) => doc! { "error": {
-            "code": error.code().as_str(),
-            "message": error.client_message(),
-            "seats": error.seats(),
-        } },
+    attempt: Attempt,
+    body: &F,
+) -> Result<T, ApiError>
+where
+    F: Fn(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, ApiError>>,
+{
+    store.pause_point(PausePoint::AfterClaim).await;
+    let mut abandon_if_dropped = AbandonOnDrop {
+        store: Some(store.clone()),
+        id: id.to_owned(),
+        attempt: attempt.number,
     };
-    store.finish_idempotency_key(id, outcome).await?;
+    let operation = async {
+        store.pause_point(PausePoint::BeforeEffect).await;
+        body(attempt).await
+    };
+    let result = tokio::select! {
+        biased;
+        replaced = heartbeat(store, policy.lease, id, attempt.number) => Err(replaced),
+        result = operation => result,
+    };
+    abandon_if_dropped.store = None;
     result
 }
 
-fn replay<T: DeserializeOwned>(outcome: &Document) -> Result<T, ApiError> {
-    if let Some(value) = outcome.get("ok") {
-        return Ok(bson::from_bson(value.clone())?);
+/// Renews the lease of `attempt` every third of the lease; returns (the `Fenced` error) once
+/// the attempt no longer owns the key. A renewal that fails (the database is away) is tried
+/// again at the next beat: the lease may then lapse, and the fence keeps a late write harmless.
+async fn heartbeat(store: &Store, lease: Duration, id: &str, attempt: i32) -> ApiError {
+    let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + lease / 3, lease / 3);
+    loop {
+        beats.tick().await;
+        match store.renew_key_lease(id, attempt, lease).await {
+            Ok(true) => {}
+            Ok(false) => return ApiError::Fenced { attempt },
+            Err(error) => tracing::warn!(%error, id, attempt, "could not renew a key's lease"),
+        }
     }
-    let error = outcome
-        .get_document("error")
-        .map_err(|_| ApiError::internal("a stored answer has neither `ok` nor `error`"))?;
-    let seats = error
-        .get_array("seats")
-        .map(|seats| {
-            seats
-                .iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    Err(ApiError::from_parts(
-        error.get_str("code").unwrap_or_default(),
-        error.get_str("message").unwrap_or_default().to_owned(),
-        seats,
-    ))
+}
+
+/// Gives up the key's lease when a request is dropped mid-attempt (the client went away, or
+/// the request timed out), so that a retry need not wait for the lease to lapse.
+struct AbandonOnDrop {
+    store: Option<Store>,
+    id: String,
+    attempt: i32,
+}
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        let Some(store) = self.store.take() else {
+            return;
+        };
+        let (id, attempt) = (std::mem::take(&mut self.id), self.attempt);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(error) = store.abandon_key(&id, attempt).await {
+                    tracing::warn!(%error, id, attempt, "could not give up a dropped attempt's key");
+                }
+            });
+        }
+    }
+}
+
+/// Stores the answer of `attempt`, unless the effect is unknown (the database failed or went
+/// away mid-operation): then the attempt gives the key up, so that a retry takes it over at
+/// once and finds what was done. `None` when the attempt no longer owns the key: its answer
+/// does not count.
+async fn finish<T: Serialize>(
+    store: &Store,
+    id: &str,
+    attempt: Attempt,
+    result: Result<T, ApiError>,
+) -> Result<Option<Result<T, ApiError>>, ApiError> {
+    let outcome = match &result {
+        Err(ApiError::Fenced { .. }) => return Ok(None),
+        Err(error) if error.effect_unknown() => {
+            if let Err(error) = store.abandon_key(id, attempt.number).await {
+                tracing::warn!(%error, "could not give up an idempotency key");
+            }
+            return Ok(Some(result));
+        }
+        Ok(value) => Outcome::Ok(value),
+        Err(error) => Outcome::Error(StoredError {
+            code: error.code().as_str().to_owned(),
+            message: error.client_message(),
+            seats: error.seats().to_vec(),
+        }),
+    };
+    if store.finish_key(id, attempt.number, &outcome).await? {
+        Ok(Some(result))
+    } else {
+        tracing::info!(
+            id,
+            attempt = attempt.number,
+            "a replaced attempt finished late"
+        );
+        Ok(None)
+    }
+}
+
+fn replay<T>(outcome: Outcome<T>) -> Result<T, ApiError> {
+    match outcome {
+        Outcome::Ok(value) => Ok(value),
+        Outcome::Error(error) => Err(ApiError::from_parts(
+            &error.code,
+            error.message,
+            error.seats,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_attempt_has_its_own_hold_id_and_knows_the_earlier_ones() {
+        let resource = ObjectId::new();
+        let first = Attempt {
+            resource,
+            number: 1,
+        };
+        let third = Attempt {
+            resource,
+            number: 3,
+        };
+        assert_eq!(first.own_id(), resource);
+        assert!(first.earlier_ids().is_empty() && !first.taken_over());
+        let earlier = third.earlier_ids();
+        assert_eq!(earlier.len(), 2);
+        assert_eq!(earlier[0], resource);
+        assert_ne!(earlier[1], resource);
+        assert!(!earlier.contains(&third.own_id()));
+        assert_eq!(
+            third.resource_id(),
+            resource,
+            "one order id for every attempt"
+        );
+        assert_eq!(
+            third.own_id().timestamp(),
+            resource.timestamp(),
+            "a derived id keeps the key's first use time"
+        );
+        assert_eq!(
+            id_of_attempt(resource, 2),
+            earlier[1],
+            "derived ids are stable"
+        );
+    }
+
+    #[test]
+    fn keys_are_printable_ascii_of_at_most_100_characters() {
+        assert!(validate_key("cart-42").is_ok());
+        assert!(validate_key(&"x".repeat(100)).is_ok());
+        for bad in ["", "with space", "键", &"x".repeat(101)] {
+            assert!(validate_key(bad).is_err(), "{bad:?}");
+        }
+    }
 }

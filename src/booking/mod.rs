@@ -15,9 +15,22 @@ mod showtime_locks;
 mod sweeper;
 
 pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
-pub use idempotency::{once, ResourceId};
+pub use idempotency::{once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use sales::project_sales;
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::{run_background, sweep_expired_holds, Intervals};
+
+use crate::error::ApiError;
+use crate::store::{CrashPoint, Store};
+
+/// Stops here, as a gateway killed at `point` would, when a test armed it (never in a
+/// production build: see `store::faults`).
+fn crash_point(store: &Store, point: CrashPoint) -> Result<(), ApiError> {
+    if store.crash_armed(point) {
+        Err(ApiError::internal(format!("injected crash at {point:?}")))
+    } else {
+        Ok(())
+    }
+}

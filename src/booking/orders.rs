@@ -5,13 +5,14 @@
 use bson::oid::ObjectId;
 use bson::DateTime;
 
-use super::ResourceId;
+use super::{crash_point, Attempt};
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;
 use crate::domain::text;
 use crate::error::ApiError;
+use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SCHEMA_VERSION,
 };
@@ -36,20 +37,11 @@ fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
     }
 }
 
-/// Stops here, as a gateway killed at `point` would, when a test armed it.
-fn crash_point(store: &Store, point: CrashPoint) -> Result<(), ApiError> {
-    if store.faults().take(point) {
-        Err(ApiError::internal(format!("injected crash at {point:?}")))
-    } else {
-        Ok(())
-    }
-}
-
 /// Confirms a live hold of `channel` into an order. The order is written PENDING, then the
 /// hold's seats are sold to it in one atomic update (the moment it takes effect), then it is
 /// marked CONFIRMED. An expired hold can never be confirmed (HOLD_EXPIRED). The order gets the
-/// id `order_id`; if this channel's order with that id exists already (a retry after a crash),
-/// it is settled and returned, or the confirmation goes on with it.
+/// key's resource id, whichever attempt writes it; an attempt that took the key over settles
+/// and returns the order an earlier attempt made, or goes on with it.
 #[tracing::instrument(skip(store, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
@@ -58,10 +50,11 @@ pub async fn confirm_hold(
     hold_id: HoldId,
     customer: Customer,
     policy: &HoldPolicy,
-    order_id: ResourceId,
+    attempt: Attempt,
 ) -> Result<OrderDoc, ApiError> {
-    if order_id.may_exist {
-        if let Some(earlier) = load_order(store, channel, order_id.id.into()).await? {
+    let order_id = attempt.resource_id();
+    if attempt.taken_over() {
+        if let Some(earlier) = load_order(store, channel, order_id.into()).await? {
             if let Some(settled) = settle_order(store, earlier).await? {
                 return Ok(settled);
             }
@@ -107,7 +100,7 @@ pub async fn confirm_hold(
         })
         .collect::<Vec<_>>();
     let order = OrderDoc {
-        id: order_id.id,
+        id: order_id,
         schema_version: SCHEMA_VERSION,
         channel: channel.to_owned(),
         status: OrderStatus::Pending,
@@ -127,10 +120,11 @@ pub async fn confirm_hold(
         customer,
         created_at: DateTime::now(),
         cancelled_at: None,
+        cancel_request: None,
         sales_counted: false,
     };
     let mut order = store
-        .insert_pending_order(&order, order_id.may_exist)
+        .insert_pending_order(&order, attempt.taken_over())
         .await?;
     crash_point(store, CrashPoint::ConfirmBeforeSell)?;
     if store
@@ -140,7 +134,7 @@ pub async fn confirm_hold(
         crash_point(store, CrashPoint::ConfirmAfterSell)?;
         let id = OrderId::from(order.id);
         if !store
-            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed, None)
+            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
             .await?
         {
             // A reconciler settled it first: return what it made of it.
@@ -149,15 +143,36 @@ pub async fn confirm_hold(
         order.status = OrderStatus::Confirmed;
         return Ok(order);
     }
-    // Not sold: the order never took effect.
+    // Not sold by this update. Read the seats once: they may have been sold to this order by
+    // another attempt of the key; otherwise the hold has expired by the database's clock (it
+    // is still there) or is gone (released, or sold to another order), and either is for good,
+    // so no sale to this order can happen any more and the order is discarded.
+    let inventory = store.inventory(showtime_id).await?;
+    if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
+        store
+            .set_order_status(
+                order.id.into(),
+                OrderStatus::Pending,
+                OrderStatus::Confirmed,
+            )
+            .await?;
+        return order_of(store, channel, order.id.into()).await;
+    }
     store.discard_pending_order(order.id.into()).await?;
-    // The hold was live a moment ago: either the database's clock says it has expired, or a
-    // concurrent release or confirmation took it.
-    let still_there = store.hold_of(showtime_id, hold.id).await?.is_some();
+    let still_there = inventory.is_some_and(|i| i.holds.iter().any(|h| h.id == hold.id));
     Err(if still_there {
         ApiError::HoldExpired(format!("hold {hold_id} has expired"))
     } else {
         missing_hold(hold_id, policy)
+    })
+}
+
+/// Whether the inventory has seats of `order` SOLD under it.
+fn sold_to(inventory: &SeatInventoryDoc, order: &OrderDoc) -> bool {
+    order.seats.iter().any(|seat| {
+        inventory
+            .seat(&seat.label)
+            .is_some_and(|s| s.state == SeatState::Sold && s.order == Some(order.id))
     })
 }
 
@@ -191,16 +206,9 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
         OrderStatus::Pending => {
             let showtime = ShowtimeId::from(order.showtime.id);
             let inventory = store.inventory(showtime).await?;
-            let sold = inventory.as_ref().is_some_and(|inventory| {
-                order.seats.iter().any(|seat| {
-                    inventory
-                        .seat(&seat.label)
-                        .is_some_and(|s| s.state == SeatState::Sold && s.order == Some(order.id))
-                })
-            });
-            if sold {
+            if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
                 store
-                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed, None)
+                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
                     .await?;
                 return load_order(store, &order.channel, id).await;
             }
@@ -245,48 +253,53 @@ pub async fn list_orders(
     Ok(orders)
 }
 
-/// Cancels a confirmed order of `channel`: it is marked CANCELLING, its seats are given back in
-/// one atomic update, and it is marked CANCELLED. An order left CANCELLING by a crash is
-/// finished.
+/// Cancels a confirmed order of `channel`: it is marked CANCELLING (stamped with the
+/// attempt's request id), its seats are given back in one atomic update, and it is marked
+/// CANCELLED. An order this request (any attempt of its idempotency key) cancelled is the
+/// answer; one a crash left CANCELLING is finished, whoever asks; one another request
+/// cancelled is BAD_USER_INPUT.
 #[tracing::instrument(skip(store))]
 pub async fn cancel_order(
     store: &Store,
     channel: &str,
     order_id: OrderId,
+    attempt: Attempt,
 ) -> Result<OrderDoc, ApiError> {
     let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
     let cancelled_already =
         || ApiError::bad_input(format!("order {order_id} is cancelled already"));
-    let mut order = load_order(store, channel, order_id)
-        .await?
-        .ok_or_else(not_found)?;
-    if order.status == OrderStatus::Pending {
-        order = settle_order(store, order).await?.ok_or_else(not_found)?;
-    }
-    match order.status {
-        OrderStatus::Cancelled => Err(cancelled_already()),
-        OrderStatus::Cancelling => finish_cancel(store, order).await,
-        // Settling never leaves an order PENDING.
-        OrderStatus::Pending => Err(not_found()),
-        OrderStatus::Confirmed => {
-            let now = DateTime::now();
-            if !store
-                .set_order_status(
-                    order_id,
-                    OrderStatus::Confirmed,
-                    OrderStatus::Cancelling,
-                    Some(now),
-                )
-                .await?
-            {
-                return Err(cancelled_already());
+    let request = attempt.resource_id();
+    for _ in 0..2 {
+        let mut order = load_order(store, channel, order_id)
+            .await?
+            .ok_or_else(not_found)?;
+        if order.status == OrderStatus::Pending {
+            order = settle_order(store, order).await?.ok_or_else(not_found)?;
+        }
+        let ours = order.cancel_request == Some(request);
+        match order.status {
+            OrderStatus::Cancelled if ours => return Ok(order),
+            // A cancellation a crash interrupted: any request may finish it.
+            OrderStatus::Cancelling => return finish_cancel(store, order).await,
+            // Another request's finished cancellation: this one has nothing to do.
+            OrderStatus::Cancelled => return Err(cancelled_already()),
+            // Settling never leaves an order PENDING.
+            OrderStatus::Pending => return Err(not_found()),
+            OrderStatus::Confirmed => {
+                let now = DateTime::now();
+                if store.start_cancel(order_id, now, request).await? {
+                    crash_point(store, CrashPoint::CancelBeforeFree)?;
+                    order.status = OrderStatus::Cancelling;
+                    order.cancelled_at = Some(now);
+                    order.cancel_request = Some(request);
+                    return finish_cancel(store, order).await;
+                }
+                // Cancelled meanwhile, by this request's other attempt or another request:
+                // read it again to tell which.
             }
-            crash_point(store, CrashPoint::CancelBeforeFree)?;
-            order.status = OrderStatus::Cancelling;
-            order.cancelled_at = Some(now);
-            finish_cancel(store, order).await
         }
     }
+    Err(cancelled_already())
 }
 
 /// The rest of a cancellation once the order says CANCELLING: its seats back (unless that was
@@ -296,7 +309,7 @@ async fn finish_cancel(store: &Store, mut order: OrderDoc) -> Result<OrderDoc, A
     crash_point(store, CrashPoint::CancelAfterFree)?;
     let id = OrderId::from(order.id);
     store
-        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled, None)
+        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled)
         .await?;
     order.status = OrderStatus::Cancelled;
     Ok(order)

@@ -6,7 +6,7 @@ use async_graphql::{Context, Request};
 use std::sync::Arc;
 
 use super::loaders::Loaders;
-use crate::booking::ShowtimeLocks;
+use crate::booking::{KeyPolicy, ShowtimeLocks};
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
@@ -43,6 +43,7 @@ impl Caller {
 pub struct RequestSettings {
     pub pages: PageLimits,
     pub hold_policy: HoldPolicy,
+    pub key_policy: KeyPolicy,
     pub showtime_locks: Arc<ShowtimeLocks>,
 }
 
@@ -59,6 +60,7 @@ pub fn prepare(
         .data(Loaders::new(store))
         .data(settings.pages)
         .data(settings.hold_policy)
+        .data(settings.key_policy)
         .data(settings.showtime_locks)
         .data(caller.clone())
 }
@@ -68,6 +70,7 @@ pub trait ContextExt {
     fn store(&self) -> &Store;
     fn loaders(&self) -> &Loaders;
     fn caller(&self) -> &Caller;
+    fn key_policy(&self) -> &KeyPolicy;
     /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one.
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError>;
     /// Validates a connection's `first`/`after` against the configured cap.
@@ -85,6 +88,10 @@ impl ContextExt for Context<'_> {
 
     fn caller(&self) -> &Caller {
         self.data_unchecked::<Caller>()
+    }
+
+    fn key_policy(&self) -> &KeyPolicy {
+        self.data_unchecked::<KeyPolicy>()
     }
 
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError> {

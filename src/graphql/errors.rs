@@ -48,8 +48,14 @@ pub fn classify(error: &mut ServerError) {
     }
     let code = match error.source::<ApiError>().cloned() {
         Some(api_error) => {
-            if let ApiError::Internal(detail) = &api_error {
-                tracing::error!(path = ?error.path, detail, "internal error");
+            match &api_error {
+                ApiError::Unavailable(detail) => {
+                    tracing::warn!(path = ?error.path, detail, "database unavailable");
+                }
+                ApiError::Internal(_) | ApiError::Fenced { .. } => {
+                    tracing::error!(path = ?error.path, error = %api_error, "internal error");
+                }
+                _ => {}
             }
             if let ApiError::SeatUnavailable { seats, .. } = &api_error {
                 let seats = seats

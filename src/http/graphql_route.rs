@@ -13,20 +13,22 @@ use axum::Json;
 
 use super::auth::authenticate;
 use super::AppState;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ErrorCode;
 use crate::graphql::{errors::error_with_code, prepare};
 
 pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let limits = state.limits;
     let caller = match authenticate(&state.store, &state.known_keys, &headers).await {
         Ok(caller) => caller,
-        Err(ApiError::Internal(detail)) => {
-            tracing::error!(detail, "authenticating a request");
-            return rejected(
+        Err(error) if error.effect_unknown() => {
+            tracing::error!(%error, "authenticating a request");
+            let mut response = rejected(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "internal error".into(),
-                ErrorCode::Internal,
+                error.client_message(),
+                ErrorCode::Unavailable,
             );
+            retry_after(&mut response, RETRY_UNAVAILABLE_SECONDS);
+            return response;
         }
         Err(error) => {
             let mut response = rejected(
@@ -99,7 +101,35 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
                 .collect(),
         ),
     };
-    Json(state.schema.execute_batch(prepared).await).into_response()
+    let responses = state.schema.execute_batch(prepared).await;
+    let unavailable = match &responses {
+        BatchResponse::Single(response) => is_unavailable(response),
+        BatchResponse::Batch(responses) => responses.iter().any(is_unavailable),
+    };
+    if unavailable {
+        let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(responses)).into_response();
+        retry_after(&mut response, RETRY_UNAVAILABLE_SECONDS);
+        return response;
+    }
+    Json(responses).into_response()
+}
+
+/// How soon a client may retry a request the database was unavailable for.
+const RETRY_UNAVAILABLE_SECONDS: u64 = 1;
+
+/// Whether an error of the response says the database was unavailable: the whole answer is
+/// then a 503 with `Retry-After`, so that clients and proxies retry it.
+fn is_unavailable(response: &GqlResponse) -> bool {
+    response.errors.iter().any(|error| {
+        error.extensions.as_ref().and_then(|e| e.get("code"))
+            == Some(&async_graphql::Value::from(ErrorCode::Unavailable.as_str()))
+    })
+}
+
+fn retry_after(response: &mut Response, seconds: u64) {
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
 }
 
 /// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
@@ -118,10 +148,7 @@ fn rate_limited(channel: &str, wait: Duration) -> Response {
         Json(BatchResponse::Single(response)),
     )
         .into_response();
-    response.headers_mut().insert(
-        header::RETRY_AFTER,
-        HeaderValue::from(millis.div_ceil(1000)),
-    );
+    retry_after(&mut response, millis.div_ceil(1000));
     response
 }
 

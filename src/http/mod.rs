@@ -17,7 +17,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tower_http::trace::TraceLayer;
 
-use crate::booking::ShowtimeLocks;
+use crate::booking::{KeyPolicy, ShowtimeLocks};
 use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
 use crate::graphql::{self, AppSchema, RequestSettings};
@@ -30,6 +30,7 @@ pub struct AppState {
     pub store: Store,
     pub limits: Limits,
     pub hold_policy: HoldPolicy,
+    pub key_policy: KeyPolicy,
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub rate_limiter: Arc<RateLimiter>,
@@ -43,10 +44,16 @@ impl AppState {
             store,
             limits,
             hold_policy,
+            key_policy: KeyPolicy::default(),
             showtime_locks: Arc::default(),
             rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
             known_keys: Arc::default(),
         }
+    }
+
+    /// The same state with another idempotency-key policy.
+    pub fn with_key_policy(self, key_policy: KeyPolicy) -> Self {
+        AppState { key_policy, ..self }
     }
 
     /// What each request is prepared with.
@@ -54,6 +61,7 @@ impl AppState {
         RequestSettings {
             pages: self.limits.pages(),
             hold_policy: self.hold_policy,
+            key_policy: self.key_policy,
             showtime_locks: Arc::clone(&self.showtime_locks),
         }
     }

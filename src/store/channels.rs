@@ -31,10 +31,11 @@ impl Store {
     /// A channel by code.
     #[tracing::instrument(skip(self))]
     pub async fn channel_by_code(&self, code: &str) -> Result<Option<ChannelDoc>, ApiError> {
-        Ok(self
-            .collection::<ChannelDoc>(names::CHANNELS)
-            .find_one(doc! { "_id": code })
-            .await?)
+        self.bounded(
+            self.collection::<ChannelDoc>(names::CHANNELS)
+                .find_one(doc! { "_id": code }),
+        )
+        .await
     }
 
     /// The channel whose API key hashes to `key_hash`, if any (unique index `api_key`).
@@ -43,10 +44,11 @@ impl Store {
         &self,
         key_hash: &str,
     ) -> Result<Option<ChannelDoc>, ApiError> {
-        Ok(self
-            .collection::<ChannelDoc>(names::CHANNELS)
-            .find_one(doc! { "apiKeyHash": key_hash })
-            .await?)
+        self.bounded(
+            self.collection::<ChannelDoc>(names::CHANNELS)
+                .find_one(doc! { "apiKeyHash": key_hash }),
+        )
+        .await
     }
 
     /// Creates a channel; BAD_USER_INPUT when the code is taken.
@@ -66,9 +68,11 @@ impl Store {
             rate_limit: rate_limit.map(RateLimitDoc::from),
         };
         match self
-            .collection::<ChannelDoc>(names::CHANNELS)
-            .insert_one(&channel)
-            .await
+            .bounded_raw(
+                self.collection::<ChannelDoc>(names::CHANNELS)
+                    .insert_one(&channel),
+            )
+            .await?
         {
             Ok(_) => Ok(channel),
             Err(error) if is_duplicate_key(&error) => Err(ApiError::bad_input(format!(

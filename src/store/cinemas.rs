@@ -112,13 +112,17 @@ impl Store {
         let limit = page.first as i64 + 1;
         pipeline.push(doc! { "$sort": { "distanceMeters": 1, "_id": 1 } });
         pipeline.push(doc! { "$limit": limit });
+        let cinemas = self.collection::<CinemaDoc>(names::CINEMAS);
         let found: Vec<CinemaWithDistance> = self
-            .collection::<CinemaDoc>(names::CINEMAS)
-            .aggregate(pipeline)
-            .batch_size(limit as u32)
-            .with_type::<CinemaWithDistance>()
-            .await?
-            .try_collect()
+            .bounded(async {
+                cinemas
+                    .aggregate(pipeline)
+                    .batch_size(limit as u32)
+                    .with_type::<CinemaWithDistance>()
+                    .await?
+                    .try_collect()
+                    .await
+            })
             .await?;
         Ok(Page::from_fetched(found, page, |c| {
             cursor::encode(

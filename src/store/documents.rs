@@ -275,9 +275,31 @@ pub struct SeatInventoryDoc {
     pub capacity: i32,
     pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
     pub counts: SeatCounts,
-    /// The live holds (index `holds.expiresAt` finds the expired ones).
+    /// The live holds (index `holds.expiresAt` finds the expired ones). Hold ids are unique:
+    /// a hold is placed only if no hold with its id is here.
     #[serde(default)]
     pub holds: Vec<HoldDoc>,
+    /// Hold ids that may never be placed: those of idempotency-key attempts that were taken
+    /// over (the fence; see `booking::idempotency`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fenced_holds: Vec<ObjectId>,
+    /// The last few releases, so a release retried after a crash finds its own (capped at
+    /// `RELEASES_KEPT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub released_holds: Vec<ReleasedHoldDoc>,
+}
+
+/// How many recent releases an inventory remembers.
+pub const RELEASES_KEPT: i32 = 16;
+
+/// A hold that was released, and by which request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleasedHoldDoc {
+    pub id: ObjectId,
+    pub seats: Vec<String>,
+    /// The id of the release request (its idempotency key's resource id).
+    pub request: ObjectId,
 }
 
 impl SeatInventoryDoc {
@@ -335,6 +357,8 @@ impl SeatInventoryDoc {
             seats,
             counts: SeatCounts::all_available(hall.capacity as u32),
             holds: Vec::new(),
+            fenced_holds: Vec::new(),
+            released_holds: Vec::new(),
         }
     }
 }
@@ -445,6 +469,10 @@ pub struct OrderDoc {
     pub created_at: DateTime,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at: Option<DateTime>,
+    /// The cancellation request that cancelled it (its idempotency key's resource id), so a
+    /// retry of that request after a crash knows the cancellation as its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_request: Option<ObjectId>,
     /// Whether the sales figures (the movie's totals, the cinema's hourly bucket) count this
     /// order: the projection makes it true for CONFIRMED orders and false for CANCELLED ones.
     #[serde(default)]

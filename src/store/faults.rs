@@ -1,7 +1,7 @@
-//! Test hooks that make a booking stop at a chosen point, as a gateway killed there would. The
-//! crash tests of invariant 6 use them; in production no point is ever armed.
-
-use std::sync::Mutex;
+//! Test hooks that make a booking stop or pause at a chosen point, as a gateway killed or
+//! stopped there would. The crash and fencing tests arm them. They are compiled only with the
+//! `test-hooks` feature (which the tests turn on): in a production build the points cost
+//! nothing and can never fire.
 
 /// A point between two writes of a booking where a gateway could die.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,29 +14,127 @@ pub enum CrashPoint {
     CancelBeforeFree,
     /// Cancel: the seats are AVAILABLE again, the order still says CANCELLING.
     CancelAfterFree,
+    /// Release: the seats are AVAILABLE again, the answer is not stored yet.
+    ReleaseAfterFree,
 }
 
-/// The crash points armed for the next time a booking passes them.
-#[derive(Debug, Default)]
-pub struct Faults {
-    armed: Mutex<Vec<CrashPoint>>,
+/// A point where an attempt at an idempotency key's operation can be held up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PausePoint {
+    /// The attempt owns its key and its heartbeat has not started: as a gateway stopped (or
+    /// stalled) right after claiming the key, whose lease therefore lapses.
+    AfterClaim,
+    /// The attempt's heartbeat runs and its operation has not started: a slow attempt that
+    /// is alive.
+    BeforeEffect,
 }
 
-impl Faults {
-    /// The next booking that reaches `point` stops there with an internal error.
-    pub fn crash_next_at(&self, point: CrashPoint) {
-        self.armed.lock().expect("faults lock").push(point);
+impl super::Store {
+    /// True (once) when a test armed a crash at `point`: the caller must stop as if the
+    /// process died there. Always false without the `test-hooks` feature.
+    pub(crate) fn crash_armed(&self, point: CrashPoint) -> bool {
+        #[cfg(feature = "test-hooks")]
+        return self.faults().take(point);
+        #[cfg(not(feature = "test-hooks"))]
+        {
+            let _ = point;
+            false
+        }
     }
 
-    /// True (once) when `point` was armed: the caller must stop as if the process died.
-    pub fn take(&self, point: CrashPoint) -> bool {
-        let mut armed = self.armed.lock().expect("faults lock");
-        match armed.iter().position(|&p| p == point) {
-            Some(index) => {
-                armed.swap_remove(index);
-                true
+    /// Waits at `point` until the test resumes it, when a test armed a pause there. Returns at
+    /// once without the `test-hooks` feature.
+    pub(crate) async fn pause_point(&self, point: PausePoint) {
+        #[cfg(feature = "test-hooks")]
+        if let Some(pause) = self.faults().take_pause(point) {
+            pause.wait_here().await;
+        }
+        #[cfg(not(feature = "test-hooks"))]
+        let _ = point;
+    }
+}
+
+#[cfg(feature = "test-hooks")]
+pub use armed::{Faults, Pause};
+
+#[cfg(feature = "test-hooks")]
+mod armed {
+    use std::sync::{Arc, Mutex};
+
+    use tokio::sync::Semaphore;
+
+    use super::{CrashPoint, PausePoint};
+
+    /// The crash and pause points armed for the next booking that passes them.
+    #[derive(Debug, Default)]
+    pub struct Faults {
+        crashes: Mutex<Vec<CrashPoint>>,
+        pauses: Mutex<Vec<(PausePoint, Arc<Pause>)>>,
+    }
+
+    /// A pause a test armed: it learns when an attempt reached it and lets it go on.
+    #[derive(Debug)]
+    pub struct Pause {
+        reached: Semaphore,
+        resumed: Semaphore,
+    }
+
+    impl Default for Pause {
+        fn default() -> Self {
+            Pause {
+                reached: Semaphore::new(0),
+                resumed: Semaphore::new(0),
             }
-            None => false,
+        }
+    }
+
+    impl Pause {
+        /// Waits until an attempt stops at the point.
+        pub async fn reached(&self) {
+            self.reached.acquire().await.expect("open").forget();
+        }
+
+        /// Lets the attempt stopped at the point go on.
+        pub fn resume(&self) {
+            self.resumed.add_permits(1);
+        }
+
+        pub(crate) async fn wait_here(&self) {
+            self.reached.add_permits(1);
+            self.resumed.acquire().await.expect("open").forget();
+        }
+    }
+
+    impl Faults {
+        /// The next booking that reaches `point` stops there with an internal error.
+        pub fn crash_next_at(&self, point: CrashPoint) {
+            self.crashes.lock().expect("faults lock").push(point);
+        }
+
+        /// The next attempt that reaches `point` waits there until the pause is resumed.
+        pub fn pause_next_at(&self, point: PausePoint) -> Arc<Pause> {
+            let pause = Arc::new(Pause::default());
+            let armed = (point, Arc::clone(&pause));
+            self.pauses.lock().expect("faults lock").push(armed);
+            pause
+        }
+
+        /// True (once) when `point` was armed.
+        pub fn take(&self, point: CrashPoint) -> bool {
+            let mut armed = self.crashes.lock().expect("faults lock");
+            match armed.iter().position(|&p| p == point) {
+                Some(index) => {
+                    armed.swap_remove(index);
+                    true
+                }
+                None => false,
+            }
+        }
+
+        pub(crate) fn take_pause(&self, point: PausePoint) -> Option<Arc<Pause>> {
+            let mut armed = self.pauses.lock().expect("faults lock");
+            let index = armed.iter().position(|(p, _)| *p == point)?;
+            Some(armed.swap_remove(index).1)
         }
     }
 }

@@ -2,9 +2,10 @@
 //! whose filter checks the precondition of every seat it changes (invariant 1). The counts move
 //! in the same update (invariant 5).
 
+use bson::oid::ObjectId;
 use bson::{doc, Bson, Document};
 
-use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc};
+use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc, RELEASES_KEPT};
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::domain::layout::parse_seat_label;
@@ -32,8 +33,15 @@ pub(super) fn hold_expiry(hold: bson::oid::ObjectId, operator: &str) -> Document
     }
 }
 
-/// The filter conditions and the update that end `hold`: every one of its seats must still be
-/// HELD by it, and moves to `to` (AVAILABLE, or SOLD under `order`); the hold is dropped and
+/// `{$and: [{_id}, {$expr: hold_expiry}]}`: the showtime's inventory while `hold`'s expiry
+/// compares with `operator` to the database's clock. (`$expr` sits inside `$and`, not beside
+/// `_id`: some servers plan the latter as a collection scan.)
+pub(super) fn with_expiry(showtime: ShowtimeId, hold: &HoldDoc, operator: &str) -> Document {
+    doc! { "$and": [{ "_id": showtime.oid() }, hold_expiry(hold.id, operator)] }
+}
+
+/// The filter conditions and the update that end `hold`: its entry must still be there (same
+/// id, channel and creation) and every one of its seats still HELD by it; and moves to `to` (AVAILABLE, or SOLD under `order`); the hold is dropped and
 /// the counts move by its number of seats.
 pub(super) fn end_hold(
     hold: &HoldDoc,
@@ -45,7 +53,8 @@ pub(super) fn end_hold(
         (SeatState::Sold, Some(_)) => ("SOLD", "counts.sold"),
         _ => return Err(ApiError::internal(format!("a hold cannot end in {to:?}"))),
     };
-    let mut filter = Document::new();
+    let entry = doc! { "id": hold.id, "channel": &hold.channel, "createdAt": hold.created_at };
+    let mut filter = doc! { "holds": { "$elemMatch": entry } };
     let mut set = Document::new();
     let mut unset = Document::new();
     for label in &hold.seats {
@@ -61,10 +70,22 @@ pub(super) fn end_hold(
     let update = doc! {
         "$set": set,
         "$unset": unset,
-        "$pull": { "holds": { "id": hold.id } },
+        // Only the entry the filter matched (hold ids are unique, and this says so).
+        "$pull": { "holds": { "id": hold.id, "createdAt": hold.created_at } },
         "$inc": { "counts.held": -count, counter: count },
     };
     Ok((filter, update))
+}
+
+/// What fencing off earlier attempts' hold ids found.
+#[derive(Debug)]
+pub enum HoldFence {
+    /// None of them is live, and none can ever be placed now.
+    Fenced,
+    /// One of them is live: an earlier attempt placed it.
+    Live(HoldDoc),
+    /// The showtime has no seat inventory.
+    NoInventory,
 }
 
 impl Store {
@@ -76,8 +97,10 @@ impl Store {
         update: Document,
     ) -> Result<bool, ApiError> {
         let result = self
-            .collection::<Document>(names::SEAT_INVENTORY)
-            .update_one(filter, update)
+            .bounded(
+                self.collection::<Document>(names::SEAT_INVENTORY)
+                    .update_one(filter, update),
+            )
             .await?;
         Ok(result.modified_count == 1)
     }
@@ -88,10 +111,11 @@ impl Store {
         &self,
         showtime: ShowtimeId,
     ) -> Result<Option<SeatInventoryDoc>, ApiError> {
-        Ok(self
-            .collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
-            .find_one(doc! { "_id": showtime.oid() })
-            .await?)
+        self.bounded(
+            self.collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
+                .find_one(doc! { "_id": showtime.oid() }),
+        )
+        .await
     }
 
     /// Hold `hold` of a showtime, if it is there: only that hold is read, not the seats.
@@ -107,9 +131,11 @@ impl Store {
             holds: Vec<HoldDoc>,
         }
         let found = self
-            .collection::<Holds>(names::SEAT_INVENTORY)
-            .find_one(doc! { "_id": showtime.oid() })
-            .projection(doc! { "holds": { "$elemMatch": { "id": hold } } })
+            .bounded(
+                self.collection::<Holds>(names::SEAT_INVENTORY)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(doc! { "holds": { "$elemMatch": { "id": hold } } }),
+            )
             .await?;
         Ok(found.and_then(|found| found.holds.into_iter().find(|h| h.id == hold)))
     }
@@ -129,13 +155,17 @@ impl Store {
             holds: Vec<HoldDoc>,
         }
         use futures::TryStreamExt;
+        let holds = self.collection::<Holds>(names::SEAT_INVENTORY);
         let found: Vec<Holds> = self
-            .collection::<Holds>(names::SEAT_INVENTORY)
-            .find(doc! { "holds.expiresAt": { "$lt": before } })
-            .projection(doc! { "holds": 1 })
-            .limit(limit as i64)
-            .await?
-            .try_collect()
+            .bounded(async {
+                holds
+                    .find(doc! { "holds.expiresAt": { "$lt": before } })
+                    .projection(doc! { "holds": 1 })
+                    .limit(limit as i64)
+                    .await?
+                    .try_collect()
+                    .await
+            })
             .await?;
         Ok(found
             .into_iter()
@@ -143,14 +173,21 @@ impl Store {
             .collect())
     }
 
-    /// Holds `hold.seats` in one update that matches only if every one of them is AVAILABLE
-    /// and the film has not started by the database's clock. False when it did not match: some
-    /// seat was taken meanwhile, or the showtime started.
+    /// Holds `hold.seats` in one update that matches only if every one of them is AVAILABLE,
+    /// the film has not started by the database's clock, no hold with the hold's id is there
+    /// and its id is not fenced off. False when it did not match: some seat was taken
+    /// meanwhile, the showtime started, or the id may not be placed (the caller reads again
+    /// to learn which).
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id, seats = ?hold.seats))]
     pub async fn place_hold(&self, showtime: ShowtimeId, hold: &HoldDoc) -> Result<bool, ApiError> {
         let mut filter = doc! {
-            "_id": showtime.oid(),
-            "$expr": { "$gt": ["$startsAt", "$$NOW"] },
+            // `$expr` inside `$and`, not beside `_id`: some servers plan the latter as a scan.
+            "$and": [
+                { "_id": showtime.oid() },
+                { "$expr": { "$gt": ["$startsAt", "$$NOW"] } },
+            ],
+            "holds.id": { "$ne": hold.id },
+            "fencedHolds": { "$ne": hold.id },
         };
         let mut set = Document::new();
         for label in &hold.seats {
@@ -167,16 +204,104 @@ impl Store {
         self.update_inventory(filter, update).await
     }
 
-    /// Releases a live hold of its channel: its seats back to AVAILABLE. False when the hold
-    /// is not (or no longer) there.
+    /// Releases a live hold of its channel: its seats back to AVAILABLE, and the release
+    /// remembered under `request` among the last few. False when the hold is not (or no
+    /// longer) there.
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
     pub async fn release_hold(
         &self,
         showtime: ShowtimeId,
         hold: &HoldDoc,
+        request: ObjectId,
     ) -> Result<bool, ApiError> {
-        let live = doc! { "holds": { "$elemMatch": { "id": hold.id, "channel": &hold.channel } } };
-        self.free_hold_seats(showtime, hold, live).await
+        let (seats, mut update) = end_hold(hold, SeatState::Available, None)?;
+        let released = doc! { "id": hold.id, "seats": &hold.seats, "request": request };
+        update.insert(
+            "$push",
+            doc! { "releasedHolds": { "$each": [released], "$slice": -RELEASES_KEPT } },
+        );
+        let mut filter = doc! { "_id": showtime.oid() };
+        filter.extend(seats);
+        self.update_inventory(filter, update).await
+    }
+
+    /// The seats of hold `hold` if release request `request` released it (among the last
+    /// few releases of the showtime).
+    #[tracing::instrument(skip(self))]
+    pub async fn released_by(
+        &self,
+        showtime: ShowtimeId,
+        hold: ObjectId,
+        request: ObjectId,
+    ) -> Result<Option<Vec<String>>, ApiError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Released {
+            #[serde(default)]
+            released_holds: Vec<super::documents::ReleasedHoldDoc>,
+        }
+        let found = self
+            .bounded(
+                self.collection::<Released>(names::SEAT_INVENTORY)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(doc! { "releasedHolds": { "$elemMatch": { "id": hold, "request": request } } }),
+            )
+            .await?;
+        Ok(found.and_then(|found| {
+            found
+                .released_holds
+                .into_iter()
+                .find(|released| released.id == hold && released.request == request)
+                .map(|released| released.seats)
+        }))
+    }
+
+    /// Fences off hold ids `ids` (those of earlier attempts of an idempotency key) so that
+    /// they can never be placed, unless one of them is live: then that hold is returned, for
+    /// the caller to answer with. One conditional update: the fence is set only if none is
+    /// live.
+    #[tracing::instrument(skip(self))]
+    pub async fn fence_holds(
+        &self,
+        showtime: ShowtimeId,
+        ids: &[ObjectId],
+    ) -> Result<HoldFence, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Holds {
+            #[serde(default)]
+            holds: Vec<HoldDoc>,
+        }
+        let inventories = self.collection::<Holds>(names::SEAT_INVENTORY);
+        // A live hold found by the update's miss may expire before it is read: look again.
+        for _ in 0..3 {
+            let fenced = self
+                .bounded(inventories.update_one(
+                    doc! { "_id": showtime.oid(), "holds.id": { "$nin": ids } },
+                    doc! { "$addToSet": { "fencedHolds": { "$each": ids } } },
+                ))
+                .await?;
+            if fenced.matched_count == 1 {
+                return Ok(HoldFence::Fenced);
+            }
+            let found = self
+                .bounded(
+                    inventories
+                        .find_one(doc! { "_id": showtime.oid() })
+                        .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": ids } } } }),
+                )
+                .await?;
+            match found {
+                None => return Ok(HoldFence::NoInventory),
+                Some(found) => {
+                    if let Some(hold) = found.holds.into_iter().find(|h| ids.contains(&h.id)) {
+                        return Ok(HoldFence::Live(hold));
+                    }
+                }
+            }
+        }
+        Err(ApiError::internal(format!(
+            "could not fence the holds {ids:?} of showtime {showtime}"
+        )))
     }
 
     /// Frees the seats of a hold that has expired by the database's clock (`$$NOW`). False
@@ -187,21 +312,8 @@ impl Store {
         showtime: ShowtimeId,
         hold: &HoldDoc,
     ) -> Result<bool, ApiError> {
-        self.free_hold_seats(showtime, hold, hold_expiry(hold.id, "$lt"))
-            .await
-    }
-
-    /// Seats of `hold` back to AVAILABLE and the hold removed, if `condition` holds and every
-    /// seat is still HELD by it.
-    async fn free_hold_seats(
-        &self,
-        showtime: ShowtimeId,
-        hold: &HoldDoc,
-        condition: Document,
-    ) -> Result<bool, ApiError> {
         let (seats, update) = end_hold(hold, SeatState::Available, None)?;
-        let mut filter = doc! { "_id": showtime.oid() };
-        filter.extend(condition);
+        let mut filter = with_expiry(showtime, hold, "$lt");
         filter.extend(seats);
         self.update_inventory(filter, update).await
     }

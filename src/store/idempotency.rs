@@ -1,9 +1,17 @@
-//! `idempotency_keys`: one record per (channel, key) remembering what the first request asked
-//! and answered. The unique `_id` makes two concurrent requests with one key race for a single
-//! insert; the loser waits for the winner's answer. A TTL index keeps records 48 hours.
+//! `idempotency_keys`: one record per (channel, key) remembering what the first request asked,
+//! which attempt owns the key now, and, once it finished, what it answered.
+//!
+//! The unique `_id` makes concurrent requests with one key race for a single insert: the
+//! winner is attempt 1 and holds a lease it renews while it runs; the others wait for its
+//! answer. A retry takes the key over (attempt + 1) only once the lease has lapsed by the
+//! database's clock, and every write on the record is conditional on the attempt that makes
+//! it, so a late attempt's writes match nothing. A TTL index keeps records 48 hours.
+
+use std::time::Duration;
 
 use bson::oid::ObjectId;
-use bson::{doc, DateTime, Document};
+use bson::{doc, Bson, DateTime, Document};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::channels::is_duplicate_key;
@@ -13,98 +21,264 @@ use crate::error::ApiError;
 /// How long a key is remembered (at least the promised 24 hours).
 pub const KEEP_SECONDS: u64 = 48 * 3600;
 
-/// A key's record.
+/// A key's record as stored. `outcome` stays raw until the operation is known to match, so a
+/// key reused for another operation is refused rather than failing to decode.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct IdempotencyRecord {
+struct KeyDoc {
     /// `channel:key`.
     #[serde(rename = "_id")]
+    id: String,
+    operation: String,
+    /// SHA-256 of the request's input: the same key with another input is refused.
+    request_hash: String,
+    /// The id the operation gives what it creates, fixed for the key.
+    resource_id: ObjectId,
+    /// The attempt that owns the key: 1 for the first, bumped by each take-over.
+    attempt: i32,
+    /// The owning attempt's lease: renewed while it runs; once past (by the database's
+    /// clock) a retry may take the key over.
+    lease_until: DateTime,
+    /// The stored answer once an attempt finished; absent while one runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    outcome: Option<Bson>,
+    created_at: DateTime,
+}
+
+/// What a new key's record says.
+#[derive(Debug, Clone)]
+pub struct NewKey {
+    /// `channel:key`.
     pub id: String,
     pub operation: String,
-    /// SHA-256 of the request's input: the same key with another input is refused.
     pub request_hash: String,
-    /// The id the operation gives what it creates, fixed before it runs, so a retry after a
-    /// crash finds what the first attempt made instead of making it twice.
     pub resource_id: ObjectId,
-    /// Bumped by whoever takes over an abandoned attempt, so only one does.
-    pub attempt: i32,
-    /// The stored answer once the operation finished; `None` while it runs.
-    pub outcome: Option<Document>,
-    /// Set when the attempt at `attempt` failed without knowing its effect (an internal
-    /// error): a retry may take the key over at once instead of waiting for it.
+    pub lease: Duration,
+}
+
+/// An answer as stored: the operation's value, or the error a client was given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome<T> {
+    Ok(T),
+    Error(StoredError),
+}
+
+/// An error a client was given, as stored for replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredError {
+    pub code: String,
+    pub message: String,
     #[serde(default)]
-    pub abandoned: bool,
-    pub created_at: DateTime,
+    pub seats: Vec<String>,
+}
+
+/// Where a key stands.
+#[derive(Debug, Clone)]
+pub struct KeyState<T> {
+    pub resource_id: ObjectId,
+    /// The attempt that owns it (or answered).
+    pub attempt: i32,
+    /// The owning attempt's lease, as written (judged by the database's clock).
+    pub lease_until: DateTime,
+    pub outcome: Option<Outcome<T>>,
+}
+
+/// What claiming a key found.
+#[derive(Debug)]
+pub enum Claim<T> {
+    /// The key is new: attempt 1 owns it.
+    Fresh,
+    /// The key was used before for this very request.
+    Existing(KeyState<T>),
+    /// The key was used before for another request.
+    Reused,
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// `{$and: [{_id}, {attempt}, no outcome, extra...]}`: the record while `attempt` owns it.
+/// (`$expr` beside `_id` at the top level is planned as a collection scan by some servers;
+/// inside `$and` it is not.)
+fn owned_by(id: &str, attempt: i32, extra: Option<Document>) -> Document {
+    let mut all = vec![
+        doc! { "_id": id },
+        doc! { "attempt": attempt },
+        doc! { "outcome": { "$exists": false } },
+    ];
+    all.extend(extra);
+    doc! { "$and": all }
+}
+
+/// `leaseUntil = $$NOW + lease`, by the database's clock (an update pipeline stage).
+fn lease_from_now(lease: Duration) -> Document {
+    doc! { "$dateAdd": { "startDate": "$$NOW", "unit": "millisecond", "amount": millis(lease) } }
+}
+
+impl KeyDoc {
+    fn state<T: DeserializeOwned>(self) -> Result<KeyState<T>, ApiError> {
+        Ok(KeyState {
+            resource_id: self.resource_id,
+            attempt: self.attempt,
+            lease_until: self.lease_until,
+            outcome: self.outcome.map(bson::from_bson).transpose()?,
+        })
+    }
 }
 
 impl Store {
-    /// Inserts a fresh record; `Ok(None)` when the key exists, with the existing record.
-    #[tracing::instrument(skip(self, record), fields(id = %record.id))]
-    pub async fn claim_idempotency_key(
-        &self,
-        record: &IdempotencyRecord,
-    ) -> Result<Option<IdempotencyRecord>, ApiError> {
-        let keys = self.collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS);
-        match keys.insert_one(record).await {
-            Ok(_) => Ok(None),
-            Err(error) if is_duplicate_key(&error) => keys
-                .find_one(doc! { "_id": &record.id })
-                .await?
-                .map(Some)
-                .ok_or_else(|| ApiError::internal("an idempotency key vanished while claimed")),
+    /// Inserts a fresh record owned by attempt 1 (its first lease from this gateway's clock;
+    /// the heartbeat renews it by the database's), or reports what the key holds.
+    #[tracing::instrument(skip(self, key), fields(id = %key.id))]
+    pub async fn claim_key<T: DeserializeOwned>(&self, key: &NewKey) -> Result<Claim<T>, ApiError> {
+        let keys = self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS);
+        let now = DateTime::now();
+        let record = KeyDoc {
+            id: key.id.clone(),
+            operation: key.operation.clone(),
+            request_hash: key.request_hash.clone(),
+            resource_id: key.resource_id,
+            attempt: 1,
+            lease_until: DateTime::from_millis(now.timestamp_millis() + millis(key.lease)),
+            outcome: None,
+            created_at: now,
+        };
+        match self.bounded_raw(keys.insert_one(&record)).await? {
+            Ok(_) => Ok(Claim::Fresh),
+            Err(error) if is_duplicate_key(&error) => {
+                let existing = self
+                    .bounded(keys.find_one(doc! { "_id": &key.id }))
+                    .await?
+                    .ok_or_else(|| {
+                        ApiError::internal("an idempotency key vanished while claimed")
+                    })?;
+                if existing.operation != key.operation || existing.request_hash != key.request_hash
+                {
+                    return Ok(Claim::Reused);
+                }
+                existing.state().map(Claim::Existing)
+            }
             Err(error) => Err(error.into()),
         }
     }
 
-    /// The record of a key.
-    pub async fn idempotency_record(
+    /// Where key `id` stands now.
+    #[tracing::instrument(skip(self))]
+    pub async fn key_state<T: DeserializeOwned>(
         &self,
         id: &str,
-    ) -> Result<Option<IdempotencyRecord>, ApiError> {
-        Ok(self
-            .collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
-            .find_one(doc! { "_id": id })
-            .await?)
+    ) -> Result<Option<KeyState<T>>, ApiError> {
+        self.bounded(
+            self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
+                .find_one(doc! { "_id": id }),
+        )
+        .await?
+        .map(KeyDoc::state)
+        .transpose()
     }
 
-    /// Takes over an unfinished record at `attempt`; false when another caller did first or it
-    /// finished meanwhile.
-    pub async fn take_over_idempotency_key(
+    /// Renews the lease of `attempt` (the heartbeat). False when the attempt no longer owns
+    /// the key: a retry took it over.
+    #[tracing::instrument(skip(self))]
+    pub async fn renew_key_lease(
         &self,
         id: &str,
         attempt: i32,
+        lease: Duration,
     ) -> Result<bool, ApiError> {
+        let update = vec![doc! { "$set": { "leaseUntil": lease_from_now(lease) } }];
         let result = self
-            .collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
-            .update_one(
-                doc! { "_id": id, "attempt": attempt, "outcome": null },
-                doc! { "$inc": { "attempt": 1 }, "$set": { "abandoned": false } },
+            .bounded(
+                self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
+                    .update_one(owned_by(id, attempt, None), update),
+            )
+            .await?;
+        Ok(result.matched_count == 1)
+    }
+
+    /// Takes key `id` over from `attempt`, whose lease has lapsed by the database's clock: the
+    /// next attempt owns it, with a fresh lease. False when the lease is still running, the
+    /// key was answered, or another retry took it over first.
+    #[tracing::instrument(skip(self))]
+    pub async fn take_over_key(
+        &self,
+        id: &str,
+        attempt: i32,
+        lease: Duration,
+    ) -> Result<bool, ApiError> {
+        let lapsed = doc! { "$expr": { "$lt": ["$leaseUntil", "$$NOW"] } };
+        let update = vec![doc! { "$set": {
+            "attempt": attempt + 1,
+            "leaseUntil": lease_from_now(lease),
+        } }];
+        let result = self
+            .bounded(
+                self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
+                    .update_one(owned_by(id, attempt, Some(lapsed)), update),
             )
             .await?;
         Ok(result.modified_count == 1)
     }
 
-    /// Marks the attempt at `attempt` of a key as given up (it failed without knowing its
-    /// effect), unless it finished or was taken over meanwhile.
-    pub async fn abandon_idempotency_key(&self, id: &str, attempt: i32) -> Result<(), ApiError> {
-        self.collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
-            .update_one(
-                doc! { "_id": id, "attempt": attempt, "outcome": null },
-                doc! { "$set": { "abandoned": true } },
-            )
-            .await?;
+    /// Ends the lease of `attempt` at once (it failed without knowing its effect), so a retry
+    /// may take the key over without waiting; a no-op if it no longer owns the key.
+    #[tracing::instrument(skip(self))]
+    pub async fn abandon_key(&self, id: &str, attempt: i32) -> Result<(), ApiError> {
+        self.bounded(
+            self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
+                .update_one(
+                    owned_by(id, attempt, None),
+                    doc! { "$set": { "leaseUntil": DateTime::from_millis(0) } },
+                ),
+        )
+        .await?;
         Ok(())
     }
 
-    /// Stores the answer of a key's operation.
-    pub async fn finish_idempotency_key(
+    /// Stores the answer of `attempt`. False when the attempt no longer owns the key (it was
+    /// taken over): the answer of the attempt that did counts, not this one.
+    #[tracing::instrument(skip(self, outcome))]
+    pub async fn finish_key<T: Serialize>(
         &self,
         id: &str,
-        outcome: Document,
-    ) -> Result<(), ApiError> {
-        self.collection::<IdempotencyRecord>(names::IDEMPOTENCY_KEYS)
-            .update_one(doc! { "_id": id }, doc! { "$set": { "outcome": outcome } })
+        attempt: i32,
+        outcome: &Outcome<T>,
+    ) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(
+                self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
+                    .update_one(
+                        owned_by(id, attempt, None),
+                        doc! { "$set": { "outcome": bson::to_bson(outcome)? } },
+                    ),
+            )
             .await?;
-        Ok(())
+        Ok(result.matched_count == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_are_stored_as_ok_or_error() {
+        let ok = bson::to_bson(&Outcome::Ok(vec!["A1".to_owned()])).unwrap();
+        assert_eq!(ok, Bson::Document(doc! { "ok": ["A1"] }));
+        let error = Outcome::<()>::Error(StoredError {
+            code: "SEAT_UNAVAILABLE".into(),
+            message: "taken".into(),
+            seats: vec!["A1".into()],
+        });
+        let stored = bson::to_bson(&error).unwrap();
+        assert_eq!(
+            stored,
+            Bson::Document(
+                doc! { "error": { "code": "SEAT_UNAVAILABLE", "message": "taken", "seats": ["A1"] } }
+            )
+        );
+        assert_eq!(bson::from_bson::<Outcome<()>>(stored).unwrap(), error);
     }
 }

@@ -23,16 +23,21 @@ mod showtimes;
 mod sold_seats;
 mod transactions;
 
+use std::future::IntoFuture;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
+use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
 pub use catalogue_writes::CatalogueBatch;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
-pub use faults::{CrashPoint, Faults};
+pub use faults::{CrashPoint, PausePoint};
+#[cfg(feature = "test-hooks")]
+pub use faults::{Faults, Pause};
+pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use showtimes::ShowtimeFilter;
 
@@ -53,23 +58,81 @@ pub mod names {
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
 }
 
+/// How the gateway talks to the database: how long it waits, and how durable a write must be
+/// before it counts.
+#[derive(Debug, Clone)]
+pub struct DatabaseOptions {
+    /// How long finding a server, and each operation, may take before the request is answered
+    /// UNAVAILABLE.
+    pub timeout: Duration,
+    /// `w` of every write: `majority`, or a number of nodes.
+    pub write_concern: WriteAcknowledgment,
+    /// Whether a write must be in the journal before it is acknowledged.
+    pub journal: bool,
+    /// The read concern of every read (`majority`, `local`, `linearizable`).
+    pub read_concern: String,
+}
+
+/// `w` of a write concern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteAcknowledgment {
+    Majority,
+    Nodes(u32),
+}
+
+impl Default for DatabaseOptions {
+    /// What production wants on a replica set: writes on a majority and in the journal,
+    /// majority reads, and a 2-second bound on waiting for the database.
+    fn default() -> Self {
+        DatabaseOptions {
+            timeout: Duration::from_secs(2),
+            write_concern: WriteAcknowledgment::Majority,
+            journal: true,
+            read_concern: "majority".to_owned(),
+        }
+    }
+}
+
 /// A handle on the database; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
     db: Database,
+    timeout: Duration,
     commands: Arc<CommandLog>,
+    #[cfg(feature = "test-hooks")]
     faults: Arc<Faults>,
 }
 
 impl Store {
+    /// Connects to `uri` with the default options and uses database `database`.
+    pub async fn connect(uri: &str, database: &str) -> Result<Self, ApiError> {
+        Store::connect_with(uri, database, &DatabaseOptions::default()).await
+    }
+
     /// Connects to `uri` and uses database `database`. Every command this handle sends is
     /// recorded in [`Store::commands`], so tests can count round trips per request.
     #[tracing::instrument(skip(uri))]
-    pub async fn connect(uri: &str, database: &str) -> Result<Self, ApiError> {
+    pub async fn connect_with(
+        uri: &str,
+        database: &str,
+        settings: &DatabaseOptions,
+    ) -> Result<Self, ApiError> {
         let mut options = ClientOptions::parse(uri).await?;
         options
             .app_name
             .get_or_insert_with(|| "boxoffice".to_owned());
+        options.server_selection_timeout = Some(settings.timeout);
+        options.connect_timeout = Some(settings.timeout);
+        options.write_concern = Some(
+            WriteConcern::builder()
+                .w(match settings.write_concern {
+                    WriteAcknowledgment::Majority => Acknowledgment::Majority,
+                    WriteAcknowledgment::Nodes(n) => Acknowledgment::Nodes(n),
+                })
+                .journal(settings.journal)
+                .build(),
+        );
+        options.read_concern = Some(ReadConcern::custom(settings.read_concern.clone()));
         let commands = Arc::new(CommandLog::default());
         let log = Arc::clone(&commands);
         options.command_event_handler =
@@ -77,9 +140,44 @@ impl Store {
         let client = Client::with_options(options)?;
         Ok(Store {
             db: client.database(database),
+            timeout: settings.timeout,
             commands,
+            #[cfg(feature = "test-hooks")]
             faults: Arc::default(),
         })
+    }
+
+    /// The same database with another operation timeout (the demo loader's bulk writes and
+    /// index builds take longer than a request's operations).
+    pub fn with_timeout(&self, timeout: Duration) -> Store {
+        Store {
+            timeout,
+            ..self.clone()
+        }
+    }
+
+    /// Runs one driver operation within the operation timeout: a database that does not
+    /// answer in time is UNAVAILABLE, like one that cannot be reached.
+    pub(crate) async fn bounded<T>(
+        &self,
+        operation: impl IntoFuture<Output = mongodb::error::Result<T>>,
+    ) -> Result<T, ApiError> {
+        Ok(self.bounded_raw(operation).await??)
+    }
+
+    /// [`Store::bounded`], keeping the driver's error for the caller to look into.
+    pub(crate) async fn bounded_raw<T>(
+        &self,
+        operation: impl IntoFuture<Output = mongodb::error::Result<T>>,
+    ) -> Result<mongodb::error::Result<T>, ApiError> {
+        tokio::time::timeout(self.timeout, operation.into_future())
+            .await
+            .map_err(|_| {
+                ApiError::unavailable(format!(
+                    "the database did not answer within {} ms",
+                    self.timeout.as_millis()
+                ))
+            })
     }
 
     /// The commands sent so far (for round-trip accounting).
@@ -87,7 +185,8 @@ impl Store {
         &self.commands
     }
 
-    /// Test hooks that make writes fail at chosen points.
+    /// Test hooks that make bookings crash or pause at chosen points.
+    #[cfg(feature = "test-hooks")]
     pub fn faults(&self) -> &Faults {
         &self.faults
     }
@@ -100,7 +199,8 @@ impl Store {
     /// Pings the server: the health check.
     #[tracing::instrument(skip(self))]
     pub async fn ping(&self) -> Result<(), ApiError> {
-        self.db.run_command(bson::doc! { "ping": 1 }).await?;
+        self.bounded(self.db.run_command(bson::doc! { "ping": 1 }))
+            .await?;
         Ok(())
     }
 
@@ -117,8 +217,25 @@ impl Store {
 }
 
 impl From<mongodb::error::Error> for ApiError {
+    /// A database that cannot be reached or is not answering is UNAVAILABLE (the client may
+    /// retry); any other failure is INTERNAL.
     fn from(error: mongodb::error::Error) -> Self {
-        ApiError::internal(format!("mongodb: {error}"))
+        use mongodb::error::ErrorKind;
+        /// Server errors that mean "not now": shutting down, stepping down, no primary.
+        const NOT_NOW: [i32; 9] = [6, 7, 89, 91, 189, 10107, 11600, 11602, 13435];
+        let unavailable = match &*error.kind {
+            ErrorKind::ServerSelection { .. }
+            | ErrorKind::Io(_)
+            | ErrorKind::ConnectionPoolCleared { .. }
+            | ErrorKind::Shutdown => true,
+            ErrorKind::Command(command) => NOT_NOW.contains(&command.code),
+            _ => false,
+        };
+        if unavailable {
+            ApiError::unavailable(format!("mongodb: {error}"))
+        } else {
+            ApiError::internal(format!("mongodb: {error}"))
+        }
     }
 }
 
@@ -153,14 +270,18 @@ impl Store {
             return Ok(Vec::new());
         }
         let limit = i64::try_from(limit).map_err(ApiError::internal)?;
-        let cursor = self
-            .collection::<T>(collection)
-            .find(filter)
-            .sort(sort.unwrap_or_default())
-            .limit(limit)
-            .batch_size(u32::try_from(limit).unwrap_or(u32::MAX))
-            .await?;
-        Ok(cursor.try_collect().await?)
+        let documents = self.collection::<T>(collection);
+        self.bounded(async {
+            documents
+                .find(filter)
+                .sort(sort.unwrap_or_default())
+                .limit(limit)
+                .batch_size(u32::try_from(limit).unwrap_or(u32::MAX))
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
     }
 
     /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.

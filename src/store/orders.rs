@@ -17,6 +17,7 @@
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
+use super::channels::is_duplicate_key;
 use super::documents::{ObjectIdExt, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
 use crate::domain::ids::OrderId;
@@ -27,8 +28,9 @@ use crate::error::ApiError;
 struct NewestKey(i64, OrderId);
 
 impl Store {
-    /// Writes `order` (PENDING) and returns it. When an order with its id `may_exist` (a retry
-    /// after a crash), that one is kept and returned instead.
+    /// Writes `order` (PENDING) and returns it. When an order with its id exists already
+    /// (another attempt of the same idempotency key wrote it), that one is kept and returned
+    /// instead. `may_exist` says to expect that: the write is then an upsert, not an insert.
     #[tracing::instrument(skip(self, order), fields(order = %order.id))]
     pub async fn insert_pending_order(
         &self,
@@ -38,41 +40,60 @@ impl Store {
         debug_assert_eq!(order.status, OrderStatus::Pending);
         let orders = self.collection::<OrderDoc>(names::ORDERS);
         if !may_exist {
-            orders.insert_one(order).await?;
-            return Ok(order.clone());
+            match self.bounded_raw(orders.insert_one(order)).await? {
+                Ok(_) => return Ok(order.clone()),
+                Err(error) if is_duplicate_key(&error) => {}
+                Err(error) => return Err(error.into()),
+            }
         }
-        orders
-            .find_one_and_update(
-                doc! { "_id": order.id },
-                doc! { "$setOnInsert": bson::to_document(order)? },
-            )
-            .upsert(true)
-            .return_document(mongodb::options::ReturnDocument::After)
-            .await?
-            .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
+        self.bounded(
+            orders
+                .find_one_and_update(
+                    doc! { "_id": order.id },
+                    doc! { "$setOnInsert": bson::to_document(order)? },
+                )
+                .upsert(true)
+                .return_document(mongodb::options::ReturnDocument::After),
+        )
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
     }
 
-    /// Moves order `id` from status `from` to `to`, and sets its `cancelledAt` if given. False
-    /// when it was not in `from`.
+    /// Marks a CONFIRMED order CANCELLING on behalf of cancellation request `request`. False
+    /// when it was not CONFIRMED.
+    #[tracing::instrument(skip(self))]
+    pub async fn start_cancel(
+        &self,
+        id: OrderId,
+        at: DateTime,
+        request: bson::oid::ObjectId,
+    ) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(self.collection::<Document>(names::ORDERS).update_one(
+                doc! { "_id": id.oid(), "status": "CONFIRMED" },
+                doc! { "$set": {
+                    "status": "CANCELLING",
+                    "cancelledAt": at,
+                    "cancelRequest": request,
+                } },
+            ))
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// Moves order `id` from status `from` to `to`. False when it was not in `from`.
     #[tracing::instrument(skip(self))]
     pub async fn set_order_status(
         &self,
         id: OrderId,
         from: OrderStatus,
         to: OrderStatus,
-        cancelled_at: Option<DateTime>,
     ) -> Result<bool, ApiError> {
-        let mut set = doc! { "status": bson::to_bson(&to)? };
-        if let Some(at) = cancelled_at {
-            set.insert("cancelledAt", at);
-        }
-        let update = doc! { "$set": set };
         let result = self
-            .collection::<Document>(names::ORDERS)
-            .update_one(
+            .bounded(self.collection::<Document>(names::ORDERS).update_one(
                 doc! { "_id": id.oid(), "status": bson::to_bson(&from)? },
-                update,
-            )
+                doc! { "$set": { "status": bson::to_bson(&to)? } },
+            ))
             .await?;
         Ok(result.modified_count == 1)
     }
@@ -81,8 +102,10 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn discard_pending_order(&self, id: OrderId) -> Result<bool, ApiError> {
         let result = self
-            .collection::<Document>(names::ORDERS)
-            .delete_one(doc! { "_id": id.oid(), "status": "PENDING" })
+            .bounded(
+                self.collection::<Document>(names::ORDERS)
+                    .delete_one(doc! { "_id": id.oid(), "status": "PENDING" }),
+            )
             .await?;
         Ok(result.deleted_count == 1)
     }

@@ -98,8 +98,10 @@ impl Store {
         let mut query = filter.to_document();
         query.insert("cinema.city", city);
         let ids = self
-            .collection::<Document>(names::SHOWTIMES)
-            .distinct("movie.id", query)
+            .bounded(
+                self.collection::<Document>(names::SHOWTIMES)
+                    .distinct("movie.id", query),
+            )
             .await?;
         Ok(ids
             .into_iter()

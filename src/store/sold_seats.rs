@@ -5,8 +5,8 @@
 
 use bson::{doc, Bson, Document};
 
-use super::documents::{HoldDoc, ObjectIdExt, OrderDoc};
-use super::holds::{end_hold, hold_expiry, seat_path};
+use super::documents::{HoldDoc, OrderDoc};
+use super::holds::{end_hold, seat_path, with_expiry};
 use super::Store;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat::SeatState;
@@ -24,12 +24,11 @@ impl Store {
         channel: &str,
         order: bson::oid::ObjectId,
     ) -> Result<bool, ApiError> {
+        if hold.channel != channel {
+            return Ok(false);
+        }
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
-        let mut filter = doc! {
-            "_id": showtime.oid(),
-            "holds": { "$elemMatch": { "id": hold.id, "channel": channel } },
-        };
-        filter.extend(hold_expiry(hold.id, "$gt"));
+        let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);
         self.update_inventory(filter, update).await
     }

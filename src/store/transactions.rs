@@ -14,8 +14,29 @@ const TRANSACTION_ATTEMPTS: usize = 5;
 
 impl Store {
     /// Runs `body` in a transaction, again from the start on a transient error. `body`
-    /// returning `Ok(false)` or an error aborts; `Ok(true)` commits.
+    /// returning `Ok(false)` or an error aborts; `Ok(true)` commits. All attempts together
+    /// take at most the operation timeout each (a dropped session's transaction is aborted by
+    /// the server).
     pub(super) async fn in_transaction<F>(&self, body: F) -> Result<bool, ApiError>
+    where
+        F: for<'a> Fn(
+            &'a Store,
+            &'a mut ClientSession,
+        )
+            -> futures::future::BoxFuture<'a, Result<bool, mongodb::error::Error>>,
+    {
+        let limit = self.timeout * TRANSACTION_ATTEMPTS as u32;
+        tokio::time::timeout(limit, self.run_transaction(body))
+            .await
+            .map_err(|_| {
+                ApiError::unavailable(format!(
+                    "a transaction did not finish within {} ms",
+                    limit.as_millis()
+                ))
+            })?
+    }
+
+    async fn run_transaction<F>(&self, body: F) -> Result<bool, ApiError>
     where
         F: for<'a> Fn(
             &'a Store,

@@ -58,15 +58,18 @@ async fn a_crash_before_the_seats_are_sold_leaves_the_hold_live_and_no_order() {
     // still complete it.
     assert_eq!(sale.reconcile().await, 1);
     assert_eq!(sale.reconcile().await, 1, "still there");
-    // The failed attempt gave its key up, so a retry need not wait for it.
+    // The failed attempt gave its key up (its lease ended), so a retry need not wait for it.
     let record = sale
         .app
         .store
-        .idempotency_record("maoyan:k1")
+        .key_state::<Value>("maoyan:k1")
         .await
         .unwrap()
         .unwrap();
-    assert!(record.abandoned && record.outcome.is_none(), "{record:?}");
+    assert!(
+        record.lease_until.timestamp_millis() == 0 && record.outcome.is_none(),
+        "{record:?}"
+    );
 
     // The retry with the same key takes the key over at once and completes that order.
     let retried = sale

@@ -69,8 +69,9 @@ impl HoldMutation {
         let store = ctx.store();
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
-        let held = booking::once(store, channel, key, "holdSeats", &input, |hold_id| {
-            booking::hold_seats(store, locks, channel, showtime, &choice, policy, hold_id)
+        let keys = ctx.key_policy();
+        let held = booking::once(store, keys, channel, key, "holdSeats", &input, |attempt| {
+            booking::hold_seats(store, locks, channel, showtime, &choice, policy, attempt)
         })
         .await?;
         Ok(Hold::from(held))
@@ -83,10 +84,25 @@ impl HoldMutation {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The hold's id, as `holdSeats` returned it.")] hold_id: ID,
+        #[graphql(
+            desc = "Makes retries safe: a retry with the same key has one effect and gets the first answer; kept 48 hours."
+        )]
+        idempotency_key: Option<String>,
     ) -> Result<Vec<String>, ApiError> {
         let channel = ctx.calling_channel("releasing a hold")?;
         let (showtime, hold) = global_id::hold_id(&hold_id)?;
-        let released = booking::release_hold(ctx.store(), channel, showtime, hold).await?;
-        Ok(released.seats)
+        let store = ctx.store();
+        let request = hold_id.as_str();
+        let key = idempotency_key.as_deref();
+        booking::once(
+            store,
+            ctx.key_policy(),
+            channel,
+            key,
+            "releaseHold",
+            &request,
+            |attempt| booking::release_hold(store, channel, showtime, hold, attempt),
+        )
+        .await
     }
 }

@@ -52,10 +52,19 @@ impl OrderMutation {
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
-        let order = booking::once(store, channel, key, "confirmHold", &input, |order_id| {
-            let customer = customer.clone();
-            booking::confirm_hold(store, channel, showtime, hold, customer, policy, order_id)
-        })
+        let keys = ctx.key_policy();
+        let order = booking::once(
+            store,
+            keys,
+            channel,
+            key,
+            "confirmHold",
+            &input,
+            |attempt| {
+                let customer = customer.clone();
+                booking::confirm_hold(store, channel, showtime, hold, customer, policy, attempt)
+            },
+        )
         .await?;
         Ok(Order(order))
     }
@@ -76,9 +85,16 @@ impl OrderMutation {
         let store = ctx.store();
         let request = order_id.as_str();
         let key = idempotency_key.as_deref();
-        let cancelled = booking::once(store, channel, key, "cancelOrder", &request, |_| {
-            booking::cancel_order(store, channel, order)
-        })
+        let keys = ctx.key_policy();
+        let cancelled = booking::once(
+            store,
+            keys,
+            channel,
+            key,
+            "cancelOrder",
+            &request,
+            |attempt| booking::cancel_order(store, channel, order, attempt),
+        )
         .await?;
         Ok(Order(cancelled))
     }
