@@ -284,8 +284,9 @@ async fn with_kinds(
 
 /// Releases a live hold of `channel` and returns its seats' labels. Another channel's hold,
 /// an expired and swept hold and an unknown one are all NOT_FOUND: a channel learns nothing of
-/// others' holds. The release is remembered under the attempt's id, so an attempt that took an
-/// idempotency key over answers with the release an earlier attempt made.
+/// others' holds. A keyed release leaves, in the same update, a note of itself in the
+/// inventory (until its answer is stored: `forget_release`), so an attempt that took the key
+/// over answers with the release an earlier attempt made.
 #[tracing::instrument(skip(store))]
 pub async fn release_hold(
     store: &Store,
@@ -301,8 +302,9 @@ pub async fn release_hold(
         .hold_of(showtime_id, hold_oid)
         .await?
         .filter(|hold| hold.channel == channel);
+    let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
-        if store.release_hold(showtime_id, &hold, request).await? {
+        if store.release_hold(showtime_id, &hold, note).await? {
             crash_point(store, CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }
@@ -313,4 +315,13 @@ pub async fn release_hold(
         }
     }
     Err(not_found())
+}
+
+/// Drops the note a keyed release of `hold_id` left, once the release's answer is stored (a
+/// retry then replays the answer and needs no note).
+pub async fn forget_release(store: &Store, hold_id: &str) -> Result<(), ApiError> {
+    let (showtime, hold) = crate::domain::global_id::hold_id(hold_id)?;
+    store
+        .forget_release(showtime, ObjectId::from_bytes(hold.0))
+        .await
 }

@@ -60,6 +60,7 @@ impl Default for KeyPolicy {
 pub struct Attempt {
     resource: ObjectId,
     number: i32,
+    keyed: bool,
 }
 
 impl Attempt {
@@ -68,7 +69,14 @@ impl Attempt {
         Attempt {
             resource: ObjectId::new(),
             number: 1,
+            keyed: false,
         }
+    }
+
+    /// Whether the operation has an idempotency key (a retry may come and look for what this
+    /// attempt did).
+    pub fn keyed(&self) -> bool {
+        self.keyed
     }
 
     /// The id of what the key's operation creates or stamps, the same for every attempt (an
@@ -183,6 +191,7 @@ where
         Claim::Fresh => Step::Run(Attempt {
             resource: new_key.resource_id,
             number: 1,
+            keyed: true,
         }),
         Claim::Existing(state) => Step::Follow(state),
         Claim::Reused => {
@@ -211,6 +220,7 @@ where
                     Step::Run(Attempt {
                         resource: state.resource_id,
                         number: state.attempt + 1,
+                        keyed: true,
                     })
                 } else if waiting_since.elapsed() >= policy.max_wait {
                     return Err(ApiError::unavailable(format!(
@@ -363,10 +373,12 @@ mod tests {
         let first = Attempt {
             resource,
             number: 1,
+            keyed: true,
         };
         let third = Attempt {
             resource,
             number: 3,
+            keyed: true,
         };
         assert_eq!(first.own_id(), resource);
         assert!(first.earlier_ids().is_empty() && !first.taken_over());

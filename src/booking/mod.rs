@@ -14,7 +14,7 @@ mod sales;
 mod showtime_locks;
 mod sweeper;
 
-pub use holds::{hold_seats, release_hold, HeldSeats, SeatChoice};
+pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, SeatChoice};
 pub use idempotency::{once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};

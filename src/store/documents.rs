@@ -283,16 +283,17 @@ pub struct SeatInventoryDoc {
     /// over (the fence; see `booking::idempotency`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fenced_holds: Vec<ObjectId>,
-    /// The last few releases, so a release retried after a crash finds its own (capped at
-    /// `RELEASES_KEPT`).
+    /// Notes of keyed releases whose answer is not stored yet, so a release retried after a
+    /// crash finds its own (dropped once the answer is stored; at most
+    /// `RELEASE_NOTES_KEPT`, should crashes leave some behind).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub released_holds: Vec<ReleasedHoldDoc>,
 }
 
-/// How many recent releases an inventory remembers.
-pub const RELEASES_KEPT: i32 = 16;
+/// The most release notes an inventory keeps.
+pub const RELEASE_NOTES_KEPT: i32 = 64;
 
-/// A hold that was released, and by which request.
+/// A hold that a keyed release released, and which release.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReleasedHoldDoc {

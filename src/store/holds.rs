@@ -5,7 +5,7 @@
 use bson::oid::ObjectId;
 use bson::{doc, Bson, Document};
 
-use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc, RELEASES_KEPT};
+use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc, RELEASE_NOTES_KEPT};
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::domain::layout::parse_seat_label;
@@ -204,29 +204,31 @@ impl Store {
         self.update_inventory(filter, update).await
     }
 
-    /// Releases a live hold of its channel: its seats back to AVAILABLE, and the release
-    /// remembered under `request` among the last few. False when the hold is not (or no
-    /// longer) there.
+    /// Releases a live hold of its channel: its seats back to AVAILABLE, and, for a keyed
+    /// release, a note that release `request` did it (see `released_by`). False when the hold
+    /// is not (or no longer) there.
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
     pub async fn release_hold(
         &self,
         showtime: ShowtimeId,
         hold: &HoldDoc,
-        request: ObjectId,
+        request: Option<ObjectId>,
     ) -> Result<bool, ApiError> {
         let (seats, mut update) = end_hold(hold, SeatState::Available, None)?;
-        let released = doc! { "id": hold.id, "seats": &hold.seats, "request": request };
-        update.insert(
-            "$push",
-            doc! { "releasedHolds": { "$each": [released], "$slice": -RELEASES_KEPT } },
-        );
+        if let Some(request) = request {
+            let released = doc! { "id": hold.id, "seats": &hold.seats, "request": request };
+            update.insert(
+                "$push",
+                doc! { "releasedHolds": { "$each": [released], "$slice": -RELEASE_NOTES_KEPT } },
+            );
+        }
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(seats);
         self.update_inventory(filter, update).await
     }
 
-    /// The seats of hold `hold` if release request `request` released it (among the last
-    /// few releases of the showtime).
+    /// The seats of hold `hold` if keyed release `request` released it and its note is still
+    /// there.
     #[tracing::instrument(skip(self))]
     pub async fn released_by(
         &self,
@@ -254,6 +256,24 @@ impl Store {
                 .find(|released| released.id == hold && released.request == request)
                 .map(|released| released.seats)
         }))
+    }
+
+    /// Drops the note of hold `hold`'s release (its answer is stored).
+    #[tracing::instrument(skip(self))]
+    pub async fn forget_release(
+        &self,
+        showtime: ShowtimeId,
+        hold: ObjectId,
+    ) -> Result<(), ApiError> {
+        self.bounded(
+            self.collection::<Document>(names::SEAT_INVENTORY)
+                .update_one(
+                    doc! { "_id": showtime.oid(), "releasedHolds.id": hold },
+                    doc! { "$pull": { "releasedHolds": { "id": hold } } },
+                ),
+        )
+        .await?;
+        Ok(())
     }
 
     /// Fences off hold ids `ids` (those of earlier attempts of an idempotency key) so that

@@ -4,17 +4,21 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::holds::HoldPolicy;
-use boxoffice::store::Store;
+use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use serde_json::{json, Value};
 
-/// A running gateway over its own database.
+/// A running gateway over its own database (a clone is a handle on the same gateway).
+#[derive(Clone)]
 pub struct TestApp {
     pub address: SocketAddr,
     pub store: Store,
     pub client: reqwest::Client,
+    hold_policy: HoldPolicy,
+    key_policy: KeyPolicy,
 }
 
 /// A GraphQL response body.
@@ -54,7 +58,7 @@ impl GqlResponse {
     }
 }
 
-fn mongodb_uri() -> String {
+pub fn mongodb_uri() -> String {
     std::env::var("BOXOFFICE_TEST_MONGODB_URI").expect(
         "BOXOFFICE_TEST_MONGODB_URI is not set: run the tests with scripts/test, which starts \
          a test database server",
@@ -62,7 +66,7 @@ fn mongodb_uri() -> String {
 }
 
 /// A database name no other test uses.
-fn fresh_database_name() -> String {
+pub fn fresh_database_name() -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -85,37 +89,59 @@ impl TestApp {
     }
 
     pub async fn spawn_with_policy(limits: Limits, hold_policy: HoldPolicy) -> TestApp {
+        TestApp::spawn_with_keys(limits, hold_policy, KeyPolicy::default()).await
+    }
+
+    /// A gateway whose idempotency keys follow `key_policy` (a short lease for the fault tests).
+    pub async fn spawn_with_keys(
+        limits: Limits,
+        hold_policy: HoldPolicy,
+        key_policy: KeyPolicy,
+    ) -> TestApp {
         let store = Store::connect(&mongodb_uri(), &fresh_database_name())
             .await
             .expect("connect to the test database");
         store.ensure_indexes().await.expect("create indexes");
+        TestApp::serve(store, limits, hold_policy, key_policy).await
+    }
+
+    /// A gateway over a fresh database of the server at `uri`, connected with `options`.
+    pub async fn spawn_on(uri: &str, options: &DatabaseOptions) -> TestApp {
+        let store = Store::connect_with(uri, &fresh_database_name(), options)
+            .await
+            .expect("connect to the database");
+        store.ensure_indexes().await.expect("create indexes");
+        let hold_policy = SalesArgs::default().hold_policy();
+        TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
+    }
+
+    async fn serve(
+        store: Store,
+        limits: Limits,
+        hold_policy: HoldPolicy,
+        key_policy: KeyPolicy,
+    ) -> TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let router = app(AppState::new(store.clone(), limits, hold_policy));
+        let state = AppState::new(store.clone(), limits, hold_policy).with_key_policy(key_policy);
+        let router = app(state);
         tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
         TestApp {
             address,
             store,
             client: reqwest::Client::new(),
+            hold_policy,
+            key_policy,
         }
     }
 
-    /// A second gateway process over the same database: its own connection pool, showtime
-    /// locks, key cache and rate limits.
+    /// A second gateway process over the same database, with the same policies: its own
+    /// connection pool, showtime locks, key cache, rate limits and fault points.
     pub async fn another_gateway(&self) -> TestApp {
         let store = Store::connect(&mongodb_uri(), self.store.database_name())
             .await
             .expect("connect to the test database");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let policy = SalesArgs::default().hold_policy();
-        let router = app(AppState::new(store.clone(), Limits::default(), policy));
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-        TestApp {
-            address,
-            store,
-            client: reqwest::Client::new(),
-        }
+        TestApp::serve(store, Limits::default(), self.hold_policy, self.key_policy).await
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -153,4 +153,19 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
             "update seat_inventory",
         ]
     );
+    // A keyed release also drops, once its answer is stored, the note it left for a retry.
+    let hold_id = sale.hold_id(&sale.maoyan, &["B6"]).await;
+    let release = "mutation ($id: ID!) { releaseHold(holdId: $id, idempotencyKey: \"r\") }";
+    let released = booking_commands(&sale, &sale.maoyan, release, json!({ "id": hold_id })).await;
+    assert_eq!(
+        released,
+        [
+            "find seat_inventory",
+            "insert idempotency_keys",
+            "update idempotency_keys",
+            "update seat_inventory",
+            "update seat_inventory",
+        ]
+    );
+    assert!(sale.inventory().await.released_holds.is_empty());
 }

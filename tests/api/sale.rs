@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::ids::ShowtimeId;
@@ -33,7 +34,17 @@ pub async fn sale_with(policy: HoldPolicy) -> Sale {
 
 /// The same sale in a hall of `rows` (`S` standard, `C` couple, `_` aisle).
 pub async fn sale_in_hall(policy: HoldPolicy, rows: &[&str]) -> Sale {
-    let app = TestApp::spawn_with_policy(Limits::default(), policy).await;
+    sale_with_keys(policy, KeyPolicy::default(), rows).await
+}
+
+/// The same sale on a gateway whose idempotency keys follow `keys`.
+pub async fn sale_with_keys(policy: HoldPolicy, keys: KeyPolicy, rows: &[&str]) -> Sale {
+    let app = TestApp::spawn_with_keys(Limits::default(), policy, keys).await;
+    sale_on(app, rows).await
+}
+
+/// The sale on `app`'s database, in a hall of `rows`.
+pub async fn sale_on(app: TestApp, rows: &[&str]) -> Sale {
     let mut catalogue = Catalogue::default();
     let maoyan = catalogue.channel("maoyan", "猫眼电影");
     let wechat = catalogue.channel("wechat", "微信电影票");
@@ -93,6 +104,11 @@ impl Sale {
         let inventory = self.inventory().await;
         let mut seats = Vec::new();
         let mut claimed = HashSet::new();
+        let ids: HashSet<_> = inventory.holds.iter().map(|hold| hold.id).collect();
+        assert_eq!(ids.len(), inventory.holds.len(), "two holds with one id");
+        for fenced in &inventory.fenced_holds {
+            assert!(!ids.contains(fenced), "fenced-off hold {fenced} is live");
+        }
         for hold in &inventory.holds {
             for label in &hold.seats {
                 assert!(claimed.insert(label.clone()), "{label} is in two holds");

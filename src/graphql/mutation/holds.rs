@@ -94,7 +94,7 @@ impl HoldMutation {
         let store = ctx.store();
         let request = hold_id.as_str();
         let key = idempotency_key.as_deref();
-        booking::once(
+        let seats = booking::once(
             store,
             ctx.key_policy(),
             channel,
@@ -103,6 +103,13 @@ impl HoldMutation {
             &request,
             |attempt| booking::release_hold(store, channel, showtime, hold, attempt),
         )
-        .await
+        .await?;
+        if key.is_some() {
+            // The answer is stored: the release's note in the inventory has served.
+            if let Err(error) = booking::forget_release(store, request).await {
+                tracing::warn!(%error, "could not drop a release note");
+            }
+        }
+        Ok(seats)
     }
 }

@@ -1,0 +1,124 @@
+//! The database going away: a gateway answers UNAVAILABLE (HTTP 503 with `Retry-After`) within
+//! its timeout instead of stalling, says so on `/health`, and serves again by itself once the
+//! database is back. Each test runs a database server of its own, to stop and kill.
+
+use std::time::{Duration, Instant};
+
+use boxoffice::store::DatabaseOptions;
+use serde_json::{json, Value};
+
+use crate::helpers::TestApp;
+use crate::processes::OwnDatabase;
+use crate::sale::{sale_on, Sale, HOLD};
+
+/// The gateway's database timeout in these tests.
+const TIMEOUT: Duration = Duration::from_millis(1000);
+/// What a request may take beyond its timeout (scheduling, the HTTP round trip).
+const SLACK: Duration = Duration::from_millis(1500);
+
+async fn sale_on_own_database(database: &OwnDatabase) -> Sale {
+    let options = DatabaseOptions {
+        timeout: TIMEOUT,
+        ..DatabaseOptions::default()
+    };
+    sale_on(
+        TestApp::spawn_on(&database.uri(), &options).await,
+        &["SSSSSS"; 2],
+    )
+    .await
+}
+
+/// Posts a keyed hold of `seats` as maoyan; returns the HTTP status, `Retry-After`, the body
+/// and how long it took.
+async fn hold(sale: &Sale, seats: &[&str], key: &str) -> (u16, Option<String>, Value, Duration) {
+    let input = json!({ "showtimeId": sale.showtime, "seats": seats, "idempotencyKey": key });
+    let started = Instant::now();
+    let response = sale
+        .app
+        .client
+        .post(sale.app.url("/graphql"))
+        .bearer_auth(&sale.maoyan)
+        .json(&json!({ "query": HOLD, "variables": { "input": input } }))
+        .send()
+        .await
+        .expect("the gateway answers");
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let body = response.json().await.expect("a JSON body");
+    (status, retry_after, body, started.elapsed())
+}
+
+fn code(body: &Value) -> &str {
+    body["errors"][0]["extensions"]["code"]
+        .as_str()
+        .unwrap_or("")
+}
+
+async fn health(app: &TestApp) -> (u16, Duration) {
+    let started = Instant::now();
+    let status = app.get("/health").await.status().as_u16();
+    (status, started.elapsed())
+}
+
+#[tokio::test]
+async fn a_database_that_stops_answering_gives_unavailable_in_time_and_the_next_request_works() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let (status, _, body, _) = hold(&sale, &["A1"], "before").await;
+    assert_eq!(status, 200, "{body}");
+
+    database.freeze();
+    let (status, retry_after, body, took) = hold(&sale, &["A2", "A3"], "during").await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert!(took < TIMEOUT + SLACK, "answered in {took:?}");
+    let (status, took) = health(&sale.app).await;
+    assert_eq!(status, 503);
+    assert!(took < TIMEOUT + SLACK, "health answered in {took:?}");
+
+    database.thaw();
+    let (status, _, body, _) = hold(&sale, &["B1"], "after").await;
+    assert_eq!(status, 200, "the next request works: {body}");
+    assert_eq!(health(&sale.app).await.0, 200);
+    // The request that failed, retried with its key, has one effect: whatever its first
+    // attempt did while the database was frozen is found or fenced off, never doubled.
+    let (status, _, body, _) = hold(&sale, &["A2", "A3"], "during").await;
+    assert_eq!(status, 200, "{body}");
+    let (_, _, again, _) = hold(&sale, &["A2", "A3"], "during").await;
+    assert_eq!(again, body, "replayed");
+    let inventory = sale.inventory().await;
+    assert_eq!(inventory.counts.held, 4, "A1, A2, A3 and B1, each once");
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn a_killed_and_restarted_database_is_used_again_without_restarting_the_gateway() {
+    let mut database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let showtimes = "{ showtimes(first: 1) { edges { node { id } } } }";
+    assert!(sale
+        .app
+        .graphql(showtimes, json!({}))
+        .await
+        .0
+        .get("errors")
+        .is_none());
+
+    database.kill();
+    let started = Instant::now();
+    let (status, body) = sale.app.post_json(&json!({ "query": showtimes })).await;
+    let took = started.elapsed();
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    assert!(took < TIMEOUT + SLACK, "answered in {took:?}");
+    assert_eq!(health(&sale.app).await.0, 503);
+
+    database.restart();
+    // (The test server may lose what it had not flushed when killed: ask for nothing that
+    // depends on it.)
+    let (status, body) = sale.app.post_json(&json!({ "query": showtimes })).await;
+    assert_eq!(status, 200, "the next request works: {body}");
+    assert_eq!(health(&sale.app).await.0, 200);
+}

@@ -1,0 +1,186 @@
+//! Real processes for the fault tests: a database server of a test's own (to stop, kill and
+//! restart without disturbing the other tests), and gateway processes (to kill mid-request).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sends `signal` to process `pid`.
+fn signal(pid: u32, signal: libc::c_int) {
+    let pid = libc::pid_t::try_from(pid).expect("a pid");
+    // SAFETY: kill(2) with a pid this test started and a valid signal number.
+    let status = unsafe { libc::kill(pid, signal) };
+    assert_eq!(status, 0, "kill({pid}, {signal})");
+}
+
+/// Starts `command`, whose stdout will print a line containing `marker` followed by the
+/// address it listens on; returns the child and that address.
+fn start_listening(mut command: Command, marker: &str) -> (Child, SocketAddr) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|error| panic!("starting {command:?}: {error}"));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (found, address) = std::sync::mpsc::channel();
+    let marker = marker.to_owned();
+    // Reads the whole output (so the process never blocks on a full pipe), reporting the
+    // address once.
+    std::thread::spawn(move || {
+        let mut found = Some(found);
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split(&marker).nth(1) {
+                let address: String = rest
+                    .trim_start_matches("http://")
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                    .collect();
+                if let Some(found) = found.take() {
+                    let _ = found.send(address);
+                }
+            }
+        }
+    });
+    let address = address
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{command:?} did not say where it listens"));
+    (child, address.parse().expect("an address"))
+}
+
+/// A database server of one test: SecantusDB on a port and a directory of its own.
+pub struct OwnDatabase {
+    child: Option<Child>,
+    pub address: SocketAddr,
+    storage: PathBuf,
+}
+
+impl OwnDatabase {
+    pub fn start() -> OwnDatabase {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let storage =
+            std::env::temp_dir().join(format!("boxoffice-own-db-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&storage).expect("a storage directory");
+        let mut database = OwnDatabase {
+            child: None,
+            address: "127.0.0.1:0".parse().unwrap(),
+            storage,
+        };
+        database.launch(0);
+        database
+    }
+
+    fn launch(&mut self, port: u16) {
+        let binary = std::env::var("BOXOFFICE_TEST_SECANTUSD").expect(
+            "BOXOFFICE_TEST_SECANTUSD is not set: run the tests with scripts/test, which \
+             installs the test database server",
+        );
+        let mut command = Command::new(binary);
+        command
+            .arg("--port")
+            .arg(port.to_string())
+            .arg("--storage-path")
+            .arg(&self.storage)
+            .arg("--log-level")
+            .arg("WARNING");
+        let (child, address) = start_listening(command, "listening on ");
+        self.child = Some(child);
+        self.address = address;
+    }
+
+    pub fn uri(&self) -> String {
+        format!("mongodb://{}/?directConnection=true", self.address)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// Freezes the server (SIGSTOP): it keeps its connections and answers nothing.
+    pub fn freeze(&self) {
+        signal(self.pid(), libc::SIGSTOP);
+    }
+
+    /// Lets a frozen server go on (SIGCONT).
+    pub fn thaw(&self) {
+        signal(self.pid(), libc::SIGCONT);
+    }
+
+    /// Kills the server (SIGKILL).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port and storage.
+    pub fn restart(&mut self) {
+        self.kill();
+        let port = self.address.port();
+        // The port may take a moment to be free again.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "port {port} stayed taken");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.launch(port);
+    }
+}
+
+impl Drop for OwnDatabase {
+    fn drop(&mut self) {
+        if let Some(child) = &self.child {
+            // A frozen process must be thawed to die promptly.
+            let _ = signal_quietly(child.id(), libc::SIGCONT);
+        }
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.storage);
+    }
+}
+
+fn signal_quietly(pid: u32, signal: libc::c_int) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: as in `signal`; a failure is ignored.
+    unsafe { libc::kill(pid, signal) == 0 }
+}
+
+/// A gateway process (`boxoffice serve`) over database `database` of `uri`.
+pub struct GatewayProcess {
+    child: Child,
+    pub address: SocketAddr,
+}
+
+impl GatewayProcess {
+    pub fn start(uri: &str, database: &str, extra: &[&str]) -> GatewayProcess {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_boxoffice"));
+        command
+            .env("MONGODB_URI", uri)
+            .env("BOXOFFICE_DATABASE", database)
+            .env("RUST_LOG", "warn")
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(extra);
+        let (child, address) = start_listening(command, "Playground: ");
+        GatewayProcess { child, address }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/graphql", self.address)
+    }
+
+    /// Kills the gateway (SIGKILL): whatever it was doing stops there.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for GatewayProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
