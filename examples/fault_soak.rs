@@ -169,7 +169,8 @@ async fn client(run: Arc<Run>, n: usize) {
         step += 1;
         let showtime = &run.showtimes[(n + step) % run.showtimes.len()];
         let key = format!("soak-{n}-{step}");
-        let hold = json!({ "query": HOLD, "variables": { "id": showtime, "key": format!("{key}-h") } });
+        let hold =
+            json!({ "query": HOLD, "variables": { "id": showtime, "key": format!("{key}-h") } });
         let (gateways, api_key, timings, longest) =
             (&run.gateways, &run.api_key, &run.timings, &run.longest);
         let held = send(&http, gateways, api_key, &hold, timings, longest, n).await;
@@ -177,7 +178,10 @@ async fn client(run: Arc<Run>, n: usize) {
             continue;
         };
         let (query, variables) = if step % 2 == 0 {
-            (CONFIRM, json!({ "hold": hold_id, "key": format!("{key}-c") }))
+            (
+                CONFIRM,
+                json!({ "hold": hold_id, "key": format!("{key}-c") }),
+            )
         } else {
             (RELEASE, json!({ "id": hold_id, "key": format!("{key}-r") }))
         };
@@ -198,7 +202,9 @@ fn report(label: &str, timings: &[Timing]) {
     let at = |sorted: &[Duration], q: f64| -> String {
         sorted
             .get(((sorted.len() as f64 - 1.0) * q).round() as usize)
-            .map_or("-".into(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0))
+            .map_or("-".into(), |d| {
+                format!("{:.0} ms", d.as_secs_f64() * 1000.0)
+            })
     };
     println!(
         "{label}: {} keyed requests answered; time to answer median {}, p90 {}, p99 {}, max {}",

@@ -21,6 +21,10 @@ pub struct SentCommand {
     pub name: String,
     /// The collection it addressed, when the command names one.
     pub collection: Option<String>,
+    /// Its `writeConcern`, as sent (e.g. `{ "w": "majority", "j": true }`).
+    pub write_concern: Option<String>,
+    /// Its `readConcern`, as sent (e.g. `{ "level": "majority" }`).
+    pub read_concern: Option<String>,
 }
 
 impl CommandLog {
@@ -34,13 +38,20 @@ impl CommandLog {
                 .get_str(&started.command_name)
                 .ok()
                 .map(str::to_owned);
-            self.sent
-                .lock()
-                .expect("command log lock")
-                .push(SentCommand {
-                    name: started.command_name.clone(),
-                    collection,
-                });
+            let concern = |name: &str| {
+                started
+                    .command
+                    .get_document(name)
+                    .ok()
+                    .map(|concern| concern.to_string())
+            };
+            let command = SentCommand {
+                name: started.command_name.clone(),
+                collection,
+                write_concern: concern("writeConcern"),
+                read_concern: concern("readConcern"),
+            };
+            self.sent.lock().expect("command log lock").push(command);
         }
     }
 

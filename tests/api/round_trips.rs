@@ -169,3 +169,37 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
     );
     assert!(sale.inventory().await.released_holds.is_empty());
 }
+
+/// Every write of a booking waits for a majority of the replica set and the journal, and every
+/// read of one reads what a majority has (the defaults; production runs on a replica set).
+#[tokio::test]
+async fn booking_writes_wait_for_a_majority_and_the_journal_and_reads_read_majority() {
+    let sale = sale().await;
+    sale.app.store.commands().start();
+    let hold = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
+    let confirm = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
+        customer: { name: \"张三\", contact: \"13800000000\" }, idempotencyKey: \"c\" }) { id } }";
+    let order = sale
+        .app
+        .graphql_as(&sale.maoyan, confirm, json!({ "hold": hold }))
+        .await;
+    order.data();
+    let commands = sale.app.store.commands().take();
+    let writes: Vec<_> = commands
+        .iter()
+        .filter(|c| ["insert", "update", "delete", "findAndModify"].contains(&c.name.as_str()))
+        .collect();
+    let reads: Vec<_> = commands.iter().filter(|c| c.name == "find").collect();
+    assert!(writes.len() >= 4 && reads.len() >= 3, "{commands:?}");
+    for write in writes {
+        let concern = write.write_concern.as_deref().unwrap_or_default();
+        assert!(
+            concern.contains("\"w\": \"majority\"") && concern.contains("\"j\": true"),
+            "{write:?}"
+        );
+    }
+    for read in reads {
+        let concern = read.read_concern.as_deref().unwrap_or_default();
+        assert!(concern.contains("\"level\": \"majority\""), "{read:?}");
+    }
+}
