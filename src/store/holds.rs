@@ -20,7 +20,7 @@ pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
 
 /// `$expr` that is true when the document holds `hold` and its expiry compares to the
 /// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
-pub(super) fn hold_expiry(hold: bson::oid::ObjectId, operator: &str) -> Document {
+fn hold_expiry(hold: ObjectId, operator: &str) -> Document {
     doc! {
         "$expr": { "$anyElementTrue": [{ "$map": {
             "input": "$holds",
@@ -41,8 +41,9 @@ pub(super) fn with_expiry(showtime: ShowtimeId, hold: &HoldDoc, operator: &str) 
 }
 
 /// The filter conditions and the update that end `hold`: its entry must still be there (same
-/// id, channel and creation) and every one of its seats still HELD by it; and moves to `to` (AVAILABLE, or SOLD under `order`); the hold is dropped and
-/// the counts move by its number of seats.
+/// id, channel and creation) and every one of its seats still HELD by it. The seats move to
+/// `to` (AVAILABLE, or SOLD under `order`), the entry is dropped, and the counts move by its
+/// number of seats.
 pub(super) fn end_hold(
     hold: &HoldDoc,
     to: SeatState,

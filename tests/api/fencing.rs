@@ -356,3 +356,49 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
     assert_eq!((inventory.holds.len(), inventory.counts.held), (1, 1));
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn requests_sent_twice_at_once_through_two_gateways_get_one_answer_each() {
+    let (sale, other) = two_gateways().await;
+    let gateway = first(&sale);
+    let clients: Vec<_> = (0..12)
+        .map(|n| {
+            let (sale, gateway, other) =
+                (Arc::clone(&sale), Arc::clone(&gateway), Arc::clone(&other));
+            tokio::spawn(async move {
+                let both = |query: &'static str, variables: Value| {
+                    let (sale, gateway, other) = (&sale, &gateway, &other);
+                    async move {
+                        tokio::join!(
+                            gateway.graphql_as(&sale.maoyan, query, variables.clone()),
+                            other.graphql_as(&sale.maoyan, query, variables),
+                        )
+                    }
+                };
+                let hold = json!({ "id": sale.showtime, "key": format!("cart-{n}") });
+                let (held, again) = both(HOLD_BEST, hold).await;
+                assert_eq!(held.0, again.0, "one key, one answer");
+                let Some(id) = held.0["data"]["holdSeats"]["id"].as_str() else {
+                    assert_eq!(held.error_code(), "SEAT_UNAVAILABLE");
+                    return 0u32;
+                };
+                let pay = json!({ "hold": id, "key": format!("pay-{n}") });
+                let (confirmed, again) = both(CONFIRM, pay).await;
+                assert_eq!(confirmed.0, again.0, "one key, one answer");
+                assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
+                1
+            })
+        })
+        .collect();
+    let mut bought = 0;
+    for client in clients {
+        bought += client.await.unwrap();
+    }
+    // 24 seats for 12 pairs (fewer fit once choices leave no single seats): every pair a
+    // client bought is sold once, and nothing is left held.
+    assert!(bought >= 8, "bought {bought}");
+    let inventory = sale.inventory().await;
+    assert_eq!((inventory.counts.held, inventory.counts.sold), (0, 2 * bought));
+    assert_eq!(sale.check_orders_agree_with_seats().await.len() as u32, bought);
+    sale.check_invariants().await;
+}
