@@ -1,4 +1,6 @@
-//! Free-text arguments (city names, search words, channel codes): trimmed, non-empty, short.
+//! Free-text arguments (city names, search words, customer names and contacts): trimmed,
+//! non-empty, short, and free of control characters (NUL, BEL, escapes: nothing a person types
+//! into a name, and trouble in logs, terminals and receipts).
 
 use crate::error::ApiError;
 
@@ -15,6 +17,12 @@ pub fn required(argument: &str, value: &str) -> Result<String, ApiError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
         return Err(ApiError::bad_input(format!("{argument} must not be empty")));
+    }
+    if let Some(control) = trimmed.chars().find(|c| c.is_control()) {
+        return Err(ApiError::bad_input(format!(
+            "{argument} contains the control character U+{:04X}",
+            u32::from(control)
+        )));
     }
     let chars = trimmed.chars().count();
     if chars > MAX_TEXT_CHARS {
@@ -42,5 +50,14 @@ mod tests {
             .to_string()
             .contains("at most 100"));
         assert_eq!(optional("city", None).unwrap(), None);
+    }
+
+    #[test]
+    fn refuses_control_characters() {
+        for bad in ["张\u{0}三", "张三\u{7}", "a\nb", "\u{1b}[31mred"] {
+            let error = required("customer.name", bad).unwrap_err().to_string();
+            assert!(error.contains("control character"), "{bad:?}: {error}");
+        }
+        assert_eq!(required("customer.name", " 张三 ").unwrap(), "张三");
     }
 }

@@ -13,33 +13,46 @@ use crate::error::ApiError;
 use crate::graphql::Caller;
 use crate::store::Store;
 
-/// How long a key found in `channels` is trusted without asking again. A new channel is seen
-/// at once (only found keys are kept); a change to a channel's record (its rate limit, its
-/// removal) reaches this process within this long.
+/// How long a key found in `channels` is trusted without asking again. A change to a channel's
+/// record (its rate limit, its removal) reaches this process within this long.
 const KNOWN_KEY_TTL: Duration = Duration::from_secs(30);
+
+/// How long an unknown key is refused without asking again: a channel created meanwhile can
+/// use its key after at most this long.
+const UNKNOWN_KEY_TTL: Duration = Duration::from_secs(5);
 
 /// Past this many entries, expired ones are dropped.
 const PRUNE_ABOVE: usize = 10_000;
 
-/// The keys this process found lately, by hash: a channel's requests do not each look their
-/// key up in the database.
+/// The keys this process looked up lately, by hash: the channel a key belongs to, or `None`
+/// for a key no channel has. A channel's requests do not each look their key up in the
+/// database, nor do repeated wrong keys.
 #[derive(Debug, Default)]
 pub struct KnownKeys {
-    keys: Mutex<HashMap<String, (Caller, Instant)>>,
+    keys: Mutex<HashMap<String, (Option<Caller>, Instant)>>,
+}
+
+fn fresh(caller: &Option<Caller>, found: Instant) -> bool {
+    let ttl = if caller.is_some() {
+        KNOWN_KEY_TTL
+    } else {
+        UNKNOWN_KEY_TTL
+    };
+    found.elapsed() < ttl
 }
 
 impl KnownKeys {
-    fn get(&self, hash: &str) -> Option<Caller> {
+    fn get(&self, hash: &str) -> Option<Option<Caller>> {
         let keys = self.keys.lock().expect("known keys lock");
         keys.get(hash)
-            .filter(|(_, found)| found.elapsed() < KNOWN_KEY_TTL)
+            .filter(|(caller, found)| fresh(caller, *found))
             .map(|(caller, _)| caller.clone())
     }
 
-    fn insert(&self, hash: String, caller: Caller) {
+    fn insert(&self, hash: String, caller: Option<Caller>) {
         let mut keys = self.keys.lock().expect("known keys lock");
         if keys.len() > PRUNE_ABOVE {
-            keys.retain(|_, (_, found)| found.elapsed() < KNOWN_KEY_TTL);
+            keys.retain(|_, (caller, found)| fresh(caller, *found));
         }
         keys.insert(hash, (caller, Instant::now()));
     }
@@ -52,9 +65,16 @@ pub async fn authenticate(
     known: &KnownKeys,
     headers: &HeaderMap,
 ) -> Result<Caller, ApiError> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
         return Ok(Caller::anonymous());
     };
+    if values.next().is_some() {
+        // Proxies and frameworks disagree on which of two would count: count neither.
+        return Err(ApiError::unauthenticated(
+            "send one Authorization header, not several",
+        ));
+    }
     let value = value
         .to_str()
         .map_err(|_| ApiError::unauthenticated("the Authorization header is not text"))?;
@@ -62,8 +82,9 @@ pub async fn authenticate(
         .strip_prefix("Bearer ")
         .ok_or_else(|| ApiError::unauthenticated("use `Authorization: Bearer <API key>`"))?;
     let hash = ApiKey::parse(token.trim())?.hash();
-    if let Some(caller) = known.get(&hash) {
-        return Ok(caller);
+    let unknown = || ApiError::unauthenticated("unknown API key");
+    if let Some(known) = known.get(&hash) {
+        return known.ok_or_else(unknown);
     }
     match store.channel_by_key_hash(&hash).await? {
         Some(channel) => {
@@ -71,9 +92,14 @@ pub async fn authenticate(
                 rate_limit: channel.rate_limit.map(Into::into),
                 ..Caller::channel(channel.code)
             };
-            known.insert(hash, caller.clone());
+            known.insert(hash, Some(caller.clone()));
             Ok(caller)
         }
-        None => Err(ApiError::unauthenticated("unknown API key")),
+        None => {
+            // Remembered briefly, so a client retrying a wrong key (or guessing keys) costs
+            // no database look-up each time.
+            known.insert(hash, None);
+            Err(unknown())
+        }
     }
 }

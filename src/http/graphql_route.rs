@@ -18,6 +18,20 @@ use crate::graphql::{errors::error_with_code, prepare};
 
 pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let limits = state.limits;
+    // Refusals that need neither the body nor the database come first.
+    if !is_json(&headers) {
+        return rejected(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the request as `Content-Type: application/json`".into(),
+            ErrorCode::BadUserInput,
+        );
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
+        return too_large(limits.max_body_bytes);
+    }
     let caller = match authenticate(&state.store, &state.known_keys, &headers).await {
         Ok(caller) => caller,
         Err(error) if error.effect_unknown() => {
@@ -44,22 +58,23 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
     };
     let bytes = match to_bytes(body, limits.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(_) => {
-            let message = format!(
-                "the request body is larger than {} bytes",
-                limits.max_body_bytes
-            );
-            return rejected(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                message,
-                ErrorCode::BadUserInput,
-            );
-        }
+        Err(_) => return too_large(limits.max_body_bytes),
     };
     let batch: BatchRequest = match serde_json::from_slice(&bytes) {
         Ok(batch) => batch,
         Err(error) => {
-            let message = format!("the body is not a GraphQL request in JSON: {error}");
+            // Said in the request's terms: serde's own message names our Rust types.
+            let message = if error.is_syntax() || error.is_eof() {
+                format!(
+                    "the body is not valid JSON (line {}, column {})",
+                    error.line(),
+                    error.column()
+                )
+            } else {
+                "the body must be a GraphQL request: an object with a `query` string (and \
+                 optional `variables` object and `operationName`), or a list of them"
+                    .to_owned()
+            };
             return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
         }
     };
@@ -112,6 +127,38 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
         return response;
     }
     Json(responses).into_response()
+}
+
+/// Whether the body is declared as JSON: `application/json`, or
+/// `application/graphql-response+json`, with any parameters (`charset=utf-8`). Anything else
+/// (a form, `text/plain`, nothing) is refused: a browser may send those cross-origin without a
+/// preflight, so running them would let any web page post mutations.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || essence.eq_ignore_ascii_case("application/graphql-response+json")
+}
+
+/// 413 for a body over the limit: refused from its `Content-Length` before it is read, or
+/// once reading it passes the limit.
+fn too_large(max_body_bytes: usize) -> Response {
+    let message = format!("the request body is larger than {max_body_bytes} bytes");
+    let mut response = rejected(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        message,
+        ErrorCode::BadUserInput,
+    );
+    // The rest of the body is not read: the connection cannot be reused.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// How soon a client may retry a request the database was unavailable for.

@@ -13,13 +13,17 @@ pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
 
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::booking::{KeyPolicy, ShowtimeLocks};
 use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
+use crate::error::ErrorCode;
 use crate::graphql::{self, AppSchema, RequestSettings};
 use crate::store::Store;
 
@@ -79,5 +83,21 @@ pub fn app(state: AppState) -> Router {
         .route("/playground/vendor/{file}", get(playground::vendor))
         .route("/health", get(health::health))
         .layer(TraceLayer::new_for_http())
+        .layer(CatchPanicLayer::custom(panicked))
         .with_state(state)
+}
+
+/// A request whose handling panicked: 500 with a GraphQL error coded INTERNAL, never a dropped
+/// connection. What panicked is logged, not shown.
+fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let detail = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message");
+    tracing::error!(detail, "a request panicked");
+    let error = graphql::errors::error_with_code("internal error", ErrorCode::Internal);
+    let body =
+        async_graphql::BatchResponse::Single(async_graphql::Response::from_errors(vec![error]));
+    (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response()
 }

@@ -30,6 +30,15 @@ pub enum PausePoint {
 }
 
 impl super::Store {
+    /// Panics (once) when a test armed a panic: the panic-catching layer's test. Does nothing
+    /// without the `test-hooks` feature.
+    pub fn panic_point(&self) {
+        #[cfg(feature = "test-hooks")]
+        if self.faults().take_panic() {
+            panic!("a panic a test asked for");
+        }
+    }
+
     /// True (once) when a test armed a crash at `point`: the caller must stop as if the
     /// process died there. Always false without the `test-hooks` feature.
     pub(crate) fn crash_armed(&self, point: CrashPoint) -> bool {
@@ -70,6 +79,7 @@ mod armed {
     pub struct Faults {
         crashes: Mutex<Vec<CrashPoint>>,
         pauses: Mutex<Vec<(PausePoint, Arc<Pause>)>>,
+        panic: std::sync::atomic::AtomicBool,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -117,6 +127,15 @@ mod armed {
             let armed = (point, Arc::clone(&pause));
             self.pauses.lock().expect("faults lock").push(armed);
             pause
+        }
+
+        /// The next `holdSeats` resolver panics.
+        pub fn panic_next_resolver(&self) {
+            self.panic.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+
+        pub(crate) fn take_panic(&self) -> bool {
+            self.panic.swap(false, std::sync::atomic::Ordering::SeqCst)
         }
 
         /// True (once) when `point` was armed.

@@ -398,7 +398,13 @@ async fn requests_sent_twice_at_once_through_two_gateways_get_one_answer_each() 
     // client bought is sold once, and nothing is left held.
     assert!(bought >= 8, "bought {bought}");
     let inventory = sale.inventory().await;
-    assert_eq!((inventory.counts.held, inventory.counts.sold), (0, 2 * bought));
-    assert_eq!(sale.check_orders_agree_with_seats().await.len() as u32, bought);
+    assert_eq!(
+        (inventory.counts.held, inventory.counts.sold),
+        (0, 2 * bought)
+    );
+    assert_eq!(
+        sale.check_orders_agree_with_seats().await.len() as u32,
+        bought
+    );
     sale.check_invariants().await;
 }

@@ -7,6 +7,7 @@ mod fencing;
 mod fixtures;
 mod helpers;
 mod holds;
+mod hostile;
 mod idempotency;
 mod kills;
 mod limits;

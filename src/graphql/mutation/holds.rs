@@ -49,6 +49,7 @@ impl HoldMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "Which showtime and which seats.")] input: HoldSeatsInput,
     ) -> Result<Hold, ApiError> {
+        ctx.store().panic_point();
         let channel = ctx.calling_channel("holding seats")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let choice = match (&input.seats, &input.best) {

@@ -1,0 +1,184 @@
+//! Hostile requests are refused before any work, with a code, and change nothing.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::sale::{sale, HOLD};
+
+/// A keyed-less hold of A1 and A2 as a request body.
+fn hold_body(showtime: &str) -> Value {
+    json!({ "query": HOLD, "variables": { "input": { "showtimeId": showtime, "seats": ["A1", "A2"] } } })
+}
+
+#[tokio::test]
+async fn a_mutation_not_sent_as_json_is_refused_with_415_and_runs_not() {
+    let sale = sale().await;
+    let body = serde_json::to_vec(&hold_body(&sale.showtime)).unwrap();
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ] {
+        let mut request = sale
+            .app
+            .client
+            .post(sale.app.url("/graphql"))
+            .bearer_auth(&sale.maoyan)
+            .body(body.clone());
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 415, "{content_type:?}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT");
+    }
+    assert_eq!(sale.inventory().await.counts.held, 0, "nothing was held");
+    // The same body as JSON (with a charset) runs.
+    let response = sale
+        .app
+        .client
+        .post(sale.app.url("/graphql"))
+        .bearer_auth(&sale.maoyan)
+        .header("content-type", "application/json; charset=utf-8")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(sale.inventory().await.counts.held, 2);
+}
+
+#[tokio::test]
+async fn two_authorization_headers_are_refused_and_change_nothing() {
+    let sale = sale().await;
+    let response = sale
+        .app
+        .client
+        .post(sale.app.url("/graphql"))
+        .header("authorization", format!("Bearer {}", sale.maoyan))
+        .header("authorization", format!("Bearer {}", sale.wechat))
+        .json(&hold_body(&sale.showtime))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["errors"][0]["extensions"]["code"], "UNAUTHENTICATED");
+    assert_eq!(sale.inventory().await.counts.held, 0);
+}
+
+#[tokio::test]
+async fn a_body_declared_over_the_limit_is_refused_before_it_is_sent() {
+    let sale = sale().await;
+    let mut stream = tokio::net::TcpStream::connect(sale.app.address)
+        .await
+        .unwrap();
+    // 20 MB announced; only the headers and a few bytes are ever sent.
+    let head = format!(
+        "POST /graphql HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
+         content-length: 20000000\r\n\r\n{{\"query\":",
+        sale.app.address
+    );
+    let started = Instant::now();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut answer))
+        .await
+        .expect("an answer without sending the body")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("larger than 65536 bytes"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn malformed_bodies_are_explained_in_the_request_s_terms_not_the_code_s() {
+    let sale = sale().await;
+    for (body, expected) in [
+        (&b"{\"query\": "[..], "not valid JSON (line 1, column 10)"),
+        (&b"{\"query\": 42}"[..], "an object with a `query` string"),
+        (&b"[1, 2]"[..], "an object with a `query` string"),
+    ] {
+        let (status, answer) = sale.app.post_raw(body.to_vec()).await;
+        assert_eq!(status, 400);
+        let message = answer["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(expected), "{message}");
+        for internal in ["enum", "struct", "BatchRequest", "variant", "serde"] {
+            assert!(!message.contains(internal), "{message}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn names_with_control_characters_are_refused_and_change_nothing() {
+    let sale = sale().await;
+    let hold = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
+    let confirm = "mutation ($hold: ID!, $name: String!, $contact: String!) { confirmHold(input: {
+        holdId: $hold, customer: { name: $name, contact: $contact } }) { id } }";
+    for (name, contact) in [
+        ("张\u{0}三", "13800000000"),
+        ("张三\u{7}", "13800000000"),
+        ("\u{1b}[2J张三", "13800000000"),
+        ("张三", "138\r\n00000000"),
+    ] {
+        let variables = json!({ "hold": hold, "name": name, "contact": contact });
+        let response = sale.app.graphql_as(&sale.maoyan, confirm, variables).await;
+        assert_eq!(response.error_code(), "BAD_USER_INPUT", "{name:?}");
+        assert!(
+            response.error_message().contains("control character"),
+            "{}",
+            response.error_message()
+        );
+    }
+    let inventory = sale.inventory().await;
+    assert_eq!((inventory.counts.held, inventory.counts.sold), (2, 0));
+    assert!(sale.all_orders(&sale.maoyan).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_panicking_resolver_gets_internal_and_the_gateway_goes_on() {
+    let sale = sale().await;
+    sale.app.store.faults().panic_next_resolver();
+    let response = sale
+        .app
+        .client
+        .post(sale.app.url("/graphql"))
+        .bearer_auth(&sale.maoyan)
+        .json(&hold_body(&sale.showtime))
+        .send()
+        .await
+        .expect("an answer, not a dropped connection");
+    assert_eq!(response.status(), 500);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["errors"][0]["extensions"]["code"], "INTERNAL");
+    assert_eq!(body["errors"][0]["message"], "internal error");
+    assert_eq!(sale.inventory().await.counts.held, 0);
+    // The next request is served.
+    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
+}
+
+#[tokio::test]
+async fn a_wrong_key_refused_once_is_refused_again_without_a_database_look_up() {
+    let sale = sale().await;
+    let wrong = boxoffice::domain::api_key::ApiKey::generate(&mut rand::rng());
+    let (authorization, body) = (
+        format!("Bearer {}", wrong.as_str()),
+        json!({ "query": "{ __typename }" }),
+    );
+    let ask = || sale.app.post_with_authorization(&authorization, &body);
+    sale.app.store.commands().start();
+    assert_eq!(ask().await.0, 401);
+    assert_eq!(sale.app.store.commands().take().len(), 1, "looked up once");
+    for _ in 0..5 {
+        assert_eq!(ask().await.0, 401);
+    }
+    assert!(
+        sale.app.store.commands().take().is_empty(),
+        "and then remembered"
+    );
+}
