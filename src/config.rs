@@ -198,6 +198,15 @@ pub struct Limits {
     /// Largest `first` of any connection.
     #[arg(long, env = "BOXOFFICE_MAX_PAGE_SIZE", default_value_t = 100)]
     pub max_page_size: usize,
+    /// Most lexical tokens in a query (counted before it is parsed).
+    #[arg(long, env = "BOXOFFICE_MAX_TOKENS", default_value_t = 2000)]
+    pub max_tokens: usize,
+    /// Most aliases in a query.
+    #[arg(long, env = "BOXOFFICE_MAX_ALIASES", default_value_t = 15)]
+    pub max_aliases: usize,
+    /// Most directives in a query.
+    #[arg(long, env = "BOXOFFICE_MAX_DIRECTIVES", default_value_t = 50)]
+    pub max_directives: usize,
     /// Largest request body, in bytes.
     #[arg(long, env = "BOXOFFICE_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
@@ -219,6 +228,9 @@ impl Default for Limits {
             max_depth: 12,
             max_complexity: 20_000,
             max_page_size: 100,
+            max_tokens: 2000,
+            max_aliases: 15,
+            max_directives: 50,
             max_body_bytes: 64 * 1024,
             max_batch: 10,
             channel_requests_per_second: 1000,
@@ -232,6 +244,9 @@ impl Limits {
         QueryLimits {
             max_depth: self.max_depth,
             max_complexity: self.max_complexity,
+            max_tokens: self.max_tokens,
+            max_aliases: self.max_aliases,
+            max_directives: self.max_directives,
         }
     }
 

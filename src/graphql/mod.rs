@@ -9,6 +9,7 @@ pub mod errors;
 pub mod loaders;
 mod mutation;
 mod query;
+mod shape_limits;
 pub mod types;
 
 use async_graphql::{EmptySubscription, Schema};
@@ -20,17 +21,25 @@ pub use query::Query;
 /// The schema type served by the gateway.
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
 
-/// Depth and complexity limits checked before any resolver runs.
+/// Limits on a query checked before any resolver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueryLimits {
     pub max_depth: usize,
     pub max_complexity: usize,
+    pub max_tokens: usize,
+    pub max_aliases: usize,
+    pub max_directives: usize,
 }
 
 /// Builds the schema without any data: requests get theirs from [`prepare`].
 pub fn schema(limits: QueryLimits) -> AppSchema {
     Schema::build(Query::default(), Mutation::default(), EmptySubscription)
         .limit_complexity(limits.max_complexity)
+        .extension(shape_limits::ShapeLimits {
+            max_tokens: limits.max_tokens,
+            max_aliases: limits.max_aliases,
+            max_directives: limits.max_directives,
+        })
         .extension(depth_limit::DepthLimit {
             max_depth: limits.max_depth,
         })

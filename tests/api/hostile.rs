@@ -182,3 +182,64 @@ async fn a_wrong_key_refused_once_is_refused_again_without_a_database_look_up() 
         "and then remembered"
     );
 }
+
+#[tokio::test]
+async fn aliased_seat_mutations_are_refused_and_hold_nothing() {
+    let sale = sale().await;
+    let hold = |alias: &str, seat: &str| {
+        format!(
+            "{alias}: holdSeats(input: {{ showtimeId: \"{}\", seats: [\"{seat}\"] }}) {{ id }}",
+            sale.showtime
+        )
+    };
+    // Two in one operation, directly or through a fragment on Mutation.
+    let two = format!("mutation {{ {} {} }}", hold("a", "A1"), hold("b", "A2"));
+    let hidden = format!(
+        "mutation {{ {} ...More }} fragment More on Mutation {{ {} }}",
+        hold("a", "A1"),
+        hold("b", "A2")
+    );
+    for query in [two, hidden] {
+        let response = sale.app.graphql_as(&sale.maoyan, &query, json!({})).await;
+        assert_eq!(response.error_code(), "BAD_USER_INPUT", "{query}");
+        assert!(response.error_message().contains("changes seats 2 times"));
+    }
+    // A hundred, as an attacker sent them: refused for its aliases before anything runs.
+    let hundred: Vec<String> = (0..100).map(|i| hold(&format!("h{i}"), "A1")).collect();
+    let query = format!("mutation {{ {} }}", hundred.join(" "));
+    let response = sale.app.graphql_as(&sale.maoyan, &query, json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    assert_eq!(sale.inventory().await.counts.held, 0, "nothing was held");
+}
+
+#[tokio::test]
+async fn aliases_directives_and_tokens_are_capped_before_anything_runs() {
+    let app = crate::helpers::TestApp::spawn().await;
+    let aliased = |n: usize| {
+        let fields: Vec<String> = (0..n).map(|i| format!("a{i}: __typename")).collect();
+        format!("{{ {} }}", fields.join(" "))
+    };
+    assert!(app
+        .graphql(&aliased(15), json!({}))
+        .await
+        .0
+        .get("errors")
+        .is_none());
+    let response = app.graphql(&aliased(16), json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    assert!(response.error_message().contains("16 aliases"));
+
+    // CVE-2024-47614's shape: thousands of directives on one field.
+    let directives = " @include(if: true)".repeat(2000);
+    let response = app
+        .graphql(&format!("{{ __typename{directives} }}"), json!({}))
+        .await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+
+    let tokens = "{ ".to_owned() + &"__typename ".repeat(2500) + "}";
+    let started = Instant::now();
+    let response = app.graphql(&tokens, json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    assert!(response.error_message().contains("more than 2000 tokens"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
