@@ -213,6 +213,11 @@ pub struct Limits {
     /// Most operations in one batched request.
     #[arg(long, env = "BOXOFFICE_MAX_BATCH", default_value_t = 10)]
     pub max_batch: usize,
+    /// How long a request may run, in milliseconds; past it, it is stopped where it is and
+    /// answered REQUEST_TIMEOUT (HTTP 504). A write stopped so has its idempotency key given
+    /// up at once: retry it with the key.
+    #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub request_timeout_ms: u64,
     /// Operations a second a channel may run on average, per gateway process, unless its
     /// record sets its own limit.
     #[arg(long, env = "BOXOFFICE_CHANNEL_REQUESTS_PER_SECOND", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -233,6 +238,7 @@ impl Default for Limits {
             max_directives: 50,
             max_body_bytes: 64 * 1024,
             max_batch: 10,
+            request_timeout_ms: 10_000,
             channel_requests_per_second: 1000,
             channel_burst: 2000,
         }

@@ -60,6 +60,7 @@ pub enum ErrorCode {
     NotFound,
     QueryTooComplex,
     RateLimited,
+    RequestTimeout,
     Unavailable,
     Internal,
 }
@@ -76,6 +77,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }

@@ -41,7 +41,7 @@ pub struct KeyPolicy {
     /// How long an attempt's lease lasts after its last heartbeat.
     pub lease: Duration,
     /// How long a request waits for a live attempt with its key before answering UNAVAILABLE
-    /// (retry later).
+    /// (retry later); shorter than the request timeout.
     pub max_wait: Duration,
 }
 
@@ -49,7 +49,7 @@ impl Default for KeyPolicy {
     fn default() -> Self {
         KeyPolicy {
             lease: Duration::from_secs(3),
-            max_wait: Duration::from_secs(30),
+            max_wait: Duration::from_secs(8),
         }
     }
 }

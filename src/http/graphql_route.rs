@@ -116,7 +116,24 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
                 .collect(),
         ),
     };
-    let responses = state.schema.execute_batch(prepared).await;
+    let timeout = Duration::from_millis(limits.request_timeout_ms);
+    let Ok(responses) = tokio::time::timeout(timeout, state.schema.execute_batch(prepared)).await
+    else {
+        tracing::warn!(
+            timeout_ms = limits.request_timeout_ms,
+            "a request timed out"
+        );
+        let message = format!(
+            "the request did not finish within {} ms and was stopped; a write may or may not \
+             have happened: retry it with its idempotency key",
+            limits.request_timeout_ms
+        );
+        return rejected(
+            StatusCode::GATEWAY_TIMEOUT,
+            message,
+            ErrorCode::RequestTimeout,
+        );
+    };
     let unavailable = match &responses {
         BatchResponse::Single(response) => is_unavailable(response),
         BatchResponse::Batch(responses) => responses.iter().any(is_unavailable),

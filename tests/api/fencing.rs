@@ -408,3 +408,60 @@ async fn requests_sent_twice_at_once_through_two_gateways_get_one_answer_each() 
     );
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn a_request_over_its_time_is_stopped_and_its_key_taken_over_at_once() {
+    let limits = boxoffice::config::Limits {
+        request_timeout_ms: 500,
+        ..boxoffice::config::Limits::default()
+    };
+    let keys = KeyPolicy {
+        lease: Duration::from_secs(30),
+        ..KeyPolicy::default()
+    };
+    let app = TestApp::spawn_with_keys(limits, SalesArgs::default().hold_policy(), keys).await;
+    let sale = Arc::new(crate::sale::sale_on(app, &["SSSSSSSS"; 2]).await);
+    let pause = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::BeforeEffect);
+    let variables = json!({ "id": sale.showtime, "key": "slow-1" });
+    let started = Instant::now();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", sale.maoyan),
+            &json!({ "query": HOLD_BEST, "variables": variables }),
+        )
+        .await;
+    assert_eq!(status, 504, "{body}");
+    assert_eq!(body["errors"][0]["extensions"]["code"], "REQUEST_TIMEOUT");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(pause);
+    assert_eq!(
+        sale.inventory().await.counts.held,
+        0,
+        "stopped before it held"
+    );
+    // The stopped attempt gave its key up: the retry need not wait out the 30 s lease.
+    let started = Instant::now();
+    let retry = sale
+        .app
+        .graphql_as(&sale.maoyan, HOLD_BEST, variables)
+        .await;
+    assert_eq!(
+        retry.data()["holdSeats"]["seats"].as_array().unwrap().len(),
+        2
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    sale.check_invariants().await;
+}

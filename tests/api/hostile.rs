@@ -243,3 +243,23 @@ async fn aliases_directives_and_tokens_are_capped_before_anything_runs() {
     assert!(response.error_message().contains("more than 2000 tokens"));
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test]
+async fn reviews_fanned_out_through_their_movies_cost_what_they_build() {
+    let app = crate::helpers::TestApp::spawn().await;
+    // Each level multiplies by the 10 embedded reviews: 4 levels under 20 movies would build
+    // 200,000 reviews. Refused before it runs.
+    let level = |inner: &str| format!("recentReviews {{ rating movie {{ {inner} }} }}");
+    let nested = level(&level(&level("recentReviews { rating }")));
+    let query = format!("{{ movies(first: 20) {{ edges {{ node {{ {nested} }} }} }} }}");
+    let response = app.graphql(&query, json!({})).await;
+    assert_eq!(
+        response.error_code(),
+        "QUERY_TOO_COMPLEX",
+        "{:#}",
+        response.0
+    );
+    // One level, as a frontend asks for it, is fine.
+    let query = "{ movies(first: 20) { edges { node { title recentReviews { rating text } } } } }";
+    app.graphql(query, json!({})).await.data();
+}

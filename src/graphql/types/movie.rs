@@ -58,6 +58,10 @@ pub struct Rating {
     pub count: i64,
 }
 
+/// How many reviews a movie embeds (the subset pattern), and so what `recentReviews` costs per
+/// review in the complexity limit: a list nested in itself through `Review.movie` multiplies.
+const RECENT_REVIEWS: usize = 10;
+
 /// A movie as lists show it (subset pattern): details and reviews are loaded apart, only when
 /// asked.
 #[Object]
@@ -123,11 +127,13 @@ impl Movie {
     }
 
     /// The 10 latest reviews, newest first, embedded in the movie (no extra query).
+    #[graphql(complexity = "1 + RECENT_REVIEWS * child_complexity")]
     async fn recent_reviews(&self, ctx: &Context<'_>) -> Result<Vec<Review>, ApiError> {
         let doc = self.full(ctx).await?;
         Ok(doc
             .recent_reviews
             .iter()
+            .take(RECENT_REVIEWS)
             .map(|review| Review::from_doc(Arc::new(review.clone())))
             .collect())
     }
