@@ -125,6 +125,11 @@ pub struct ServeArgs {
     pub limits: Limits,
     #[command(flatten)]
     pub sales: SalesArgs,
+    /// The header in which a trusted reverse proxy names the client's address (e.g.
+    /// `X-Forwarded-For`; its last address counts, the one the proxy added). Without it, the
+    /// peer address of the connection names the client.
+    #[arg(long, env = "BOXOFFICE_CLIENT_IP_HEADER")]
+    pub client_ip_header: Option<axum::http::HeaderName>,
 }
 
 /// The sales policy.
@@ -225,6 +230,12 @@ pub struct Limits {
     /// Operations a channel may run at once after a quiet spell.
     #[arg(long, env = "BOXOFFICE_CHANNEL_BURST", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
     pub channel_burst: u32,
+    /// Operations a second an anonymous client (one address) may run, per gateway process.
+    #[arg(long, env = "BOXOFFICE_ANONYMOUS_REQUESTS_PER_SECOND", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub anonymous_requests_per_second: u32,
+    /// Operations an anonymous client may run at once after a quiet spell.
+    #[arg(long, env = "BOXOFFICE_ANONYMOUS_BURST", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    pub anonymous_burst: u32,
 }
 
 impl Default for Limits {
@@ -241,6 +252,8 @@ impl Default for Limits {
             request_timeout_ms: 10_000,
             channel_requests_per_second: 1000,
             channel_burst: 2000,
+            anonymous_requests_per_second: 100,
+            anonymous_burst: 200,
         }
     }
 }
@@ -261,6 +274,14 @@ impl Limits {
         RateLimit {
             per_second: self.channel_requests_per_second,
             burst: self.channel_burst,
+        }
+    }
+
+    /// The rate limit of an anonymous client.
+    pub fn anonymous_rate(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.anonymous_requests_per_second,
+            burst: self.anonymous_burst,
         }
     }
 

@@ -14,4 +14,4 @@ pub mod http;
 pub mod store;
 
 pub use graphql::schema;
-pub use http::{app, AppState};
+pub use http::{app, serve, AppState};

@@ -78,8 +78,10 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
     let state = AppState::new(store, args.limits, args.sales.hold_policy())
-        .with_key_policy(args.sales.key_policy());
-    axum::serve(listener, app(state))
+        .with_key_policy(args.sales.key_policy())
+        .with_client_ip_header(args.client_ip_header);
+    let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

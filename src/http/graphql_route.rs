@@ -5,9 +5,11 @@
 use std::time::Duration;
 
 use async_graphql::{BatchRequest, BatchResponse, Response as GqlResponse};
-use axum::body::{to_bytes, Body};
-use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::body::to_bytes;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -16,8 +18,14 @@ use super::AppState;
 use crate::error::ErrorCode;
 use crate::graphql::{errors::error_with_code, prepare};
 
-pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let limits = state.limits;
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
     // Refusals that need neither the body nor the database come first.
     if !is_json(&headers) {
         return rejected(
@@ -96,13 +104,17 @@ pub async fn graphql(State(state): State<AppState>, headers: HeaderMap, body: Bo
         }
         other => other,
     };
+    let cost = match &batch {
+        BatchRequest::Single(_) => 1,
+        BatchRequest::Batch(requests) => requests.len() as u32,
+    };
     if let Some(channel) = &caller.channel {
-        let cost = match &batch {
-            BatchRequest::Single(_) => 1,
-            BatchRequest::Batch(requests) => requests.len() as u32,
-        };
         if let Err(wait) = state.rate_limiter.check(channel, caller.rate_limit, cost) {
-            return rate_limited(channel, wait);
+            return rate_limited(&format!("channel {channel}"), wait);
+        }
+    } else if let Some(client) = client_address(&headers, state.client_ip_header.as_ref(), peer) {
+        if let Err(wait) = state.anonymous_limiter.check(&client, None, cost) {
+            return rate_limited(&format!("client {client}"), wait);
         }
     }
     let prepared = match batch {
@@ -196,11 +208,34 @@ fn retry_after(response: &mut Response, seconds: u64) {
         .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
 }
 
+/// The address an anonymous client is limited by: the last address of the trusted proxy's
+/// header when one is configured (the one that proxy added; earlier ones are the client's
+/// word), else the connection's peer. None when neither is known.
+fn client_address(
+    headers: &HeaderMap,
+    trusted_header: Option<&HeaderName>,
+    peer: Option<IpAddr>,
+) -> Option<String> {
+    if let Some(header) = trusted_header {
+        let last = headers
+            .get_all(header)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(str::trim)
+            .rfind(|address| !address.is_empty());
+        if let Some(address) = last {
+            return Some(address.to_owned());
+        }
+    }
+    peer.map(|peer| peer.to_string())
+}
+
 /// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
 /// `extensions.retryAfterMs`.
-fn rate_limited(channel: &str, wait: Duration) -> Response {
+fn rate_limited(who: &str, wait: Duration) -> Response {
     let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-    let message = format!("channel {channel} is over its rate limit; retry in {millis} ms");
+    let message = format!("{who} is over its rate limit; retry in {millis} ms");
     let mut error = error_with_code(message, ErrorCode::RateLimited);
     error
         .extensions
@@ -220,4 +255,31 @@ fn rate_limited(channel: &str, wait: Duration) -> Response {
 fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
     let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
     (status, Json(BatchResponse::Single(response))).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anonymous_client_is_its_proxy_s_last_address_or_its_peer() {
+        let peer: Option<IpAddr> = Some("10.0.0.9".parse().unwrap());
+        let forwarded = HeaderName::from_static("x-forwarded-for");
+        let mut headers = HeaderMap::new();
+        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
+        assert_eq!(client_address(&headers, Some(&forwarded), None), None);
+        // The client may write what it likes first; the proxy appends the address it saw.
+        headers.append(&forwarded, HeaderValue::from_static("1.1.1.1, 203.0.113.7"));
+        assert_eq!(
+            client_address(&headers, Some(&forwarded), peer).unwrap(),
+            "203.0.113.7"
+        );
+        headers.append(&forwarded, HeaderValue::from_static("198.51.100.2"));
+        assert_eq!(
+            client_address(&headers, Some(&forwarded), peer).unwrap(),
+            "198.51.100.2"
+        );
+        // Without a trusted header configured, the forwarded addresses are ignored.
+        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
+    }
 }

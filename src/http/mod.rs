@@ -38,6 +38,10 @@ pub struct AppState {
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub rate_limiter: Arc<RateLimiter>,
+    /// Anonymous clients' buckets, by address.
+    pub anonymous_limiter: Arc<RateLimiter>,
+    /// Where a trusted proxy names the client's address; else the peer's address counts.
+    pub client_ip_header: Option<axum::http::HeaderName>,
     pub known_keys: Arc<KnownKeys>,
 }
 
@@ -51,7 +55,17 @@ impl AppState {
             key_policy: KeyPolicy::default(),
             showtime_locks: Arc::default(),
             rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
+            anonymous_limiter: Arc::new(RateLimiter::new(limits.anonymous_rate())),
+            client_ip_header: None,
             known_keys: Arc::default(),
+        }
+    }
+
+    /// The same state, naming clients by `header` (set by a trusted proxy).
+    pub fn with_client_ip_header(self, header: Option<axum::http::HeaderName>) -> Self {
+        AppState {
+            client_ip_header: header,
+            ..self
         }
     }
 
@@ -69,6 +83,13 @@ impl AppState {
             showtime_locks: Arc::clone(&self.showtime_locks),
         }
     }
+}
+
+/// Serves the gateway on `listener` until it closes, knowing each connection's peer address
+/// (anonymous clients are rate-limited by it).
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service).await
 }
 
 /// The gateway's routes.

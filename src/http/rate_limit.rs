@@ -1,7 +1,7 @@
-//! Per-channel rate limits, in this gateway process: each channel has a token bucket, filled at
-//! its own limit if its record sets one, else at the configured default. A request costs one
-//! token per operation (a batch costs its length). Anonymous reads are not limited here; the
-//! depth, complexity, page, body and batch limits bound what each costs.
+//! Rate limits, in this gateway process: each channel has a token bucket, filled at its own
+//! limit if its record sets one, else at the configured default; each anonymous client (by
+//! address) has one at the anonymous limit. A request costs one token per operation (a batch
+//! costs its length).
 
 use std::collections::HashMap;
 use std::sync::Mutex;

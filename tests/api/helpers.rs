@@ -125,7 +125,7 @@ impl TestApp {
         let address = listener.local_addr().unwrap();
         let state = AppState::new(store.clone(), limits, hold_policy).with_key_policy(key_policy);
         let router = app(state);
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        tokio::spawn(async move { boxoffice::serve(listener, router).await.unwrap() });
         TestApp {
             address,
             store,

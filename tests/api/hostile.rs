@@ -263,3 +263,32 @@ async fn reviews_fanned_out_through_their_movies_cost_what_they_build() {
     let query = "{ movies(first: 20) { edges { node { title recentReviews { rating text } } } } }";
     app.graphql(query, json!({})).await.data();
 }
+
+#[tokio::test]
+async fn an_anonymous_client_is_rate_limited_by_its_address() {
+    let limits = boxoffice::config::Limits {
+        anonymous_requests_per_second: 1,
+        anonymous_burst: 3,
+        ..boxoffice::config::Limits::default()
+    };
+    let app = crate::helpers::TestApp::spawn_with(limits).await;
+    let query = json!({ "query": "{ __typename }" });
+    for _ in 0..3 {
+        assert_eq!(app.post_json(&query).await.0, 200);
+    }
+    let response = app
+        .client
+        .post(app.url("/graphql"))
+        .json(&query)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    assert!(response.headers().contains_key("retry-after"));
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["errors"][0]["extensions"]["code"], "RATE_LIMITED");
+    assert!(body["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("client 127.0.0.1"));
+}
