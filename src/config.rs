@@ -130,6 +130,10 @@ pub struct ServeArgs {
     /// peer address of the connection names the client.
     #[arg(long, env = "BOXOFFICE_CLIENT_IP_HEADER")]
     pub client_ip_header: Option<axum::http::HeaderName>,
+    /// Web origins whose pages may call the API from a browser (CORS), e.g.
+    /// `https://tickets.example.com`; comma-separated. None by default: no cross-origin calls.
+    #[arg(long, env = "BOXOFFICE_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<axum::http::HeaderValue>,
 }
 
 /// The sales policy.
@@ -212,6 +216,10 @@ pub struct Limits {
     /// Most directives in a query.
     #[arg(long, env = "BOXOFFICE_MAX_DIRECTIVES", default_value_t = 50)]
     pub max_directives: usize,
+    /// Whether the schema answers introspection (`__schema`, `__type`): the playground needs
+    /// it; `false` turns it off.
+    #[arg(long, env = "BOXOFFICE_INTROSPECTION", default_value_t = true, action = clap::ArgAction::Set)]
+    pub introspection: bool,
     /// Largest request body, in bytes.
     #[arg(long, env = "BOXOFFICE_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
@@ -247,6 +255,7 @@ impl Default for Limits {
             max_tokens: 2000,
             max_aliases: 15,
             max_directives: 50,
+            introspection: true,
             max_body_bytes: 64 * 1024,
             max_batch: 10,
             request_timeout_ms: 10_000,
@@ -266,6 +275,7 @@ impl Limits {
             max_tokens: self.max_tokens,
             max_aliases: self.max_aliases,
             max_directives: self.max_directives,
+            introspection: self.introspection,
         }
     }
 

@@ -79,7 +79,8 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
     let state = AppState::new(store, args.limits, args.sales.hold_policy())
         .with_key_policy(args.sales.key_policy())
-        .with_client_ip_header(args.client_ip_header);
+        .with_client_ip_header(args.client_ip_header)
+        .with_cors_origins(args.cors_origins);
     let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, service)
         .with_graceful_shutdown(async {

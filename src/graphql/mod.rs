@@ -29,11 +29,19 @@ pub struct QueryLimits {
     pub max_tokens: usize,
     pub max_aliases: usize,
     pub max_directives: usize,
+    /// Whether introspection is answered.
+    pub introspection: bool,
 }
 
 /// Builds the schema without any data: requests get theirs from [`prepare`].
 pub fn schema(limits: QueryLimits) -> AppSchema {
-    Schema::build(Query::default(), Mutation::default(), EmptySubscription)
+    let builder = Schema::build(Query::default(), Mutation::default(), EmptySubscription);
+    let builder = if limits.introspection {
+        builder
+    } else {
+        builder.disable_introspection()
+    };
+    builder
         .limit_complexity(limits.max_complexity)
         .extension(shape_limits::ShapeLimits {
             max_tokens: limits.max_tokens,

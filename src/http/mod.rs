@@ -42,6 +42,8 @@ pub struct AppState {
     pub anonymous_limiter: Arc<RateLimiter>,
     /// Where a trusted proxy names the client's address; else the peer's address counts.
     pub client_ip_header: Option<axum::http::HeaderName>,
+    /// Origins allowed to call from a browser (CORS); none by default.
+    pub cors_origins: Vec<axum::http::HeaderValue>,
     pub known_keys: Arc<KnownKeys>,
 }
 
@@ -57,6 +59,7 @@ impl AppState {
             rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
             anonymous_limiter: Arc::new(RateLimiter::new(limits.anonymous_rate())),
             client_ip_header: None,
+            cors_origins: Vec::new(),
             known_keys: Arc::default(),
         }
     }
@@ -65,6 +68,14 @@ impl AppState {
     pub fn with_client_ip_header(self, header: Option<axum::http::HeaderName>) -> Self {
         AppState {
             client_ip_header: header,
+            ..self
+        }
+    }
+
+    /// The same state, letting pages of `origins` call from a browser.
+    pub fn with_cors_origins(self, origins: Vec<axum::http::HeaderValue>) -> Self {
+        AppState {
+            cors_origins: origins,
             ..self
         }
     }
@@ -94,7 +105,7 @@ pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io
 
 /// The gateway's routes.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let mut router = Router::new()
         .route(
             "/graphql",
             post(graphql_route::graphql).get(playground::page),
@@ -102,7 +113,20 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(playground::page))
         .route("/playground/examples.json", get(playground::examples))
         .route("/playground/vendor/{file}", get(playground::vendor))
-        .route("/health", get(health::health))
+        .route("/health", get(health::health));
+    // Browsers may call from the configured origins only; with none, no CORS headers at all,
+    // so no other site's page can read an answer.
+    if !state.cors_origins.is_empty() {
+        use axum::http::{header, Method};
+        router = router.layer(
+            tower_http::cors::CorsLayer::new()
+                .allow_origin(state.cors_origins.clone())
+                .allow_methods([Method::GET, Method::POST])
+                .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
+                .max_age(std::time::Duration::from_secs(600)),
+        );
+    }
+    router
         .layer(TraceLayer::new_for_http())
         .layer(CatchPanicLayer::custom(panicked))
         .with_state(state)

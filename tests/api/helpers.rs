@@ -88,6 +88,16 @@ impl TestApp {
         TestApp::spawn_with_policy(limits, SalesArgs::default().hold_policy()).await
     }
 
+    /// A gateway whose state `configure` adjusts (CORS origins, ...).
+    pub async fn spawn_configured(limits: Limits, configure: fn(AppState) -> AppState) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
+            .await
+            .expect("connect to the test database");
+        let hold_policy = SalesArgs::default().hold_policy();
+        let state = configure(AppState::new(store.clone(), limits, hold_policy));
+        TestApp::listen(store, state).await
+    }
+
     pub async fn spawn_with_policy(limits: Limits, hold_policy: HoldPolicy) -> TestApp {
         TestApp::spawn_with_keys(limits, hold_policy, KeyPolicy::default()).await
     }
@@ -121,9 +131,14 @@ impl TestApp {
         hold_policy: HoldPolicy,
         key_policy: KeyPolicy,
     ) -> TestApp {
+        let state = AppState::new(store.clone(), limits, hold_policy).with_key_policy(key_policy);
+        TestApp::listen(store, state).await
+    }
+
+    async fn listen(store: Store, state: AppState) -> TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let state = AppState::new(store.clone(), limits, hold_policy).with_key_policy(key_policy);
+        let (hold_policy, key_policy) = (state.hold_policy, state.key_policy);
         let router = app(state);
         tokio::spawn(async move { boxoffice::serve(listener, router).await.unwrap() });
         TestApp {

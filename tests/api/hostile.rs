@@ -292,3 +292,68 @@ async fn an_anonymous_client_is_rate_limited_by_its_address() {
         .unwrap()
         .contains("client 127.0.0.1"));
 }
+
+#[tokio::test]
+async fn introspection_can_be_turned_off() {
+    let query = json!({ "query": "{ __schema { types { name } } }" });
+    let on = crate::helpers::TestApp::spawn().await;
+    assert!(on.post_json(&query).await.1["data"]["__schema"]["types"].is_array());
+    let limits = boxoffice::config::Limits {
+        introspection: false,
+        ..boxoffice::config::Limits::default()
+    };
+    let off = crate::helpers::TestApp::spawn_with(limits).await;
+    // The schema is not disclosed: introspection answers null.
+    let (_, body) = off.post_json(&query).await;
+    assert_eq!(body["data"]["__schema"], Value::Null, "{body}");
+    let type_query = json!({ "query": "{ __type(name: \"Query\") { fields { name } } }" });
+    let (_, body) = off.post_json(&type_query).await;
+    assert_eq!(body["data"]["__type"], Value::Null, "{body}");
+    // Data queries still run.
+    let (status, body) = off.post_json(&json!({ "query": "{ __typename }" })).await;
+    assert_eq!(
+        (status, &body["data"]["__typename"]),
+        (200, &json!("Query"))
+    );
+}
+
+#[tokio::test]
+async fn only_configured_origins_may_call_from_a_browser() {
+    let closed = crate::helpers::TestApp::spawn().await;
+    let open =
+        crate::helpers::TestApp::spawn_configured(boxoffice::config::Limits::default(), |state| {
+            state.with_cors_origins(vec!["https://tickets.example.com".parse().unwrap()])
+        })
+        .await;
+    let preflight = |app: &crate::helpers::TestApp, origin: &'static str| {
+        app.client
+            .request(reqwest::Method::OPTIONS, app.url("/graphql"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "content-type, authorization",
+            )
+            .send()
+    };
+    let allowed = preflight(&open, "https://tickets.example.com")
+        .await
+        .unwrap();
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "https://tickets.example.com"
+    );
+    for (app, origin) in [
+        (&open, "https://evil.example.net"),
+        (&closed, "https://tickets.example.com"),
+    ] {
+        let refused = preflight(app, origin).await.unwrap();
+        assert!(
+            !refused
+                .headers()
+                .contains_key("access-control-allow-origin"),
+            "{origin}: {:?}",
+            refused.headers()
+        );
+    }
+}
