@@ -40,7 +40,51 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
     if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
         return too_large(limits.max_body_bytes);
     }
-    let caller = match authenticate(&state.store, &state.known_keys, &headers).await {
+    let bytes = match to_bytes(body, limits.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(_) => return too_large(limits.max_body_bytes),
+    };
+    let batch: BatchRequest = match serde_json::from_slice(&bytes) {
+        Ok(batch) => batch,
+        Err(error) => {
+            // Said in the request's terms: serde's own message names our Rust types.
+            let message = if error.is_syntax() || error.is_eof() {
+                format!(
+                    "the body is not valid JSON (line {}, column {})",
+                    error.line(),
+                    error.column()
+                )
+            } else {
+                "the body must be a GraphQL request: an object with a `query` string (and \
+                 optional `variables` object and `operationName`), or a list of them"
+                    .to_owned()
+            };
+            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
+        }
+    };
+    run(&state, &headers, peer, batch, Via::Post).await
+}
+
+/// How a request came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    Post,
+    /// A GET: queries only, and an anonymous answer may be cached.
+    Get,
+}
+
+/// Runs parsed operations: identifies the caller, applies the batch and rate limits, executes
+/// within the request timeout, and answers (503 when the database was away; on GET, the
+/// answer's `Cache-Control`).
+pub(super) async fn run(
+    state: &AppState,
+    headers: &HeaderMap,
+    peer: Option<IpAddr>,
+    batch: BatchRequest,
+    via: Via,
+) -> Response {
+    let limits = state.limits;
+    let caller = match authenticate(&state.store, &state.known_keys, headers).await {
         Ok(caller) => caller,
         Err(error) if error.effect_unknown() => {
             tracing::error!(%error, "authenticating a request");
@@ -62,28 +106,6 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return response;
-        }
-    };
-    let bytes = match to_bytes(body, limits.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(_) => return too_large(limits.max_body_bytes),
-    };
-    let batch: BatchRequest = match serde_json::from_slice(&bytes) {
-        Ok(batch) => batch,
-        Err(error) => {
-            // Said in the request's terms: serde's own message names our Rust types.
-            let message = if error.is_syntax() || error.is_eof() {
-                format!(
-                    "the body is not valid JSON (line {}, column {})",
-                    error.line(),
-                    error.column()
-                )
-            } else {
-                "the body must be a GraphQL request: an object with a `query` string (and \
-                 optional `variables` object and `operationName`), or a list of them"
-                    .to_owned()
-            };
-            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
         }
     };
     let batch = match batch {
@@ -112,7 +134,7 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         if let Err(wait) = state.rate_limiter.check(channel, caller.rate_limit, cost) {
             return rate_limited(&format!("channel {channel}"), wait);
         }
-    } else if let Some(client) = client_address(&headers, state.client_ip_header.as_ref(), peer) {
+    } else if let Some(client) = client_address(headers, state.client_ip_header.as_ref(), peer) {
         if let Err(wait) = state.anonymous_limiter.check(&client, None, cost) {
             return rate_limited(&format!("client {client}"), wait);
         }
@@ -155,7 +177,24 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         retry_after(&mut response, RETRY_UNAVAILABLE_SECONDS);
         return response;
     }
-    Json(responses).into_response()
+    let cache_control = match (&responses, via, &caller.channel) {
+        // An anonymous read of the catalogue may be cached for as long as every type it
+        // touched allows (seat maps and sales figures allow none).
+        (BatchResponse::Single(response), Via::Get, None) if response.errors.is_empty() => {
+            response.cache_control.value()
+        }
+        // A channel's answers are its own.
+        (_, Via::Get, Some(_)) => Some("private, no-store".to_owned()),
+        _ => None,
+    };
+    let mut response = Json(responses).into_response();
+    if let Some(value) = cache_control.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        response.headers_mut().insert(header::CACHE_CONTROL, value);
+        response
+            .headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("authorization"));
+    }
+    response
 }
 
 /// Whether the body is declared as JSON: `application/json`, or
@@ -252,7 +291,7 @@ fn rate_limited(who: &str, wait: Duration) -> Response {
 }
 
 /// A request refused before execution: a GraphQL error response with a code.
-fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
+pub(super) fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
     let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
     (status, Json(BatchResponse::Single(response))).into_response()
 }

@@ -3,6 +3,7 @@
 //! database.
 
 mod auth;
+mod graphql_get;
 mod graphql_route;
 mod health;
 mod playground;
@@ -108,7 +109,7 @@ pub fn app(state: AppState) -> Router {
     let mut router = Router::new()
         .route(
             "/graphql",
-            post(graphql_route::graphql).get(playground::page),
+            post(graphql_route::graphql).get(graphql_get::graphql_get),
         )
         .route("/", get(playground::page))
         .route("/playground/examples.json", get(playground::examples))

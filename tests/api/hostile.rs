@@ -357,3 +357,57 @@ async fn only_configured_origins_may_call_from_a_browser() {
         );
     }
 }
+
+#[tokio::test]
+async fn get_runs_queries_with_cache_control_and_refuses_mutations() {
+    let sale = sale().await;
+    let get = |query: &str, key: Option<&str>| {
+        let mut request = sale
+            .app
+            .client
+            .get(sale.app.url("/graphql"))
+            .query(&[("query", query)]);
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        request.send()
+    };
+    let cinemas = "{ cinemas(first: 5) { edges { node { name } } } }";
+    let response = get(cinemas, None).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "max-age=60");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["data"]["cinemas"]["edges"][0]["node"]["name"], "影城");
+
+    // Seat maps change by the second: never cached.
+    let seats = format!(
+        "{{ node(id: \"{}\") {{ ... on Showtime {{ seatMap {{ counts {{ available }} }} }} }} }}",
+        sale.showtime
+    );
+    let response = get(&seats, None).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-cache");
+    // A channel's answers are its own.
+    let response = get(cinemas, Some(&sale.maoyan)).await.unwrap();
+    assert_eq!(response.headers()["cache-control"], "private, no-store");
+
+    let mutation = format!(
+        "mutation {{ holdSeats(input: {{ showtimeId: \"{}\", seats: [\"A1\"] }}) {{ id }} }}",
+        sale.showtime
+    );
+    let response = get(&mutation, Some(&sale.maoyan)).await.unwrap();
+    assert_eq!(response.status(), 405);
+    assert_eq!(response.headers()["allow"], "POST");
+    assert_eq!(sale.inventory().await.counts.held, 0, "nothing was held");
+
+    // A browser opening the endpoint gets the playground.
+    let page = sale
+        .app
+        .client
+        .get(sale.app.url("/graphql"))
+        .header("accept", "text/html,application/xhtml+xml")
+        .send()
+        .await
+        .unwrap();
+    assert!(page.text().await.unwrap().contains("<html"));
+}

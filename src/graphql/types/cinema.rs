@@ -62,7 +62,7 @@ pub struct Location {
 }
 
 /// A cinema: a building with halls, in a city.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl Cinema {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
@@ -155,7 +155,10 @@ impl Cinema {
 
     /// Sales per hour, newest hour first (bucket pattern: one document per cinema and hour,
     /// moved with every order).
-    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    #[graphql(
+        complexity = "page_cost(first, child_complexity)",
+        cache_control(no_cache)
+    )]
     async fn hourly_sales(
         &self,
         ctx: &Context<'_>,

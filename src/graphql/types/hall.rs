@@ -72,7 +72,7 @@ pub struct HallLayout {
 }
 
 /// A hall (screening room) of a cinema, with its 2-D seat layout.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl Hall {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {

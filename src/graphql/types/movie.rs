@@ -64,7 +64,7 @@ const RECENT_REVIEWS: usize = 10;
 
 /// A movie as lists show it (subset pattern): details and reviews are loaded apart, only when
 /// asked.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl Movie {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
@@ -140,6 +140,7 @@ impl Movie {
 
     /// Tickets sold and revenue over every showtime, net of cancellations; kept in the movie
     /// and moved with every order (computed pattern), so reading it costs nothing extra.
+    #[graphql(cache_control(no_cache))]
     async fn sales(&self, ctx: &Context<'_>) -> Result<Sales, ApiError> {
         Ok(self.full(ctx).await?.sales.into())
     }

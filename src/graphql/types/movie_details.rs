@@ -33,7 +33,7 @@ pub struct ExternalRating {
 
 /// The part of a movie only detail pages show, stored apart (`movie_details`) so lists stay
 /// small.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl MovieDetails {
     /// A one-paragraph plot.
     async fn plot(&self) -> &str {

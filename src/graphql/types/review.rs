@@ -20,7 +20,7 @@ impl Review {
 }
 
 /// An audience review of a movie.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl Review {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {

@@ -44,7 +44,7 @@ impl Showtime {
 /// `cinema { name city }`, `movie { title runtimeMinutes }` and `hall { name format }` are copied
 /// into the showtime (extended reference) and cost no query; other fields of those objects are
 /// loaded in one batch per collection for the whole request.
-#[Object]
+#[Object(cache_control(max_age = 60))]
 impl Showtime {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
@@ -122,6 +122,7 @@ impl Showtime {
 
     /// Every seat and its state, with the counts per state. Loaded in one batch for every
     /// showtime of the request.
+    #[graphql(cache_control(no_cache))]
     async fn seat_map(&self, ctx: &Context<'_>) -> Result<SeatMap, ApiError> {
         let inventory = ctx
             .loaders()

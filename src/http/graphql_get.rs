@@ -1,0 +1,97 @@
+//! `GET /graphql`: a browser (asking for HTML) gets the playground; anything else is a GraphQL
+//! request in the query string (`query`, `variables`, `operationName`), run like a POST but
+//! only if it is a query: a mutation over GET is 405, since GET must change nothing. An
+//! anonymous answer carries `Cache-Control`, so a CDN may cache catalogue reads.
+
+use std::net::SocketAddr;
+
+use async_graphql::parser::types::{DocumentOperations, OperationType};
+use async_graphql::BatchRequest;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::graphql_route::{rejected, run, Via};
+use super::{playground, AppState};
+use crate::error::ErrorCode;
+
+pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    if wants_html(&parts.headers) {
+        return playground::page().await.into_response();
+    }
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    let query_string = parts.uri.query().unwrap_or_default();
+    let request =
+        match async_graphql::http::parse_query_string(query_string) {
+            Ok(request) => request,
+            Err(_) => return rejected(
+                StatusCode::BAD_REQUEST,
+                "a GET request names its operation in the query string: `query`, and optionally \
+                 `variables` (JSON) and `operationName`"
+                    .into(),
+                ErrorCode::BadUserInput,
+            ),
+        };
+    if is_mutation(&request.query, request.operation_name.as_deref()) {
+        let mut response = rejected(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "mutations change data: send them with POST".into(),
+            ErrorCode::BadUserInput,
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    run(
+        &state,
+        &parts.headers,
+        peer,
+        BatchRequest::Single(request),
+        Via::Get,
+    )
+    .await
+}
+
+/// Whether the client prefers HTML (a browser opening the URL) to a GraphQL answer.
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// Whether the operation the request selects is a mutation. A document that does not parse is
+/// left to execution, which reports it.
+fn is_mutation(query: &str, operation_name: Option<&str>) -> bool {
+    let Ok(document) = async_graphql::parser::parse_query(query) else {
+        return false;
+    };
+    match &document.operations {
+        DocumentOperations::Single(operation) => operation.node.ty == OperationType::Mutation,
+        DocumentOperations::Multiple(operations) => operations.iter().any(|(name, operation)| {
+            operation.node.ty == OperationType::Mutation
+                && operation_name.is_none_or(|wanted| wanted == name.as_str())
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_mutations_among_the_operations() {
+        assert!(is_mutation("mutation { releaseHold(holdId: \"x\") }", None));
+        assert!(!is_mutation("{ cinemas { edges { cursor } } }", None));
+        let both = "query Q { __typename } mutation M { releaseHold(holdId: \"x\") }";
+        assert!(is_mutation(both, Some("M")));
+        assert!(!is_mutation(both, Some("Q")));
+        assert!(is_mutation(both, None), "ambiguous: refused as a mutation");
+        assert!(!is_mutation("{ not valid", None));
+    }
+}
