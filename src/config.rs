@@ -216,6 +216,10 @@ pub struct Limits {
     /// Most directives in a query.
     #[arg(long, env = "BOXOFFICE_MAX_DIRECTIVES", default_value_t = 50)]
     pub max_directives: usize,
+    /// How many automatic persisted queries (sent once with their SHA-256, then by hash) a
+    /// gateway process remembers; the oldest go first.
+    #[arg(long, env = "BOXOFFICE_PERSISTED_QUERIES", default_value_t = 1000)]
+    pub persisted_queries: usize,
     /// Whether the schema answers introspection (`__schema`, `__type`): the playground needs
     /// it; `false` turns it off.
     #[arg(long, env = "BOXOFFICE_INTROSPECTION", default_value_t = true, action = clap::ArgAction::Set)]
@@ -255,6 +259,7 @@ impl Default for Limits {
             max_tokens: 2000,
             max_aliases: 15,
             max_directives: 50,
+            persisted_queries: 1000,
             introspection: true,
             max_body_bytes: 64 * 1024,
             max_batch: 10,

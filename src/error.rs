@@ -61,6 +61,7 @@ pub enum ErrorCode {
     QueryTooComplex,
     RateLimited,
     RequestTimeout,
+    PersistedQueryNotFound,
     Unavailable,
     Internal,
 }
@@ -78,6 +79,7 @@ impl ErrorCode {
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
+            ErrorCode::PersistedQueryNotFound => "PERSISTED_QUERY_NOT_FOUND",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }

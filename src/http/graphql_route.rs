@@ -108,7 +108,7 @@ pub(super) async fn run(
             return response;
         }
     };
-    let batch = match batch {
+    let mut batch = match batch {
         BatchRequest::Batch(requests) if requests.len() > limits.max_batch => {
             let message = format!(
                 "a batch may hold at most {} operations, got {}",
@@ -138,6 +138,20 @@ pub(super) async fn run(
         if let Err(wait) = state.anonymous_limiter.check(&client, None, cost) {
             return rate_limited(&format!("client {client}"), wait);
         }
+    }
+    let refusal = match &mut batch {
+        BatchRequest::Single(request) => state.persisted_queries.resolve(request).err(),
+        BatchRequest::Batch(requests) => requests
+            .iter_mut()
+            .find_map(|request| state.persisted_queries.resolve(request).err()),
+    };
+    if let Some(refusal) = refusal {
+        // Apollo clients answer a not-found hash by sending the query: a 200 with the code.
+        let status = match refusal.code {
+            ErrorCode::PersistedQueryNotFound => StatusCode::OK,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        return rejected(status, refusal.message, refusal.code);
     }
     let prepared = match batch {
         BatchRequest::Single(request) => {

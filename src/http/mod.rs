@@ -6,6 +6,7 @@ mod auth;
 mod graphql_get;
 mod graphql_route;
 mod health;
+mod persisted_queries;
 mod playground;
 mod rate_limit;
 
@@ -45,6 +46,8 @@ pub struct AppState {
     pub client_ip_header: Option<axum::http::HeaderName>,
     /// Origins allowed to call from a browser (CORS); none by default.
     pub cors_origins: Vec<axum::http::HeaderValue>,
+    /// Automatic persisted queries, shared by every request of this process.
+    pub persisted_queries: Arc<persisted_queries::PersistedQueries>,
     pub known_keys: Arc<KnownKeys>,
 }
 
@@ -61,6 +64,9 @@ impl AppState {
             anonymous_limiter: Arc::new(RateLimiter::new(limits.anonymous_rate())),
             client_ip_header: None,
             cors_origins: Vec::new(),
+            persisted_queries: Arc::new(persisted_queries::PersistedQueries::new(
+                limits.persisted_queries,
+            )),
             known_keys: Arc::default(),
         }
     }

@@ -411,3 +411,55 @@ async fn get_runs_queries_with_cache_control_and_refuses_mutations() {
         .unwrap();
     assert!(page.text().await.unwrap().contains("<html"));
 }
+
+#[tokio::test]
+async fn persisted_queries_are_sent_by_hash_and_still_limited() {
+    use sha2::{Digest, Sha256};
+    let app = crate::helpers::TestApp::spawn().await;
+    let sha = |query: &str| -> String {
+        Sha256::digest(query.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let by_hash = |hash: &str| json!({ "extensions": { "persistedQuery": { "version": 1, "sha256Hash": hash } } });
+    let query = "{ cinemas(first: 1) { edges { cursor } } }";
+    let (status, body) = app.post_json(&by_hash(&sha(query))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"],
+        "PERSISTED_QUERY_NOT_FOUND"
+    );
+    assert_eq!(body["errors"][0]["message"], "PersistedQueryNotFound");
+    let mut with_query = by_hash(&sha(query));
+    with_query["query"] = json!(query);
+    let (status, body) = app.post_json(&with_query).await;
+    assert_eq!((status, body.get("errors")), (200, None), "{body}");
+    let (status, body) = app.post_json(&by_hash(&sha(query))).await;
+    assert_eq!((status, body.get("errors")), (200, None), "{body}");
+    assert!(body["data"]["cinemas"]["edges"].is_array());
+    // By GET too, as Apollo clients send them.
+    let extensions = by_hash(&sha(query))["extensions"].to_string();
+    let response = app
+        .client
+        .get(app.url("/graphql"))
+        .query(&[("extensions", extensions.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.json::<Value>().await.unwrap()["data"]["cinemas"].is_object());
+
+    // A wrong hash is refused; a persisted query is held to every limit.
+    let mut wrong = by_hash(&sha("{ other }"));
+    wrong["query"] = json!(query);
+    assert_eq!(app.post_json(&wrong).await.0, 400);
+    let aliased: Vec<String> = (0..16).map(|i| format!("a{i}: __typename")).collect();
+    let aliased = format!("{{ {} }}", aliased.join(" "));
+    let mut send = by_hash(&sha(&aliased));
+    send["query"] = json!(aliased);
+    let (_, body) = app.post_json(&send).await;
+    assert_eq!(body["errors"][0]["extensions"]["code"], "QUERY_TOO_COMPLEX");
+    let (_, body) = app.post_json(&by_hash(&sha(&aliased))).await;
+    assert_eq!(body["errors"][0]["extensions"]["code"], "QUERY_TOO_COMPLEX");
+}
