@@ -202,7 +202,7 @@ pub struct Limits {
     #[arg(long, env = "BOXOFFICE_MAX_DEPTH", default_value_t = 12)]
     pub max_depth: usize,
     /// Highest query complexity accepted (a connection costs `first` × its nodes' cost).
-    #[arg(long, env = "BOXOFFICE_MAX_COMPLEXITY", default_value_t = 20_000)]
+    #[arg(long, env = "BOXOFFICE_MAX_COMPLEXITY", default_value_t = 50_000)]
     pub max_complexity: usize,
     /// Largest `first` of any connection.
     #[arg(long, env = "BOXOFFICE_MAX_PAGE_SIZE", default_value_t = 100)]
@@ -254,7 +254,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_depth: 12,
-            max_complexity: 20_000,
+            max_complexity: 50_000,
             max_page_size: 100,
             max_tokens: 2000,
             max_aliases: 15,

@@ -250,7 +250,7 @@ async fn a_cinema_shows_its_halls_with_layouts_and_its_showtimes_in_a_time_range
     let query = r#"query ($id: ID!, $before: DateTime) {
       cinema(id: $id) {
         name
-        halls { edges { node { name capacity layout { width rows { label seats { label number column kind } } } } } }
+        halls(first: 8) { edges { node { name capacity layout { width rows { label seats { label number column kind } } } } } }
         all: showtimes { edges { node { id } } }
         soon: showtimes(startsBefore: $before) { edges { node { id } } }
       }

@@ -463,3 +463,32 @@ async fn persisted_queries_are_sent_by_hash_and_still_limited() {
     let (_, body) = app.post_json(&by_hash(&sha(&aliased))).await;
     assert_eq!(body["errors"][0]["extensions"]["code"], "QUERY_TOO_COMPLEX");
 }
+
+#[tokio::test]
+async fn seat_maps_cost_as_many_seats_as_the_largest_hall() {
+    let app = crate::helpers::TestApp::spawn().await;
+    let page = |first: usize| {
+        format!(
+            "{{ showtimes(first: {first}) {{ edges {{ node {{ seatMap {{
+                rows {{ label seats {{ label kind state }} }} }} }} }} }} }}"
+        )
+    };
+    // One full seat map costs about 1,000 seats × 3 fields: a dozen fit the default limit.
+    assert!(app
+        .graphql(&page(12), json!({}))
+        .await
+        .0
+        .get("errors")
+        .is_none());
+    let response = app.graphql(&page(100), json!({})).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    // Counts alone stay cheap for a whole page.
+    let counts =
+        "{ showtimes(first: 100) { edges { node { seatMap { counts { available } } } } } }";
+    assert!(app
+        .graphql(counts, json!({}))
+        .await
+        .0
+        .get("errors")
+        .is_none());
+}

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Object, SimpleObject, ID};
+use async_graphql::{ComplexObject, Context, Object, SimpleObject, ID};
 
 use super::lazy::Lazy;
-use super::seat_map::SeatKind;
+use super::seat_map::{SeatKind, ROWS_COST, ROW_SEATS_COST};
 use super::Cinema;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::HallId;
@@ -55,20 +55,40 @@ pub struct LayoutSeat {
 
 /// A row of a hall's layout.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct LayoutRow {
     /// The row's label: "A", "B", ...
     pub label: String,
-    /// Its seats in column order; columns missing from the list are gaps (aisles, pillars).
+    #[graphql(skip)]
     pub seats: Vec<LayoutSeat>,
+}
+
+#[ComplexObject]
+impl LayoutRow {
+    /// Its seats in column order; columns missing from the list are gaps (aisles, pillars).
+    #[graphql(complexity = "1 + ROW_SEATS_COST * child_complexity")]
+    async fn seats(&self) -> &[LayoutSeat] {
+        &self.seats
+    }
 }
 
 /// The seat layout of a hall: rows of seats with gaps.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct HallLayout {
-    /// Rows from the screen backwards.
+    #[graphql(skip)]
     pub rows: Vec<LayoutRow>,
     /// Positions in the widest row, gaps included.
     pub width: i32,
+}
+
+#[ComplexObject]
+impl HallLayout {
+    /// Rows from the screen backwards.
+    #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
+    async fn rows(&self) -> &[LayoutRow] {
+        &self.rows
+    }
 }
 
 /// A hall (screening room) of a cinema, with its 2-D seat layout.

@@ -1,6 +1,8 @@
 //! `SeatMap`: the live state of every seat of a showtime.
 
-use async_graphql::{Enum, SimpleObject};
+use async_graphql::{ComplexObject, Enum, SimpleObject};
+
+use crate::domain::layout::{MAX_CAPACITY, MAX_ROW_LENGTH};
 
 use crate::domain::layout::seat_label;
 use crate::domain::seat;
@@ -49,13 +51,30 @@ pub struct Seat {
     pub state: SeatState,
 }
 
+/// What a list of rows costs in the complexity limit, per row asked for: a hall has at most
+/// `MAX_CAPACITY` seats in rows of at most `MAX_ROW_LENGTH`, so rows × seats per row costs as
+/// much as the largest hall's seats.
+pub(super) const ROWS_COST: usize = MAX_CAPACITY.div_ceil(MAX_ROW_LENGTH);
+/// What a row's list of seats costs, per seat asked for.
+pub(super) const ROW_SEATS_COST: usize = MAX_ROW_LENGTH;
+
 /// One row of a seat map.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct SeatRow {
     /// The row's label: "A", "B", ...
     pub label: String,
-    /// Its seats in column order; missing columns are gaps.
+    #[graphql(skip)]
     pub seats: Vec<Seat>,
+}
+
+#[ComplexObject]
+impl SeatRow {
+    /// Its seats in column order; missing columns are gaps.
+    #[graphql(complexity = "1 + ROW_SEATS_COST * child_complexity")]
+    async fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
 }
 
 /// How many seats are in each state; they add up to the capacity.
@@ -75,13 +94,23 @@ pub struct SeatCounts {
 
 /// The seats of one showtime and their states, read from its inventory document in one go.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct SeatMap {
-    /// Rows from the screen backwards.
+    #[graphql(skip)]
     pub rows: Vec<SeatRow>,
     /// Positions in the widest row, gaps included.
     pub width: i32,
     /// Seats per state.
     pub counts: SeatCounts,
+}
+
+#[ComplexObject]
+impl SeatMap {
+    /// Rows from the screen backwards.
+    #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
+    async fn rows(&self) -> &[SeatRow] {
+        &self.rows
+    }
 }
 
 impl From<&SeatInventoryDoc> for SeatMap {
