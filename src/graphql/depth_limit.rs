@@ -1,59 +1,14 @@
-//! The query depth limit, checked right after parsing, before validation and any resolver.
+//! The query depth, as the depth limit counts it (`shape_limits` checks it right after
+//! parsing, before validation and any resolver).
 //!
 //! async-graphql's own depth limit counts introspection too, and the playground's introspection
 //! query (nested `ofType`s) is deeper than any sensible limit for data queries. This one skips
 //! introspection fields (`__schema`, `__type`), so the limit can stay tight for data.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
-use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
-use async_graphql::{ServerResult, Variables};
-
-use super::errors::error_with_code;
-use crate::error::ErrorCode;
-
-/// Refuses data queries nested deeper than `max_depth` fields.
-pub struct DepthLimit {
-    pub max_depth: usize,
-}
-
-impl ExtensionFactory for DepthLimit {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(DepthLimitExtension {
-            max_depth: self.max_depth,
-        })
-    }
-}
-
-struct DepthLimitExtension {
-    max_depth: usize,
-}
-
-#[async_trait::async_trait]
-impl Extension for DepthLimitExtension {
-    async fn parse_query(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let document = next.run(ctx, query, variables).await?;
-        let depth = document_depth(&document);
-        if depth > self.max_depth {
-            return Err(error_with_code(
-                format!(
-                    "the query is nested {depth} fields deep; at most {} are allowed",
-                    self.max_depth
-                ),
-                ErrorCode::QueryTooComplex,
-            ));
-        }
-        Ok(document)
-    }
-}
+use async_graphql::parser::types::Selection;
+use async_graphql::parser::types::{ExecutableDocument, SelectionSet};
 
 /// The deepest chain of fields of any operation, fragments expanded, introspection left out.
 pub fn document_depth(document: &ExecutableDocument) -> usize {

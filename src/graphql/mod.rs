@@ -44,12 +44,10 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
     builder
         .limit_complexity(limits.max_complexity)
         .extension(shape_limits::ShapeLimits {
+            max_depth: limits.max_depth,
             max_tokens: limits.max_tokens,
             max_aliases: limits.max_aliases,
             max_directives: limits.max_directives,
-        })
-        .extension(depth_limit::DepthLimit {
-            max_depth: limits.max_depth,
         })
         .extension(errors::ErrorCodes)
         .finish()

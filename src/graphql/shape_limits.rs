@@ -1,8 +1,9 @@
 //! Limits on a query's shape, checked when it is parsed, before validation and any resolver
 //! (OWASP's GraphQL cheat sheet; graphql-armor's defaults as a reference): how many tokens it
-//! has (counted before parsing, so a huge document costs no parse), how many aliases and
-//! directives, and how many seat-changing mutation fields an operation has (one: a request
-//! cannot multiply holds past the per-hold cap and the rate limit with aliases).
+//! has (counted before parsing, so a huge document costs no parse), how deep it nests
+//! (`depth_limit`), how many aliases and directives, and how many seat-changing mutation
+//! fields an operation has (one: a request cannot multiply holds past the per-hold cap and the
+//! rate limit with aliases).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use async_graphql::parser::types::{
 };
 use async_graphql::{Name, Positioned, ServerResult, Variables};
 
+use super::depth_limit::document_depth;
 use super::errors::error_with_code;
 use crate::error::ErrorCode;
 
@@ -22,6 +24,7 @@ const SEAT_CHANGING: [&str; 4] = ["holdSeats", "releaseHold", "confirmHold", "ca
 /// The caps, per request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShapeLimits {
+    pub max_depth: usize,
     pub max_tokens: usize,
     pub max_aliases: usize,
     pub max_directives: usize,
@@ -50,6 +53,13 @@ impl Extension for ShapeLimits {
             )));
         }
         let document = next.run(ctx, query, variables).await?;
+        let depth = document_depth(&document);
+        if depth > self.max_depth {
+            return Err(too_complex(format!(
+                "the query is nested {depth} fields deep; at most {} are allowed",
+                self.max_depth
+            )));
+        }
         let mut counts = Counts::default();
         for (_, operation) in document.operations.iter() {
             counts.selection_set(&operation.node.selection_set.node);
