@@ -1,19 +1,21 @@
-//! `POST /graphql`: identifies the caller, reads the body within the size limit, parses one
-//! operation or a batch within the batch limit, and runs it. Limit and parse failures are answered as GraphQL errors
-//! with a code, before any resolver runs.
+//! `POST /graphql`: refuses what is not JSON or is too large, reads and parses the body, then
+//! (`run`, shared with GET) identifies the caller, applies the batch and rate limits, resolves
+//! persisted queries and executes within the request timeout. Every refusal is a GraphQL error
+//! with a code, given before any resolver runs.
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use async_graphql::{BatchRequest, BatchResponse, Response as GqlResponse};
-use std::net::{IpAddr, SocketAddr};
 
 use axum::body::to_bytes;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::auth::authenticate;
+use super::rate_limit::client_address;
 use super::AppState;
 use crate::error::ErrorCode;
 use crate::graphql::{errors::error_with_code, prepare};
@@ -261,29 +263,6 @@ fn retry_after(response: &mut Response, seconds: u64) {
         .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
 }
 
-/// The address an anonymous client is limited by: the last address of the trusted proxy's
-/// header when one is configured (the one that proxy added; earlier ones are the client's
-/// word), else the connection's peer. None when neither is known.
-fn client_address(
-    headers: &HeaderMap,
-    trusted_header: Option<&HeaderName>,
-    peer: Option<IpAddr>,
-) -> Option<String> {
-    if let Some(header) = trusted_header {
-        let last = headers
-            .get_all(header)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .map(str::trim)
-            .rfind(|address| !address.is_empty());
-        if let Some(address) = last {
-            return Some(address.to_owned());
-        }
-    }
-    peer.map(|peer| peer.to_string())
-}
-
 /// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
 /// `extensions.retryAfterMs`.
 fn rate_limited(who: &str, wait: Duration) -> Response {
@@ -308,31 +287,4 @@ fn rate_limited(who: &str, wait: Duration) -> Response {
 pub(super) fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
     let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
     (status, Json(BatchResponse::Single(response))).into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_anonymous_client_is_its_proxy_s_last_address_or_its_peer() {
-        let peer: Option<IpAddr> = Some("10.0.0.9".parse().unwrap());
-        let forwarded = HeaderName::from_static("x-forwarded-for");
-        let mut headers = HeaderMap::new();
-        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
-        assert_eq!(client_address(&headers, Some(&forwarded), None), None);
-        // The client may write what it likes first; the proxy appends the address it saw.
-        headers.append(&forwarded, HeaderValue::from_static("1.1.1.1, 203.0.113.7"));
-        assert_eq!(
-            client_address(&headers, Some(&forwarded), peer).unwrap(),
-            "203.0.113.7"
-        );
-        headers.append(&forwarded, HeaderValue::from_static("198.51.100.2"));
-        assert_eq!(
-            client_address(&headers, Some(&forwarded), peer).unwrap(),
-            "198.51.100.2"
-        );
-        // Without a trusted header configured, the forwarded addresses are ignored.
-        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
-    }
 }

@@ -4,8 +4,11 @@
 //! costs its length).
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, HeaderName};
 
 use crate::domain::rate_limit::{RateLimit, TokenBucket};
 
@@ -40,5 +43,57 @@ impl RateLimiter {
                 taken
             }
         }
+    }
+}
+
+/// The address an anonymous client is limited by: the last address of the trusted proxy's
+/// header when one is configured (the one that proxy added; earlier ones are the client's
+/// word), else the connection's peer. None when neither is known.
+pub(super) fn client_address(
+    headers: &HeaderMap,
+    trusted_header: Option<&HeaderName>,
+    peer: Option<IpAddr>,
+) -> Option<String> {
+    if let Some(header) = trusted_header {
+        let last = headers
+            .get_all(header)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(str::trim)
+            .rfind(|address| !address.is_empty());
+        if let Some(address) = last {
+            return Some(address.to_owned());
+        }
+    }
+    peer.map(|peer| peer.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn an_anonymous_client_is_its_proxy_s_last_address_or_its_peer() {
+        let peer: Option<IpAddr> = Some("10.0.0.9".parse().unwrap());
+        let forwarded = HeaderName::from_static("x-forwarded-for");
+        let mut headers = HeaderMap::new();
+        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
+        assert_eq!(client_address(&headers, Some(&forwarded), None), None);
+        // The client may write what it likes first; the proxy appends the address it saw.
+        headers.append(&forwarded, HeaderValue::from_static("1.1.1.1, 203.0.113.7"));
+        assert_eq!(
+            client_address(&headers, Some(&forwarded), peer).unwrap(),
+            "203.0.113.7"
+        );
+        headers.append(&forwarded, HeaderValue::from_static("198.51.100.2"));
+        assert_eq!(
+            client_address(&headers, Some(&forwarded), peer).unwrap(),
+            "198.51.100.2"
+        );
+        // Without a trusted header configured, the forwarded addresses are ignored.
+        assert_eq!(client_address(&headers, None, peer).unwrap(), "10.0.0.9");
     }
 }
