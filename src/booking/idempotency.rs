@@ -200,15 +200,18 @@ where
             )))
         }
     };
-    let waiting_since = tokio::time::Instant::now();
+    let mut waiting_since = tokio::time::Instant::now();
     loop {
         step = match step {
             Step::Run(attempt) => {
                 let result = run_attempt(store, policy, id, attempt, &body).await;
                 match finish(store, id, attempt, result).await? {
                     Some(answer) => return answer,
-                    // Replaced: the attempt that owns the key now answers.
-                    None => Step::Follow(current(store, id).await?),
+                    // Replaced: the attempt that owns the key now answers; wait for it.
+                    None => {
+                        waiting_since = tokio::time::Instant::now();
+                        Step::Follow(current(store, id).await?)
+                    }
                 }
             }
             Step::Follow(state) => {
