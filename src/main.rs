@@ -81,12 +81,10 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_key_policy(args.sales.key_policy())
         .with_client_ip_header(args.client_ip_header)
         .with_cors_origins(args.cors_origins);
-    let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    boxoffice::serve(listener, app(state), async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
     Ok(())
 }
 

@@ -267,7 +267,7 @@ pub async fn hold_seats(
 }
 
 /// `hold` with its seats' kinds (a hold made before holds kept them is looked up).
-async fn with_kinds(
+pub(super) async fn with_kinds(
     store: &Store,
     showtime_id: ShowtimeId,
     hold: HoldDoc,
@@ -319,9 +319,12 @@ pub async fn release_hold(
 
 /// Drops the note a keyed release of `hold_id` left, once the release's answer is stored (a
 /// retry then replays the answer and needs no note).
-pub async fn forget_release(store: &Store, hold_id: &str) -> Result<(), ApiError> {
-    let (showtime, hold) = crate::domain::global_id::hold_id(hold_id)?;
+pub async fn forget_release(
+    store: &Store,
+    showtime_id: ShowtimeId,
+    hold_id: HoldId,
+) -> Result<(), ApiError> {
     store
-        .forget_release(showtime, ObjectId::from_bytes(hold.0))
+        .forget_release(showtime_id, ObjectId::from_bytes(hold_id.0))
         .await
 }

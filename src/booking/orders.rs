@@ -5,6 +5,7 @@
 use bson::oid::ObjectId;
 use bson::DateTime;
 
+use super::holds::with_kinds;
 use super::{crash_point, Attempt};
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
@@ -70,7 +71,7 @@ pub async fn confirm_hold(
         store.hold_of(showtime_id, hold_oid),
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
     )?;
-    let mut hold: HoldDoc = hold
+    let hold: HoldDoc = hold
         .filter(|hold| hold.channel == channel)
         .ok_or_else(|| missing_hold(hold_id, policy))?;
     if hold.expires_at <= DateTime::now() {
@@ -80,15 +81,7 @@ pub async fn confirm_hold(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
-    if hold.kinds.len() != hold.seats.len() {
-        // A hold made before holds kept their seats' kinds: look them up.
-        let inventory = store.inventory(showtime_id).await?;
-        hold = inventory
-            .and_then(|inventory| inventory.with_kinds(&hold))
-            .ok_or_else(|| {
-                ApiError::internal(format!("hold {hold_id}'s seats are not all there"))
-            })?;
-    }
+    let hold = with_kinds(store, showtime_id, hold).await?;
     let seats = hold
         .seats
         .iter()
@@ -127,10 +120,7 @@ pub async fn confirm_hold(
         .insert_pending_order(&order, attempt.taken_over())
         .await?;
     crash_point(store, CrashPoint::ConfirmBeforeSell)?;
-    if store
-        .sell_hold(showtime_id, &hold, channel, order.id)
-        .await?
-    {
+    if store.sell_hold(showtime_id, &hold, order.id).await? {
         crash_point(store, CrashPoint::ConfirmAfterSell)?;
         let id = OrderId::from(order.id);
         if !store

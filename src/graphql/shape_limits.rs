@@ -9,10 +9,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
-use async_graphql::parser::types::{
-    ExecutableDocument, FragmentDefinition, OperationType, Selection, SelectionSet,
-};
-use async_graphql::{Name, Positioned, ServerResult, Variables};
+use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use async_graphql::{ServerResult, Variables};
 
 use super::depth_limit::document_depth;
 use super::errors::error_with_code;
@@ -148,19 +146,12 @@ fn seat_changes<'a>(
                 if !seen.insert(name) {
                     return 0;
                 }
-                fragment(document, &spread.node.fragment_name).map_or(0, |f| {
+                document.fragments.get(name).map_or(0, |f| {
                     seat_changes(&f.node.selection_set.node, document, seen)
                 })
             }
         })
         .sum()
-}
-
-fn fragment<'a>(
-    document: &'a ExecutableDocument,
-    name: &Positioned<Name>,
-) -> Option<&'a Positioned<FragmentDefinition>> {
-    document.fragments.get(&name.node)
 }
 
 /// Counts a GraphQL document's lexical tokens (names, numbers, strings, punctuators; commas,

@@ -103,11 +103,17 @@ impl AppState {
     }
 }
 
-/// Serves the gateway on `listener` until it closes, knowing each connection's peer address
-/// (anonymous clients are rate-limited by it).
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+/// Serves the gateway on `listener` until `shutdown` resolves, knowing each connection's peer
+/// address (anonymous clients are rate-limited by it: a server without it limits none).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, service).await
+    axum::serve(listener, service)
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// The gateway's routes.

@@ -32,7 +32,7 @@ pub enum PausePoint {
 impl super::Store {
     /// Panics (once) when a test armed a panic: the panic-catching layer's test. Does nothing
     /// without the `test-hooks` feature.
-    pub fn panic_point(&self) {
+    pub(crate) fn panic_point(&self) {
         #[cfg(feature = "test-hooks")]
         if self.faults().take_panic() {
             panic!("a panic a test asked for");

@@ -126,6 +126,17 @@ impl Store {
         showtime: ShowtimeId,
         hold: bson::oid::ObjectId,
     ) -> Result<Option<HoldDoc>, ApiError> {
+        Ok(self.live_hold_among(showtime, &[hold]).await?.flatten())
+    }
+
+    /// The live hold of a showtime whose id is one of `ids` (hold ids are unique, and these
+    /// are one key's attempts: at most one is live), with only that hold read; `None` when the
+    /// showtime has no inventory.
+    async fn live_hold_among(
+        &self,
+        showtime: ShowtimeId,
+        ids: &[ObjectId],
+    ) -> Result<Option<Option<HoldDoc>>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Holds {
             #[serde(default)]
@@ -135,10 +146,10 @@ impl Store {
             .bounded(
                 self.collection::<Holds>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "holds": { "$elemMatch": { "id": hold } } }),
+                    .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": ids } } } }),
             )
             .await?;
-        Ok(found.and_then(|found| found.holds.into_iter().find(|h| h.id == hold)))
+        Ok(found.map(|found| found.holds.into_iter().find(|h| ids.contains(&h.id))))
     }
 
     /// Inventories holding a hold that expired before `before` (index `hold_expiry`), with
@@ -287,37 +298,24 @@ impl Store {
         showtime: ShowtimeId,
         ids: &[ObjectId],
     ) -> Result<HoldFence, ApiError> {
-        #[derive(serde::Deserialize)]
-        struct Holds {
-            #[serde(default)]
-            holds: Vec<HoldDoc>,
-        }
-        let inventories = self.collection::<Holds>(names::SEAT_INVENTORY);
         // A live hold found by the update's miss may expire before it is read: look again.
         for _ in 0..3 {
             let fenced = self
-                .bounded(inventories.update_one(
-                    doc! { "_id": showtime.oid(), "holds.id": { "$nin": ids } },
-                    doc! { "$addToSet": { "fencedHolds": { "$each": ids } } },
-                ))
+                .bounded(
+                    self.collection::<Document>(names::SEAT_INVENTORY)
+                        .update_one(
+                            doc! { "_id": showtime.oid(), "holds.id": { "$nin": ids } },
+                            doc! { "$addToSet": { "fencedHolds": { "$each": ids } } },
+                        ),
+                )
                 .await?;
             if fenced.matched_count == 1 {
                 return Ok(HoldFence::Fenced);
             }
-            let found = self
-                .bounded(
-                    inventories
-                        .find_one(doc! { "_id": showtime.oid() })
-                        .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": ids } } } }),
-                )
-                .await?;
-            match found {
+            match self.live_hold_among(showtime, ids).await? {
                 None => return Ok(HoldFence::NoInventory),
-                Some(found) => {
-                    if let Some(hold) = found.holds.into_iter().find(|h| ids.contains(&h.id)) {
-                        return Ok(HoldFence::Live(hold));
-                    }
-                }
+                Some(Some(hold)) => return Ok(HoldFence::Live(hold)),
+                Some(None) => {}
             }
         }
         Err(ApiError::internal(format!(

@@ -13,20 +13,16 @@ use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
 impl Store {
-    /// Sells the seats of `hold` to `order`: matches only while the hold is live, `channel`'s,
-    /// unexpired by the database's clock, and every one of its seats is HELD by it. False when
-    /// it did not match.
+    /// Sells the seats of `hold` to `order`: matches only while the hold's entry is there (id,
+    /// channel, creation), unexpired by the database's clock, and every one of its seats is
+    /// HELD by it. False when it did not match.
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
     pub async fn sell_hold(
         &self,
         showtime: ShowtimeId,
         hold: &HoldDoc,
-        channel: &str,
         order: bson::oid::ObjectId,
     ) -> Result<bool, ApiError> {
-        if hold.channel != channel {
-            return Ok(false);
-        }
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);

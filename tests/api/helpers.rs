@@ -140,7 +140,8 @@ impl TestApp {
         let address = listener.local_addr().unwrap();
         let (hold_policy, key_policy) = (state.hold_policy, state.key_policy);
         let router = app(state);
-        tokio::spawn(async move { boxoffice::serve(listener, router).await.unwrap() });
+        let forever = std::future::pending();
+        tokio::spawn(async move { boxoffice::serve(listener, router, forever).await.unwrap() });
         TestApp {
             address,
             store,

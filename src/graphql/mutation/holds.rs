@@ -107,7 +107,7 @@ impl HoldMutation {
         .await?;
         if key.is_some() {
             // The answer is stored: the release's note in the inventory has served.
-            if let Err(error) = booking::forget_release(store, request).await {
+            if let Err(error) = booking::forget_release(store, showtime, hold).await {
                 tracing::warn!(%error, "could not drop a release note");
             }
         }
