@@ -336,3 +336,20 @@ pub struct DemoArgs {
     #[arg(long)]
     pub reset: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_concern_is_majority_or_a_number_of_nodes() {
+        assert_eq!(
+            parse_write_concern("majority"),
+            Ok(WriteAcknowledgment::Majority)
+        );
+        assert_eq!(parse_write_concern("2"), Ok(WriteAcknowledgment::Nodes(2)));
+        for bad in ["0", "-1", "all", ""] {
+            assert!(parse_write_concern(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -465,3 +465,18 @@ async fn a_request_over_its_time_is_stopped_and_its_key_taken_over_at_once() {
     );
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn a_stalled_first_release_and_its_retry_release_once_and_answer_alike() {
+    let (sale, other) = two_gateways().await;
+    let hold = sale.hold_id(&sale.maoyan, &["C3", "C4"]).await;
+    let variables = json!({ "id": hold, "key": "drop-2" });
+    let (late, retry, _) =
+        stalled_first_and_retry(&sale, &other, PausePoint::AfterClaim, RELEASE, variables).await;
+    assert_eq!(retry.data()["releaseHold"], json!(["C3", "C4"]));
+    assert_eq!(late.data(), retry.data(), "one key, one answer");
+    let inventory = sale.inventory().await;
+    assert_eq!(inventory.counts.held, 0);
+    assert!(inventory.released_holds.is_empty(), "the note was dropped");
+    sale.check_invariants().await;
+}

@@ -492,3 +492,28 @@ async fn seat_maps_cost_as_many_seats_as_the_largest_hall() {
         .get("errors")
         .is_none());
 }
+
+#[tokio::test]
+async fn malformed_get_and_persisted_query_requests_get_a_code() {
+    let app = crate::helpers::TestApp::spawn().await;
+    let response = app
+        .client
+        .get(app.url("/graphql"))
+        .query(&[("query", "{ __typename }"), ("variables", "{not json")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT");
+    for extension in [
+        json!({ "version": 2, "sha256Hash": "00" }),
+        json!({ "sha256Hash": 42 }),
+    ] {
+        let request =
+            json!({ "query": "{ __typename }", "extensions": { "persistedQuery": extension } });
+        let (status, body) = app.post_json(&request).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT");
+    }
+}

@@ -122,3 +122,37 @@ async fn a_killed_and_restarted_database_is_used_again_without_restarting_the_ga
     assert_eq!(status, 200, "the next request works: {body}");
     assert_eq!(health(&sale.app).await.0, 200);
 }
+
+#[tokio::test]
+async fn a_confirm_that_met_a_frozen_database_is_retried_into_one_order() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let hold = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
+    let confirm = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
+        customer: { name: \"张三\", contact: \"13800000000\" }, idempotencyKey: \"pay-frozen\" }) {
+        id status } }";
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", sale.maoyan),
+            &json!({ "query": confirm, "variables": { "hold": hold } }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    database.thaw();
+    // The retry finds whatever the first attempt did, and makes one order of it.
+    let retried = sale
+        .app
+        .graphql_as(&sale.maoyan, confirm, json!({ "hold": hold }))
+        .await;
+    assert_eq!(retried.data()["confirmHold"]["status"], "CONFIRMED");
+    let again = sale
+        .app
+        .graphql_as(&sale.maoyan, confirm, json!({ "hold": hold }))
+        .await;
+    assert_eq!(again.0, retried.0, "replayed");
+    assert_eq!(sale.check_orders_agree_with_seats().await.len(), 1);
+    let inventory = sale.inventory().await;
+    assert_eq!((inventory.counts.held, inventory.counts.sold), (0, 2));
+}
