@@ -139,8 +139,8 @@ pub struct ServeArgs {
 /// The sales policy.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct SalesArgs {
-    /// The most seats one hold may take.
-    #[arg(long, env = "BOXOFFICE_MAX_SEATS_PER_HOLD", default_value_t = 6)]
+    /// The most seats one hold may take (1 to 10).
+    #[arg(long, env = "BOXOFFICE_MAX_SEATS_PER_HOLD", default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::domain::list_caps::MAX_SEATS_PER_HOLD as u64))]
     pub max_seats_per_hold: usize,
     /// How long a hold lasts, in seconds.
     #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
@@ -216,6 +216,11 @@ pub struct Limits {
     /// Most directives in a query.
     #[arg(long, env = "BOXOFFICE_MAX_DIRECTIVES", default_value_t = 50)]
     pub max_directives: usize,
+    /// How deep a query may nest: brackets in its text (selection sets, lists, input objects,
+    /// arguments), values in its variables, and selection sets with its fragments expanded.
+    /// Checked before the query is parsed, so it bounds the parser's recursion too.
+    #[arg(long, env = "BOXOFFICE_MAX_NESTING", default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub max_nesting: usize,
     /// How many automatic persisted queries (sent once with their SHA-256, then by hash) a
     /// gateway process remembers; the oldest go first.
     #[arg(long, env = "BOXOFFICE_PERSISTED_QUERIES", default_value_t = 1000)]
@@ -259,6 +264,7 @@ impl Default for Limits {
             max_tokens: 2000,
             max_aliases: 15,
             max_directives: 50,
+            max_nesting: 32,
             persisted_queries: 1000,
             introspection: true,
             max_body_bytes: 64 * 1024,
@@ -280,6 +286,7 @@ impl Limits {
             max_tokens: self.max_tokens,
             max_aliases: self.max_aliases,
             max_directives: self.max_directives,
+            max_nesting: self.max_nesting,
             introspection: self.introspection,
         }
     }

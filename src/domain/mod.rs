@@ -11,6 +11,7 @@ pub mod global_id;
 pub mod holds;
 pub mod ids;
 pub mod layout;
+pub mod list_caps;
 pub mod money;
 pub mod paging;
 pub mod rate_limit;

@@ -13,9 +13,6 @@ use async_graphql::{ErrorExtensionValues, Response, ServerError};
 
 use crate::error::{ApiError, ErrorCode};
 
-/// Messages async-graphql uses when a query is over the complexity or depth limit.
-const LIMIT_MESSAGES: [&str; 2] = ["Query is too complex.", "Query is nested too deep."];
-
 /// Installs [`classify`] on every response of the schema.
 pub struct ErrorCodes;
 
@@ -71,7 +68,6 @@ pub fn classify(error: &mut ServerError) {
             error.message = api_error.client_message();
             code
         }
-        None if LIMIT_MESSAGES.contains(&error.message.as_str()) => ErrorCode::QueryTooComplex,
         None => ErrorCode::BadUserInput,
     };
     set_code(error, code);
@@ -79,7 +75,12 @@ pub fn classify(error: &mut ServerError) {
 
 /// A GraphQL error built outside the schema (HTTP-level limits), with its code.
 pub fn error_with_code(message: impl Into<String>, code: ErrorCode) -> ServerError {
-    let mut error = ServerError::new(message, None);
+    with_code(ServerError::new(message, None), code)
+}
+
+/// An error raised by async-graphql where we know what it means (a parse error, a validation
+/// error), given that code.
+pub fn with_code(mut error: ServerError, code: ErrorCode) -> ServerError {
     set_code(&mut error, code);
     error
 }

@@ -4,11 +4,12 @@
 
 mod batch_loader;
 pub mod context;
-mod depth_limit;
+mod document_shape;
 pub mod errors;
 pub mod loaders;
 mod mutation;
 mod query;
+mod query_text;
 mod shape_limits;
 pub mod types;
 
@@ -29,6 +30,9 @@ pub struct QueryLimits {
     pub max_tokens: usize,
     pub max_aliases: usize,
     pub max_directives: usize,
+    /// How deep brackets nest in the text, values in the variables, and selection sets with
+    /// fragments expanded.
+    pub max_nesting: usize,
     /// Whether introspection is answered.
     pub introspection: bool,
 }
@@ -42,13 +46,9 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         builder.disable_introspection()
     };
     builder
-        .limit_complexity(limits.max_complexity)
-        .extension(shape_limits::ShapeLimits {
-            max_depth: limits.max_depth,
-            max_tokens: limits.max_tokens,
-            max_aliases: limits.max_aliases,
-            max_directives: limits.max_directives,
-        })
+        // `ShapeLimits` checks the same count first, with a code; this stays as a backstop.
+        .limit_recursive_depth(limits.max_nesting)
+        .extension(shape_limits::ShapeLimits(limits))
         .extension(errors::ErrorCodes)
         .finish()
 }

@@ -1,100 +1,182 @@
-//! Limits on a query's shape, checked when it is parsed, before validation and any resolver
-//! (OWASP's GraphQL cheat sheet; graphql-armor's defaults as a reference): how many tokens it
-//! has (counted before parsing, so a huge document costs no parse), how deep it nests
-//! (`depth_limit`), how many aliases and directives, and how many seat-changing mutation
-//! fields an operation has (one: a request cannot multiply holds past the per-hold cap and the
-//! rate limit with aliases).
+//! Limits on a query's shape, checked before validation and any resolver (OWASP's GraphQL
+//! cheat sheet; graphql-armor's defaults as a reference). Before parsing: how many tokens the
+//! text has and how deep its brackets nest (`query_text`), and how deep its variables nest.
+//! After parsing: how deep it nests and how big it is with its fragments expanded
+//! (`document_shape`, measured without expanding them), how many aliases and directives it
+//! has, and how many seat-changing mutation fields an operation has (one: a request cannot
+//! multiply holds past the per-hold cap and the rate limit with aliases). After validation:
+//! its complexity. Every refusal has its code, given here rather than read back from a
+//! message.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextValidation,
+};
 use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
-use async_graphql::{ServerResult, Variables};
+use async_graphql::{Request, ServerError, ServerResult, ValidationResult, Value};
 
-use super::depth_limit::document_depth;
-use super::errors::error_with_code;
+use super::document_shape::{measure, FragmentCycle};
+use super::errors::{error_with_code, with_code};
+use super::query_text::scan;
+use super::QueryLimits;
 use crate::error::ErrorCode;
 
 /// The mutations that change seats: at most one of them per operation.
 const SEAT_CHANGING: [&str; 4] = ["holdSeats", "releaseHold", "confirmHold", "cancelOrder"];
 
-/// The caps, per request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShapeLimits {
-    pub max_depth: usize,
-    pub max_tokens: usize,
-    pub max_aliases: usize,
-    pub max_directives: usize,
-}
+/// The extension that applies [`QueryLimits`] to every request.
+pub struct ShapeLimits(pub QueryLimits);
 
 impl ExtensionFactory for ShapeLimits {
     fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(*self)
+        Arc::new(Checks(self.0))
     }
 }
 
+struct Checks(QueryLimits);
+
+fn too_complex(message: String) -> ServerError {
+    error_with_code(message, ErrorCode::QueryTooComplex)
+}
+
 #[async_trait::async_trait]
-impl Extension for ShapeLimits {
-    async fn parse_query(
+impl Extension for Checks {
+    /// The checks of the text and of the parsed document. The document parsed here is the one
+    /// executed: async-graphql does not parse it again.
+    async fn prepare_request(
         &self,
         ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let too_complex = |message: String| error_with_code(message, ErrorCode::QueryTooComplex);
-        if count_tokens(query, self.max_tokens + 1) > self.max_tokens {
+        mut request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let limits = &self.0;
+        let text = scan(&request.query, limits.max_tokens + 1);
+        if text.tokens > limits.max_tokens {
+            let message = format!("the query has more than {} tokens", limits.max_tokens);
+            return Err(too_complex(message));
+        }
+        if text.nesting > limits.max_nesting {
             return Err(too_complex(format!(
-                "the query has more than {} tokens",
-                self.max_tokens
+                "the query's brackets nest {} deep; at most {} are allowed",
+                text.nesting, limits.max_nesting
             )));
         }
-        let document = next.run(ctx, query, variables).await?;
-        let depth = document_depth(&document);
-        if depth > self.max_depth {
+        let variables = request
+            .variables
+            .values()
+            .map(value_nesting)
+            .max()
+            .unwrap_or(0);
+        if variables > limits.max_nesting {
             return Err(too_complex(format!(
-                "the query is nested {depth} fields deep; at most {} are allowed",
-                self.max_depth
+                "the variables nest {variables} deep; at most {} are allowed",
+                limits.max_nesting
             )));
         }
-        let mut counts = Counts::default();
-        for (_, operation) in document.operations.iter() {
-            counts.selection_set(&operation.node.selection_set.node);
+        let document = request
+            .parsed_query()
+            .map_err(|error| with_code(error, ErrorCode::BadUserInput))?;
+        check_document(document, limits)?;
+        next.run(ctx, request).await
+    }
+
+    /// Validation errors are the client's (BAD_USER_INPUT); a valid query over the
+    /// complexity limit is QUERY_TOO_COMPLEX.
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        let result = next.run(ctx).await.map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|error| with_code(error, ErrorCode::BadUserInput))
+                .collect::<Vec<_>>()
+        })?;
+        if result.complexity > self.0.max_complexity {
+            return Err(vec![too_complex(format!(
+                "the query's complexity is {}; at most {} is allowed",
+                result.complexity, self.0.max_complexity
+            ))]);
         }
-        for fragment in document.fragments.values() {
-            counts.selection_set(&fragment.node.selection_set.node);
+        Ok(result)
+    }
+}
+
+fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> ServerResult<()> {
+    let shape = measure(document).map_err(|FragmentCycle(name)| {
+        error_with_code(
+            format!("fragment `{name}` spreads itself"),
+            ErrorCode::BadUserInput,
+        )
+    })?;
+    if shape.depth > limits.max_depth {
+        return Err(too_complex(format!(
+            "the query is nested {} fields deep; at most {} are allowed",
+            shape.depth, limits.max_depth
+        )));
+    }
+    if shape.recursion > limits.max_nesting {
+        return Err(too_complex(format!(
+            "the query's selections nest {} deep with its fragments; at most {} are allowed",
+            shape.recursion, limits.max_nesting
+        )));
+    }
+    // Every selection costs at least 1, so a query with more of them than the complexity
+    // limit is over it: refused here, before anything expands its fragments to find out.
+    if shape.selections > limits.max_complexity {
+        return Err(too_complex(format!(
+            "the query has more than {} selections with its fragments expanded",
+            limits.max_complexity
+        )));
+    }
+    let mut counts = Counts::default();
+    for (_, operation) in document.operations.iter() {
+        counts.selection_set(&operation.node.selection_set.node);
+    }
+    for fragment in document.fragments.values() {
+        counts.selection_set(&fragment.node.selection_set.node);
+    }
+    if counts.aliases > limits.max_aliases {
+        return Err(too_complex(format!(
+            "the query has {} aliases; at most {} are allowed",
+            counts.aliases, limits.max_aliases
+        )));
+    }
+    if counts.directives > limits.max_directives {
+        return Err(too_complex(format!(
+            "the query has {} directives; at most {} are allowed",
+            counts.directives, limits.max_directives
+        )));
+    }
+    for (name, operation) in document.operations.iter() {
+        if operation.node.ty != OperationType::Mutation {
+            continue;
         }
-        if counts.aliases > self.max_aliases {
-            return Err(too_complex(format!(
-                "the query has {} aliases; at most {} are allowed",
-                counts.aliases, self.max_aliases
-            )));
+        let mut seen = HashSet::new();
+        let changes = seat_changes(&operation.node.selection_set.node, document, &mut seen);
+        if changes > 1 {
+            let name = name.map_or("the mutation".to_owned(), |n| format!("mutation {n}"));
+            return Err(error_with_code(
+                format!(
+                    "{name} changes seats {changes} times; send each of holdSeats, \
+                     releaseHold, confirmHold and cancelOrder as an operation of its own"
+                ),
+                ErrorCode::BadUserInput,
+            ));
         }
-        if counts.directives > self.max_directives {
-            return Err(too_complex(format!(
-                "the query has {} directives; at most {} are allowed",
-                counts.directives, self.max_directives
-            )));
-        }
-        for (name, operation) in document.operations.iter() {
-            if operation.node.ty != OperationType::Mutation {
-                continue;
-            }
-            let mut seen = HashSet::new();
-            let changes = seat_changes(&operation.node.selection_set.node, &document, &mut seen);
-            if changes > 1 {
-                let name = name.map_or("the mutation".to_owned(), |n| format!("mutation {n}"));
-                return Err(error_with_code(
-                    format!(
-                        "{name} changes seats {changes} times; send each of holdSeats, \
-                         releaseHold, confirmHold and cancelOrder as an operation of its own"
-                    ),
-                    ErrorCode::BadUserInput,
-                ));
-            }
-        }
-        Ok(document)
+    }
+    Ok(())
+}
+
+/// How deep a variable's value nests (a scalar: 0).
+fn value_nesting(value: &Value) -> usize {
+    match value {
+        Value::List(items) => 1 + items.iter().map(value_nesting).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(value_nesting).max().unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -154,81 +236,19 @@ fn seat_changes<'a>(
         .sum()
 }
 
-/// Counts a GraphQL document's lexical tokens (names, numbers, strings, punctuators; commas,
-/// white space and comments are not tokens), stopping at `stop`.
-fn count_tokens(query: &str, stop: usize) -> usize {
-    let bytes = query.as_bytes();
-    let (mut i, mut tokens) = (0, 0);
-    while i < bytes.len() && tokens < stop {
-        let byte = bytes[i];
-        match byte {
-            b' ' | b'\t' | b'\n' | b'\r' | b',' => i += 1,
-            b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'"' if bytes[i..].starts_with(b"\"\"\"") => {
-                i += 3;
-                while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
-                    i += if bytes[i..].starts_with(b"\\\"\"\"") {
-                        4
-                    } else {
-                        1
-                    };
-                }
-                i += 3;
-                tokens += 1;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-                tokens += 1;
-            }
-            b'.' if bytes[i..].starts_with(b"...") => {
-                i += 3;
-                tokens += 1;
-            }
-            b'_' | b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' => {
-                i += 1;
-                while i < bytes.len()
-                    && matches!(bytes[i], b'_' | b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'+' | b'-')
-                {
-                    i += 1;
-                }
-                tokens += 1;
-            }
-            _ => {
-                // A punctuator, or a character the parser will refuse: one token either way.
-                i += query[i..].chars().next().map_or(1, char::len_utf8);
-                tokens += 1;
-            }
-        }
-    }
-    tokens
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn counts_tokens_as_the_grammar_does() {
-        assert_eq!(count_tokens("{ a }", 100), 3);
-        let query = "query Q($x: Int = -1.5e3) { a: b(x: $x) @skip(if: true) }";
-        assert_eq!(count_tokens(query, 100), 28);
+    fn measures_how_deep_variables_nest() {
+        let value = |json| Value::from_json(json).unwrap();
+        assert_eq!(value_nesting(&value(serde_json::json!("A1"))), 0);
         assert_eq!(
-            count_tokens("{ a(s: \"x, \\\"y\\\" z\") ...F } # a comment", 100),
-            10
+            value_nesting(&value(serde_json::json!({ "seats": ["A1"] }))),
+            2
         );
-        assert_eq!(
-            count_tokens("{ a(s: \"\"\"block \"\" string\"\"\") }", 100),
-            8
-        );
-        assert_eq!(count_tokens("{ 影 }", 100), 3);
-        assert_eq!(count_tokens(&"{ a }".repeat(1000), 50), 50, "stops early");
+        let deep = (0..40).fold(serde_json::json!(1), |inner, _| serde_json::json!([inner]));
+        assert_eq!(value_nesting(&value(deep)), 40);
     }
 }

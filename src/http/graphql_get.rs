@@ -1,4 +1,4 @@
-//! `GET /graphql`: a browser (asking for HTML) gets the playground; anything else is a GraphQL
+//! `GET /graphql`: a browser (preferring HTML) gets the playground; anything else is a GraphQL
 //! request in the query string (`query`, `variables`, `operationName`), run like a POST but
 //! only if it is a query: a mutation over GET is 405, since GET must change nothing. An
 //! anonymous answer carries `Cache-Control`, so a CDN may cache catalogue reads.
@@ -8,18 +8,23 @@ use std::net::SocketAddr;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
 use async_graphql::BatchRequest;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::graphql_route::{rejected, run, Via};
+use super::graphql_route::{not_acceptable, run, Via};
+use super::media::{self, Media};
+use super::reply::refused;
 use super::{playground, AppState};
 use crate::error::ErrorCode;
 
 pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    if wants_html(&parts.headers) {
-        return playground::page().await.into_response();
-    }
+    let offers = [Media::GraphqlResponse, Media::Json, Media::Html];
+    let media = match media::negotiate(&parts.headers, &offers) {
+        Some(Media::Html) => return playground::page().await.into_response(),
+        Some(media) => media,
+        None => return not_acceptable(),
+    };
     let peer = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
@@ -28,7 +33,8 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
     let request =
         match async_graphql::http::parse_query_string(query_string) {
             Ok(request) => request,
-            Err(_) => return rejected(
+            Err(_) => return refused(
+                media,
                 StatusCode::BAD_REQUEST,
                 "a GET request names its operation in the query string: `query`, and optionally \
                  `variables` (JSON) and `operationName`"
@@ -37,7 +43,8 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
             ),
         };
     if is_mutation(&request.query, request.operation_name.as_deref()) {
-        let mut response = rejected(
+        let mut response = refused(
+            media,
             StatusCode::METHOD_NOT_ALLOWED,
             "mutations change data: send them with POST".into(),
             ErrorCode::BadUserInput,
@@ -53,16 +60,9 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
         peer,
         BatchRequest::Single(request),
         Via::Get,
+        media,
     )
     .await
-}
-
-/// Whether the client prefers HTML (a browser opening the URL) to a GraphQL answer.
-fn wants_html(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|accept| accept.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/html"))
 }
 
 /// Whether the operation the request selects is a mutation. A document that does not parse is

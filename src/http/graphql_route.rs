@@ -1,24 +1,26 @@
-//! `POST /graphql`: refuses what is not JSON or is too large, reads and parses the body, then
-//! (`run`, shared with GET) identifies the caller, applies the batch and rate limits, resolves
-//! persisted queries and executes within the request timeout. Every refusal is a GraphQL error
-//! with a code, given before any resolver runs.
+//! `POST /graphql`: chooses the answer's media type from `Accept` (406 when none fits), refuses
+//! what is not JSON or is too large, reads and parses the body, then (`run`, shared with GET)
+//! identifies the caller, applies the batch and rate limits, resolves persisted queries and
+//! executes within the request timeout. Every refusal is a GraphQL error with a code, given
+//! before any resolver runs.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use async_graphql::{BatchRequest, BatchResponse, Response as GqlResponse};
+use async_graphql::{BatchRequest, BatchResponse};
 
 use axum::body::to_bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 
 use super::auth::authenticate;
+use super::media::{self, Media};
 use super::rate_limit::client_address;
+use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
-use crate::graphql::{errors::error_with_code, prepare};
+use crate::graphql::prepare;
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let limits = state.limits;
@@ -29,8 +31,12 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     // Refusals that need neither the body nor the database come first.
+    let Some(media) = media::negotiate(&headers, &[Media::GraphqlResponse, Media::Json]) else {
+        return not_acceptable();
+    };
     if !is_json(&headers) {
-        return rejected(
+        return refused(
+            media,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send the request as `Content-Type: application/json`".into(),
             ErrorCode::BadUserInput,
@@ -40,11 +46,11 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
-        return too_large(limits.max_body_bytes);
+        return too_large(media, limits.max_body_bytes);
     }
     let bytes = match to_bytes(body, limits.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(_) => return too_large(limits.max_body_bytes),
+        Err(_) => return too_large(media, limits.max_body_bytes),
     };
     let batch: BatchRequest = match serde_json::from_slice(&bytes) {
         Ok(batch) => batch,
@@ -61,10 +67,15 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
                  optional `variables` object and `operationName`), or a list of them"
                     .to_owned()
             };
-            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
+            return refused(
+                media,
+                StatusCode::BAD_REQUEST,
+                message,
+                ErrorCode::BadUserInput,
+            );
         }
     };
-    run(&state, &headers, peer, batch, Via::Post).await
+    run(&state, &headers, peer, batch, Via::Post, media).await
 }
 
 /// How a request came.
@@ -84,22 +95,18 @@ pub(super) async fn run(
     peer: Option<IpAddr>,
     batch: BatchRequest,
     via: Via,
+    media: Media,
 ) -> Response {
     let limits = state.limits;
     let caller = match authenticate(&state.store, &state.known_keys, headers).await {
         Ok(caller) => caller,
         Err(error) if error.effect_unknown() => {
             tracing::error!(%error, "authenticating a request");
-            let mut response = rejected(
-                StatusCode::SERVICE_UNAVAILABLE,
-                error.client_message(),
-                ErrorCode::Unavailable,
-            );
-            retry_after(&mut response, RETRY_UNAVAILABLE_SECONDS);
-            return response;
+            return reply::unavailable(media, error.client_message());
         }
         Err(error) => {
-            let mut response = rejected(
+            let mut response = refused(
+                media,
                 StatusCode::UNAUTHORIZED,
                 error.client_message(),
                 error.code(),
@@ -117,10 +124,16 @@ pub(super) async fn run(
                 limits.max_batch,
                 requests.len()
             );
-            return rejected(StatusCode::BAD_REQUEST, message, ErrorCode::BadUserInput);
+            return refused(
+                media,
+                StatusCode::BAD_REQUEST,
+                message,
+                ErrorCode::BadUserInput,
+            );
         }
         BatchRequest::Batch(requests) if requests.is_empty() => {
-            return rejected(
+            return refused(
+                media,
                 StatusCode::BAD_REQUEST,
                 "a batch must hold an operation".into(),
                 ErrorCode::BadUserInput,
@@ -134,11 +147,11 @@ pub(super) async fn run(
     };
     if let Some(channel) = &caller.channel {
         if let Err(wait) = state.rate_limiter.check(channel, caller.rate_limit, cost) {
-            return rate_limited(&format!("channel {channel}"), wait);
+            return rate_limited(media, &format!("channel {channel}"), wait);
         }
     } else if let Some(client) = client_address(headers, state.client_ip_header.as_ref(), peer) {
         if let Err(wait) = state.anonymous_limiter.check(&client, None, cost) {
-            return rate_limited(&format!("client {client}"), wait);
+            return rate_limited(media, &format!("client {client}"), wait);
         }
     }
     let refusal = match &mut batch {
@@ -148,12 +161,27 @@ pub(super) async fn run(
             .find_map(|request| state.persisted_queries.resolve(request).err()),
     };
     if let Some(refusal) = refusal {
-        // Apollo clients answer a not-found hash by sending the query: a 200 with the code.
+        // Apollo clients answer a not-found hash by sending the query: a 200 with the code
+        // (a 400 under `application/graphql-response+json`, where Apollo reads it too).
         let status = match refusal.code {
             ErrorCode::PersistedQueryNotFound => StatusCode::OK,
             _ => StatusCode::BAD_REQUEST,
         };
-        return rejected(status, refusal.message, refusal.code);
+        return refused(media, status, refusal.message, refusal.code);
+    }
+    let without_query = match &batch {
+        BatchRequest::Single(request) => request.query.trim().is_empty(),
+        BatchRequest::Batch(requests) => requests.iter().any(|r| r.query.trim().is_empty()),
+    };
+    if without_query {
+        return refused(
+            media,
+            StatusCode::BAD_REQUEST,
+            "the request has no `query`: send the operation's text (or, once the gateway has \
+             it, its `extensions.persistedQuery.sha256Hash`)"
+                .into(),
+            ErrorCode::BadUserInput,
+        );
     }
     let prepared = match batch {
         BatchRequest::Single(request) => {
@@ -178,21 +206,13 @@ pub(super) async fn run(
              have happened: retry it with its idempotency key",
             limits.request_timeout_ms
         );
-        return rejected(
+        return refused(
+            media,
             StatusCode::GATEWAY_TIMEOUT,
             message,
             ErrorCode::RequestTimeout,
         );
     };
-    let unavailable = match &responses {
-        BatchResponse::Single(response) => is_unavailable(response),
-        BatchResponse::Batch(responses) => responses.iter().any(is_unavailable),
-    };
-    if unavailable {
-        let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(responses)).into_response();
-        retry_after(&mut response, RETRY_UNAVAILABLE_SECONDS);
-        return response;
-    }
     let cache_control = match (&responses, via, &caller.channel) {
         // An anonymous read of the catalogue may be cached for as long as every type it
         // touched allows (seat maps and sales figures allow none).
@@ -203,7 +223,7 @@ pub(super) async fn run(
         (_, Via::Get, Some(_)) => Some("private, no-store".to_owned()),
         _ => None,
     };
-    let mut response = Json(responses).into_response();
+    let mut response = reply::answer(media, &responses);
     if let Some(value) = cache_control.and_then(|v| HeaderValue::from_str(&v).ok()) {
         response.headers_mut().insert(header::CACHE_CONTROL, value);
         response
@@ -229,62 +249,20 @@ fn is_json(headers: &HeaderMap) -> bool {
         || essence.eq_ignore_ascii_case("application/graphql-response+json")
 }
 
-/// 413 for a body over the limit: refused from its `Content-Length` before it is read, or
-/// once reading it passes the limit.
-fn too_large(max_body_bytes: usize) -> Response {
-    let message = format!("the request body is larger than {max_body_bytes} bytes");
-    let mut response = rejected(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        message,
+/// 406: the client accepts neither type a GraphQL answer can take. Said in JSON all the same
+/// (the one body a client may still read), with the types it could ask for in `Accept`.
+pub(super) fn not_acceptable() -> Response {
+    let mut response = refused(
+        Media::Json,
+        StatusCode::NOT_ACCEPTABLE,
+        format!(
+            "answers are written as {}: accept one of them",
+            media::ACCEPTABLE
+        ),
         ErrorCode::BadUserInput,
     );
-    // The rest of the body is not read: the connection cannot be reused.
     response
         .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        .insert(header::ACCEPT, HeaderValue::from_static(media::ACCEPTABLE));
     response
-}
-
-/// How soon a client may retry a request the database was unavailable for.
-const RETRY_UNAVAILABLE_SECONDS: u64 = 1;
-
-/// Whether an error of the response says the database was unavailable: the whole answer is
-/// then a 503 with `Retry-After`, so that clients and proxies retry it.
-fn is_unavailable(response: &GqlResponse) -> bool {
-    response.errors.iter().any(|error| {
-        error.extensions.as_ref().and_then(|e| e.get("code"))
-            == Some(&async_graphql::Value::from(ErrorCode::Unavailable.as_str()))
-    })
-}
-
-fn retry_after(response: &mut Response, seconds: u64) {
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-}
-
-/// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
-/// `extensions.retryAfterMs`.
-fn rate_limited(who: &str, wait: Duration) -> Response {
-    let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-    let message = format!("{who} is over its rate limit; retry in {millis} ms");
-    let mut error = error_with_code(message, ErrorCode::RateLimited);
-    error
-        .extensions
-        .get_or_insert_with(Default::default)
-        .set("retryAfterMs", millis);
-    let response = GqlResponse::from_errors(vec![error]);
-    let mut response = (
-        StatusCode::TOO_MANY_REQUESTS,
-        Json(BatchResponse::Single(response)),
-    )
-        .into_response();
-    retry_after(&mut response, millis.div_ceil(1000));
-    response
-}
-
-/// A request refused before execution: a GraphQL error response with a code.
-pub(super) fn rejected(status: StatusCode, message: String, code: ErrorCode) -> Response {
-    let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
-    (status, Json(BatchResponse::Single(response))).into_response()
 }

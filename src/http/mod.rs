@@ -6,9 +6,11 @@ mod auth;
 mod graphql_get;
 mod graphql_route;
 mod health;
+mod media;
 mod persisted_queries;
 mod playground;
 mod rate_limit;
+mod reply;
 
 pub use auth::KnownKeys;
 pub use rate_limit::RateLimiter;
@@ -16,7 +18,6 @@ pub use rate_limit::RateLimiter;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -154,8 +155,10 @@ fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::R
         .or_else(|| panic.downcast_ref::<&str>().copied())
         .unwrap_or("a panic without a message");
     tracing::error!(detail, "a request panicked");
-    let error = graphql::errors::error_with_code("internal error", ErrorCode::Internal);
-    let body =
-        async_graphql::BatchResponse::Single(async_graphql::Response::from_errors(vec![error]));
-    (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response()
+    reply::refused(
+        media::Media::Json,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error".into(),
+        ErrorCode::Internal,
+    )
 }

@@ -258,3 +258,44 @@ async fn the_playground_can_introspect_under_the_default_limits() {
         .len();
     assert!(types > 20, "{types} types");
 }
+
+/// Lists of objects cost as many objects as they can hold (a movie's cast: 50; a showtime's
+/// prices: 32 channels), not one each: under a limit of 2,000, twenty movies with their casts
+/// (about 2,080) are refused, while the same page without them runs.
+#[tokio::test]
+async fn lists_of_objects_cost_as_many_as_they_can_hold() {
+    let app = TestApp::spawn_with(Limits {
+        max_complexity: 2_000,
+        ..Limits::default()
+    })
+    .await;
+    // Each pair: a page with a list of objects (refused), and the same page without it (runs).
+    let page = |list: &str, first: u32, fields: &str| {
+        format!("{{ {list}(first: {first}) {{ edges {{ node {{ {fields} }} }} }} }}")
+    };
+    for (list, first, costly, cheap) in [
+        (
+            "movies",
+            20,
+            "details { cast { name character } }",
+            "details { plot }",
+        ),
+        (
+            "showtimes",
+            25,
+            "prices { channel price { amount } }",
+            "startsAt",
+        ),
+    ] {
+        let response = app.graphql(&page(list, first, costly), json!({})).await;
+        assert_eq!(
+            response.error_code(),
+            "QUERY_TOO_COMPLEX",
+            "{:#}",
+            response.0
+        );
+        app.graphql(&page(list, first, cheap), json!({}))
+            .await
+            .data();
+    }
+}

@@ -2,6 +2,7 @@
 
 mod channels;
 mod cinemas;
+mod conformance;
 mod crashes;
 mod fencing;
 mod fixtures;
@@ -12,6 +13,7 @@ mod idempotency;
 mod kills;
 mod limits;
 mod movies;
+mod nesting;
 mod orders;
 mod outage;
 mod playground;

@@ -10,6 +10,7 @@ use super::seat_map::SeatKind;
 use super::Showtime;
 use crate::booking::HeldSeats;
 use crate::domain::global_id::GlobalId;
+use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
 pub struct Hold(HeldSeats);
@@ -58,6 +59,7 @@ impl Hold {
     }
 
     /// The held seats, each with its price.
+    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
     async fn seats(&self) -> Vec<HeldSeat> {
         self.0
             .hold

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use async_graphql::{Object, SimpleObject};
 
+use crate::domain::list_caps::{MAX_CAST, MAX_EXTERNAL_RATINGS};
 use crate::store::documents::MovieDetailsDoc;
 
 /// A movie's details, stored apart from the summary so lists stay small.
@@ -55,11 +56,13 @@ impl MovieDetails {
         &self.0.countries
     }
 
-    /// The whole cast in billing order.
+    /// The cast in billing order: the first 50.
+    #[graphql(complexity = "1 + MAX_CAST * child_complexity")]
     async fn cast(&self) -> Vec<CastMember> {
         self.0
             .cast
             .iter()
+            .take(MAX_CAST)
             .map(|member| CastMember {
                 name: member.name.clone(),
                 character: member.character.clone(),
@@ -67,11 +70,13 @@ impl MovieDetails {
             .collect()
     }
 
-    /// Ratings on other sites.
+    /// Ratings on other sites (at most 10).
+    #[graphql(complexity = "1 + MAX_EXTERNAL_RATINGS * child_complexity")]
     async fn external_ratings(&self) -> Vec<ExternalRating> {
         self.0
             .external_ratings
             .iter()
+            .take(MAX_EXTERNAL_RATINGS)
             .map(|rating| ExternalRating {
                 source: rating.source.clone(),
                 score: rating.score,

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use super::money::Money;
 use super::seat_map::SeatKind;
 use crate::domain::global_id::GlobalId;
+use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::error::ApiError;
 use crate::store::documents::{self, OrderDoc};
 
@@ -102,6 +103,7 @@ impl Order {
     }
 
     /// The seats sold, each with its price.
+    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
     async fn seats(&self) -> Vec<OrderSeat> {
         self.0
             .seats

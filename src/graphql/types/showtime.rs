@@ -10,6 +10,7 @@ use super::seat_map::SeatMap;
 use super::{Cinema, Hall, Movie};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
+use crate::domain::list_caps::MAX_CHANNEL_PRICES;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::store::documents::{ChannelDoc, ShowtimeDoc};
@@ -108,11 +109,13 @@ impl Showtime {
             .map(|price| self.money(price.amount)))
     }
 
-    /// The price on every channel that sells this showtime.
+    /// The price on every channel that sells this showtime (at most 32 channels).
+    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
     async fn prices(&self) -> Vec<ChannelPrice> {
         self.0
             .prices
             .iter()
+            .take(MAX_CHANNEL_PRICES)
             .map(|price| ChannelPrice {
                 channel: price.channel.clone(),
                 price: self.money(price.amount),
