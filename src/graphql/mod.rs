@@ -53,6 +53,15 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         .finish()
 }
 
+impl QueryLimits {
+    /// Whether a query's text is within the token and nesting limits, so that parsing it is
+    /// bounded work (the schema refuses it otherwise, before parsing).
+    pub fn text_within(&self, query: &str) -> bool {
+        let text = query_text::scan(query, self.max_tokens + 1);
+        text.tokens <= self.max_tokens && text.nesting <= self.max_nesting
+    }
+}
+
 /// The SDL of the schema, as checked in at `schema.graphql`.
 pub fn sdl() -> String {
     schema(crate::config::Limits::default().query()).sdl()

@@ -42,7 +42,10 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
                 ErrorCode::BadUserInput,
             ),
         };
-    if is_mutation(&request.query, request.operation_name.as_deref()) {
+    // Parsed here only when within the text limits: a query over them is refused before
+    // parsing by `run`, and so never executes, mutation or not.
+    let parse_bounded = state.limits.query().text_within(&request.query);
+    if parse_bounded && is_mutation(&request.query, request.operation_name.as_deref()) {
         let mut response = refused(
             media,
             StatusCode::METHOD_NOT_ALLOWED,

@@ -107,3 +107,30 @@ async fn a_hold_with_deeply_nested_input_is_refused_and_holds_nothing() {
     assert_refused(&response, "QUERY_TOO_COMPLEX", "variables nest 41 deep");
     assert_eq!(sale.inventory().await.counts.held, 0, "nothing was held");
 }
+
+#[tokio::test]
+async fn a_get_over_the_text_limits_is_refused_before_anything_parses_it() {
+    let sale = sale().await;
+    // A mutation nested past the limit, sent over GET: refused for its nesting (the GET
+    // handler does not parse it to find that it is a mutation), and nothing is held.
+    let seats = format!("{}\"A1\"{}", "[".repeat(40), "]".repeat(40));
+    let mutation = format!(
+        "mutation {{ holdSeats(input: {{ showtimeId: \"{}\", seats: {seats} }}) {{ id }} }}",
+        sale.showtime
+    );
+    let response = sale
+        .app
+        .client
+        .get(sale.app.url("/graphql"))
+        .query(&[("query", mutation.as_str())])
+        .bearer_auth(&sale.maoyan)
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "QUERY_TOO_COMPLEX",
+        "{body}"
+    );
+    assert_eq!(sale.inventory().await.counts.held, 0, "nothing was held");
+}
