@@ -1,10 +1,12 @@
 //! Records the commands a client sends (the driver's command monitoring), so tests can assert
-//! how many MongoDB round trips a request costs. Off until [`CommandLog::start`] is called, so a
-//! production gateway keeps nothing.
+//! how many MongoDB round trips a request costs, how many bytes it reads, and (re-running a
+//! command as `explain`, see `Store::plan_of`) how many documents each examines. Off until
+//! [`CommandLog::start`] is called, so a production gateway keeps nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+use mongodb::bson::Document;
 use mongodb::event::command::CommandEvent;
 
 /// The commands sent while recording, in order.
@@ -15,7 +17,7 @@ pub struct CommandLog {
 }
 
 /// One command sent to the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SentCommand {
     /// `find`, `aggregate`, `getMore`, ...
     pub name: String,
@@ -25,6 +27,11 @@ pub struct SentCommand {
     pub write_concern: Option<String>,
     /// Its `readConcern`, as sent (e.g. `{ "level": "majority" }`).
     pub read_concern: Option<String>,
+    /// The size of the server's reply, in bytes of BSON, once it succeeded.
+    pub reply_bytes: Option<usize>,
+    /// The command itself, for `Store::plan_of`.
+    pub(super) command: Document,
+    request_id: i32,
 }
 
 impl CommandLog {
@@ -32,26 +39,47 @@ impl CommandLog {
         if !self.recording.load(Ordering::Relaxed) {
             return;
         }
-        if let CommandEvent::Started(started) = event {
-            let collection = started
-                .command
-                .get_str(&started.command_name)
-                .ok()
-                .map(str::to_owned);
-            let concern = |name: &str| {
-                started
+        match event {
+            CommandEvent::Started(started) => {
+                let collection = started
                     .command
-                    .get_document(name)
+                    .get_str(&started.command_name)
                     .ok()
-                    .map(|concern| concern.to_string())
-            };
-            let command = SentCommand {
-                name: started.command_name.clone(),
-                collection,
-                write_concern: concern("writeConcern"),
-                read_concern: concern("readConcern"),
-            };
-            self.sent.lock().expect("command log lock").push(command);
+                    .map(str::to_owned);
+                let concern = |name: &str| {
+                    started
+                        .command
+                        .get_document(name)
+                        .ok()
+                        .map(|concern| concern.to_string())
+                };
+                let command = SentCommand {
+                    name: started.command_name.clone(),
+                    collection,
+                    write_concern: concern("writeConcern"),
+                    read_concern: concern("readConcern"),
+                    reply_bytes: None,
+                    command: started.command.clone(),
+                    request_id: started.request_id,
+                };
+                self.sent.lock().expect("command log lock").push(command);
+            }
+            CommandEvent::Succeeded(succeeded) => {
+                let mut sent = self.sent.lock().expect("command log lock");
+                if let Some(command) = sent
+                    .iter_mut()
+                    .rev()
+                    .find(|command| command.request_id == succeeded.request_id)
+                {
+                    let mut bytes = Vec::new();
+                    command.reply_bytes = succeeded
+                        .reply
+                        .to_writer(&mut bytes)
+                        .ok()
+                        .map(|()| bytes.len());
+                }
+            }
+            _ => {}
         }
     }
 

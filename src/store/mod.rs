@@ -9,6 +9,7 @@ mod channels;
 mod cinemas;
 mod command_log;
 pub mod documents;
+mod explain;
 mod faults;
 mod filters;
 mod halls;
@@ -34,6 +35,7 @@ use mongodb::{Client, Collection, Database};
 pub use catalogue_writes::CatalogueBatch;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
+pub use explain::Plan;
 pub use faults::{CrashPoint, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};

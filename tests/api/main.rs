@@ -4,6 +4,7 @@ mod channels;
 mod cinemas;
 mod conformance;
 mod crashes;
+mod examined;
 mod fencing;
 mod fixtures;
 mod helpers;
