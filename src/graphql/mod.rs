@@ -6,6 +6,7 @@ mod batch_loader;
 pub mod context;
 mod document_shape;
 pub mod errors;
+mod field_order;
 pub mod loaders;
 mod mutation;
 mod query;
@@ -49,6 +50,7 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         // `ShapeLimits` checks the same count first, with a code; this stays as a backstop.
         .limit_recursive_depth(limits.max_nesting)
         .extension(shape_limits::ShapeLimits(limits))
+        .extension(field_order::FieldOrder)
         .extension(errors::ErrorCodes)
         .finish()
 }

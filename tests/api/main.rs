@@ -6,6 +6,7 @@ mod conformance;
 mod crashes;
 mod examined;
 mod fencing;
+mod field_order;
 mod fixtures;
 mod helpers;
 mod holds;
