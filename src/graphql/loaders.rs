@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::batch_loader::BatchLoader;
 use crate::domain::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
 use crate::store::documents::{
-    CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatInventoryDoc, ShowtimeDoc,
+    CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
 use crate::store::Store;
 
@@ -20,8 +20,16 @@ pub struct Loaders {
     pub details: BatchLoader<MovieId, Arc<MovieDetailsDoc>>,
     pub reviews: BatchLoader<ReviewId, Arc<ReviewDoc>>,
     pub showtimes: BatchLoader<ShowtimeId, Arc<ShowtimeDoc>>,
-    /// `seat_inventory` by showtime id.
-    pub inventories: BatchLoader<ShowtimeId, Arc<SeatInventoryDoc>>,
+    /// Seat maps (`seat_inventory`) by showtime id and what of them is asked for.
+    pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
+}
+
+/// What of a seat map a field needs: its counts, or its seats too. A batch reads the union:
+/// the seats of all its showtimes if any asks for seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SeatMapPart {
+    Counts,
+    Seats,
 }
 
 /// A loader that fetches documents with `Store::$method(&[ids])` and keys them by `_id`.
@@ -50,9 +58,32 @@ impl Loaders {
             details: by_id!(store, movie_details_by_ids, MovieId),
             reviews: by_id!(store, reviews_by_ids, ReviewId),
             showtimes: by_id!(store, showtimes_by_ids, ShowtimeId),
-            inventories: by_id!(store, inventories_by_showtime_ids, ShowtimeId),
+            seat_maps: seat_maps(store),
         }
     }
+}
+
+/// The seat-map loader: one `find` per batch, projected to what its keys ask for.
+fn seat_maps(store: &Store) -> BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>> {
+    let store = store.clone();
+    BatchLoader::new(move |keys: Vec<(ShowtimeId, SeatMapPart)>| {
+        let store = store.clone();
+        Box::pin(async move {
+            let with_seats = keys.iter().any(|(_, part)| *part == SeatMapPart::Seats);
+            let mut ids: Vec<ShowtimeId> = keys.iter().map(|(id, _)| *id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let docs = store.seat_maps_by_showtime_ids(&ids, with_seats).await?;
+            let docs: std::collections::HashMap<ShowtimeId, Arc<SeatMapDoc>> = docs
+                .into_iter()
+                .map(|doc| (ShowtimeId::from(doc.id), Arc::new(doc)))
+                .collect();
+            Ok(keys
+                .into_iter()
+                .filter_map(|key| Some((key, Arc::clone(docs.get(&key.0)?))))
+                .collect())
+        })
+    })
 }
 
 /// A document type with a loader in [`Loaders`], keyed by `K`.

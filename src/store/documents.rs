@@ -290,6 +290,28 @@ pub struct SeatInventoryDoc {
     pub released_holds: Vec<ReleasedHoldDoc>,
 }
 
+/// A showtime's seat map as it is read for display (`seat_inventory` projected): the counts
+/// always, the seats only when a reader asks for them, and of each seat only its kind and
+/// state.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatMapDoc {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub capacity: i32,
+    pub counts: SeatCounts,
+    /// Empty unless read with its seats.
+    #[serde(default)]
+    pub seats: IndexMap<String, Vec<Option<SeatView>>>,
+}
+
+/// What a seat map shows of a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct SeatView {
+    pub kind: SeatKind,
+    pub state: SeatState,
+}
+
 /// The most release notes an inventory keeps.
 pub const RELEASE_NOTES_KEPT: i32 = 64;
 

@@ -1,17 +1,29 @@
 //! `seat_inventory`: one document per showtime holding the state of every seat.
 
-use super::documents::{ObjectIdExt, SeatInventoryDoc};
+use bson::doc;
+
+use super::documents::{ObjectIdExt, SeatMapDoc};
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 
 impl Store {
+    /// The seat maps of showtimes `ids`, in one `find`: counts and capacity only, or with
+    /// every seat's kind and state when `with_seats` (never the holds, fences or notes the
+    /// booking code keeps beside them).
     #[tracing::instrument(skip(self))]
-    pub async fn inventories_by_showtime_ids(
+    pub async fn seat_maps_by_showtime_ids(
         &self,
         ids: &[ShowtimeId],
-    ) -> Result<Vec<SeatInventoryDoc>, ApiError> {
+        with_seats: bool,
+    ) -> Result<Vec<SeatMapDoc>, ApiError> {
         let ids = ids.iter().map(|id| id.oid()).collect();
-        self.find_by_ids(names::SEAT_INVENTORY, ids).await
+        let projection = if with_seats {
+            doc! { "capacity": 1, "counts": 1, "seats": 1 }
+        } else {
+            doc! { "capacity": 1, "counts": 1 }
+        };
+        self.find_by_ids_projected(names::SEAT_INVENTORY, ids, projection)
+            .await
     }
 }

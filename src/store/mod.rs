@@ -305,6 +305,38 @@ impl Store {
         .await
     }
 
+    /// Every document whose `_id` is in `ids`, with the fields of `projection` only.
+    async fn find_by_ids_projected<T>(
+        &self,
+        collection: &str,
+        ids: Vec<bson::oid::ObjectId>,
+        projection: bson::Document,
+    ) -> Result<Vec<T>, ApiError>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync,
+    {
+        use futures::TryStreamExt;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A limit as well as the batch size: the server then closes the cursor with the first
+        // batch instead of leaving a `getMore` to find it exhausted.
+        let limit = i64::try_from(ids.len()).map_err(ApiError::internal)?;
+        let batch = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+        let documents = self.collection::<T>(collection);
+        self.bounded(async {
+            documents
+                .find(bson::doc! { "_id": { "$in": ids } })
+                .projection(projection)
+                .limit(limit)
+                .batch_size(batch)
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
+    }
+
     /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
     /// sort key `K`), fetches `first + 1` documents after it and encodes each item's cursor.
     #[allow(clippy::too_many_arguments)]

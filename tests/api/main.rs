@@ -26,4 +26,5 @@ mod round_trips;
 mod sale;
 mod sales;
 mod schema_file;
+mod seat_maps;
 mod showtimes;

@@ -1,12 +1,15 @@
-//! `SeatMap`: the live state of every seat of a showtime.
+//! `SeatMap`: the live state of every seat of a showtime, built from the stored document as
+//! the query asks: counts need no seats (and none are read, see `Showtime.seatMap`); a row's
+//! label and its compact `states` need no object per seat; a seat's label is written only when
+//! asked.
 
-use async_graphql::{ComplexObject, Enum, SimpleObject};
+use std::sync::Arc;
 
-use crate::domain::layout::{MAX_CAPACITY, MAX_ROW_LENGTH};
+use async_graphql::{Enum, Object, SimpleObject};
 
-use crate::domain::layout::seat_label;
+use crate::domain::layout::{seat_label, MAX_CAPACITY, MAX_ROW_LENGTH};
 use crate::domain::seat;
-use crate::store::documents::SeatInventoryDoc;
+use crate::store::documents::{SeatMapDoc, SeatView};
 
 /// What kind of seat a position is.
 #[derive(Enum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -36,19 +39,40 @@ pub enum SeatState {
     Blocked,
 }
 
+/// One seat of a showtime (its row, its position, and its kind and state).
+pub struct Seat<'a> {
+    row: &'a str,
+    column: usize,
+    view: SeatView,
+}
+
 /// One seat of a showtime.
-#[derive(SimpleObject)]
-pub struct Seat {
+#[Object]
+impl Seat<'_> {
     /// The seat's label, row then number: "D7".
-    pub label: String,
+    async fn label(&self) -> String {
+        seat_label(self.row, self.column)
+    }
+
     /// The seat's number in its row; aisles leave numbers out.
-    pub number: i32,
+    async fn number(&self) -> i32 {
+        self.column as i32 + 1
+    }
+
     /// 0-based position in the row, gaps included, for drawing the hall.
-    pub column: i32,
+    async fn column(&self) -> i32 {
+        self.column as i32
+    }
+
     /// What kind of seat it is.
-    pub kind: SeatKind,
+    async fn kind(&self) -> SeatKind {
+        self.view.kind.into()
+    }
+
     /// Its state now.
-    pub state: SeatState,
+    async fn state(&self) -> SeatState {
+        self.view.state.into()
+    }
 }
 
 /// What a list of rows costs in the complexity limit, per row asked for: a hall has at most
@@ -59,21 +83,67 @@ pub(super) const ROWS_COST: usize = MAX_CAPACITY.div_ceil(MAX_ROW_LENGTH);
 pub(super) const ROW_SEATS_COST: usize = MAX_ROW_LENGTH;
 
 /// One row of a seat map.
-#[derive(SimpleObject)]
-#[graphql(complex)]
-pub struct SeatRow {
-    /// The row's label: "A", "B", ...
-    pub label: String,
-    #[graphql(skip)]
-    pub seats: Vec<Seat>,
+pub struct SeatRow<'a> {
+    label: &'a str,
+    positions: &'a [Option<SeatView>],
 }
 
-#[ComplexObject]
-impl SeatRow {
+/// One row of a seat map.
+#[Object]
+impl SeatRow<'_> {
+    /// The row's label: "A", "B", ...
+    async fn label(&self) -> &str {
+        self.label
+    }
+
     /// Its seats in column order; missing columns are gaps.
     #[graphql(complexity = "1 + ROW_SEATS_COST * child_complexity")]
-    async fn seats(&self) -> &[Seat] {
-        &self.seats
+    async fn seats(&self) -> Vec<Seat<'_>> {
+        self.positions
+            .iter()
+            .enumerate()
+            .filter_map(|(column, view)| {
+                view.map(|view| Seat {
+                    row: self.label,
+                    column,
+                    view,
+                })
+            })
+            .collect()
+    }
+
+    /// The row in compact form, for drawing big halls: one character per position, gaps
+    /// included, so character `i` is the seat at `column` i. `a` available, `h` held,
+    /// `s` sold, `b` blocked, `_` no seat (an aisle or a gap). With `kinds`, a row of the map
+    /// is a few dozen bytes instead of an object per seat.
+    async fn states(&self) -> String {
+        self.compact(|view| match view.state {
+            seat::SeatState::Available => 'a',
+            seat::SeatState::Held => 'h',
+            seat::SeatState::Sold => 's',
+            seat::SeatState::Blocked => 'b',
+        })
+    }
+
+    /// The kinds of the row's positions, one character each as in `states`: `s` standard,
+    /// `v` VIP, `w` wheelchair, `c` couple (two `c`s side by side are one love seat), `_` no
+    /// seat.
+    async fn kinds(&self) -> String {
+        self.compact(|view| match view.kind {
+            seat::SeatKind::Standard => 's',
+            seat::SeatKind::Vip => 'v',
+            seat::SeatKind::Wheelchair => 'w',
+            seat::SeatKind::Couple => 'c',
+        })
+    }
+}
+
+impl SeatRow<'_> {
+    fn compact(&self, letter: impl Fn(&SeatView) -> char) -> String {
+        self.positions
+            .iter()
+            .map(|view| view.as_ref().map_or('_', &letter))
+            .collect()
     }
 }
 
@@ -93,65 +163,48 @@ pub struct SeatCounts {
 }
 
 /// The seats of one showtime and their states, read from its inventory document in one go.
-#[derive(SimpleObject)]
-#[graphql(complex)]
-pub struct SeatMap {
-    #[graphql(skip)]
-    pub rows: Vec<SeatRow>,
-    /// Positions in the widest row, gaps included.
-    pub width: i32,
-    /// Seats per state.
-    pub counts: SeatCounts,
-}
+pub struct SeatMap(pub Arc<SeatMapDoc>);
 
-#[ComplexObject]
+/// The seats of one showtime and their states, read from its inventory document in one go.
+#[Object]
 impl SeatMap {
     /// Rows from the screen backwards.
     #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
-    async fn rows(&self) -> &[SeatRow] {
-        &self.rows
-    }
-}
-
-impl From<&SeatInventoryDoc> for SeatMap {
-    fn from(inventory: &SeatInventoryDoc) -> Self {
-        let rows = inventory
+    async fn rows(&self) -> Vec<SeatRow<'_>> {
+        self.0
             .seats
             .iter()
-            .map(|(label, positions)| SeatRow {
-                label: label.clone(),
-                seats: positions
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(column, cell)| {
-                        cell.as_ref().map(|cell| Seat {
-                            label: seat_label(label, column),
-                            number: column as i32 + 1,
-                            column: column as i32,
-                            kind: cell.kind.into(),
-                            state: cell.state.into(),
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
-        let width = inventory.seats.values().map(Vec::len).max().unwrap_or(0);
+            .map(|(label, positions)| SeatRow { label, positions })
+            .collect()
+    }
+
+    /// Positions in the widest row, gaps included.
+    async fn width(&self) -> i32 {
+        self.0.seats.values().map(Vec::len).max().unwrap_or(0) as i32
+    }
+
+    /// Seats per state.
+    async fn counts(&self) -> SeatCounts {
         let seat::SeatCounts {
             available,
             held,
             sold,
             blocked,
-        } = inventory.counts;
-        SeatMap {
-            rows,
-            width: width as i32,
-            counts: SeatCounts {
-                available: available as i32,
-                held: held as i32,
-                sold: sold as i32,
-                blocked: blocked as i32,
-                capacity: inventory.capacity,
-            },
+        } = self.0.counts;
+        SeatCounts {
+            available: available as i32,
+            held: held as i32,
+            sold: sold as i32,
+            blocked: blocked as i32,
+            capacity: self.0.capacity,
         }
+    }
+}
+
+impl SeatMap {
+    /// Whether the selection of a seat map (its look-ahead, fragments included) needs its
+    /// seats read (`rows` or `width`), not only its counts.
+    pub fn needs_seats(selection: &async_graphql::Lookahead<'_>) -> bool {
+        selection.field("rows").exists() || selection.field("width").exists()
     }
 }

@@ -13,6 +13,7 @@ use crate::domain::ids::ShowtimeId;
 use crate::domain::list_caps::MAX_CHANNEL_PRICES;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::loaders::SeatMapPart;
 use crate::store::documents::{ChannelDoc, ShowtimeDoc};
 
 /// One screening of a movie in a hall at a time.
@@ -124,13 +125,19 @@ impl Showtime {
     }
 
     /// Every seat and its state, with the counts per state. Loaded in one batch for every
-    /// showtime of the request.
+    /// showtime of the request, and only as much of it as the query asks for: counts alone
+    /// read no seats.
     #[graphql(cache_control(no_cache))]
     async fn seat_map(&self, ctx: &Context<'_>) -> Result<SeatMap, ApiError> {
-        let inventory = ctx
+        let part = if SeatMap::needs_seats(&ctx.look_ahead()) {
+            SeatMapPart::Seats
+        } else {
+            SeatMapPart::Counts
+        };
+        let seat_map = ctx
             .loaders()
-            .inventories
-            .load_one(self.showtime_id())
+            .seat_maps
+            .load_one((self.showtime_id(), part))
             .await?
             .ok_or_else(|| {
                 ApiError::internal(format!(
@@ -138,7 +145,7 @@ impl Showtime {
                     self.showtime_id()
                 ))
             })?;
-        Ok(SeatMap::from(inventory.as_ref()))
+        Ok(SeatMap(seat_map))
     }
 }
 
