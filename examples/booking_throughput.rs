@@ -24,7 +24,7 @@ use boxoffice::domain::ids::{HoldId, ShowtimeId};
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::{CatalogueBatch, Store};
+use boxoffice::store::{CatalogueBatch, DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use bson::oid::ObjectId;
 use bson::DateTime;
@@ -265,7 +265,12 @@ async fn driver_pair(
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let uri = std::env::var("MONGODB_URI")?;
-    let store = Store::connect(&uri, DATABASE).await?;
+    // As `boxoffice serve` connects: no command monitoring (tests turn it on).
+    let options = DatabaseOptions {
+        monitor_commands: false,
+        ..DatabaseOptions::default()
+    };
+    let store = Store::connect_with(&uri, DATABASE, &options).await?;
     let policy = SalesArgs::default().hold_policy();
     println!("hold (best 2 seats) + confirm: pairs per second, and the share of pairs that failed");
     // `booking_throughput CLIENTS SHOWTIMES` runs that one scenario.

@@ -97,6 +97,7 @@ impl DatabaseArgs {
             write_concern: self.write_concern.clone(),
             journal: self.write_journal,
             read_concern: self.read_concern.clone(),
+            monitor_commands: false,
         }
     }
 }

@@ -11,6 +11,12 @@ use boxoffice::{app, booking, demo, graphql, AppState};
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
+/// worker thread; glibc's allocator spent a quarter of the gateway's CPU on them (and on its
+/// arena locks) in the showtimes-page benchmark.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()

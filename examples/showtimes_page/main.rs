@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use boxoffice::config::{Limits, SalesArgs};
-use boxoffice::store::Store;
+use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, demo, AppState};
 use serde_json::{json, Value};
 
@@ -36,6 +36,10 @@ const WITH_LOADED_FIELDS: &str = "query ($first: Int, $city: String) {
     id startsAt cinema { name location { latitude longitude } }
     movie { title details { plot } } hall { name }
     seatMap { counts { available sold } } } } } }";
+
+/// The gateway binary's allocator, so the gateway measured here is the one that runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The thread ids of the servers' runtime.
 static SERVER_THREADS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
@@ -142,7 +146,12 @@ fn main() -> anyhow::Result<()> {
         let name = database
             .clone()
             .unwrap_or_else(|| "bench_showtimes_page".into());
-        let store = Store::connect(&uri, &name).await?;
+        // As `boxoffice serve` connects: no command monitoring (tests turn it on).
+        let options = DatabaseOptions {
+            monitor_commands: false,
+            ..DatabaseOptions::default()
+        };
+        let store = Store::connect_with(&uri, &name, &options).await?;
         if database.is_none() {
             store.drop_database().await?;
             store.ensure_indexes().await?;
