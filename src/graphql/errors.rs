@@ -1,40 +1,30 @@
 //! The one place where errors become GraphQL errors with `extensions.code`.
 //!
-//! Resolvers return [`ApiError`] with `?`; async-graphql keeps it as the error's source. This
-//! extension reads it back for every error of a response, sets the code, and masks internal
-//! errors (logging them with their path first). Errors raised by async-graphql itself are parse,
-//! validation and input-coercion errors: BAD_USER_INPUT, except the depth and complexity limits,
-//! which are QUERY_TOO_COMPLEX.
+//! Resolvers return [`ApiError`] with `?`; async-graphql keeps it as the error's source.
+//! [`classify_response`] reads it back for every error of a response, sets the code, and masks
+//! internal errors (logging them with their path first). Errors raised by async-graphql itself
+//! are validation and input-coercion errors: BAD_USER_INPUT, except its complexity limit,
+//! QUERY_TOO_COMPLEX. (Parse errors and our own limits are coded where they arise, in
+//! `shape_limits`.)
 
-use std::sync::Arc;
-
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextRequest};
 use async_graphql::{ErrorExtensionValues, Response, ServerError};
 
 use crate::error::{ApiError, ErrorCode};
 
-/// Installs [`classify`] on every response of the schema.
-pub struct ErrorCodes;
+/// The message of async-graphql's complexity-limit error (7.2, `validation/mod.rs`): the one
+/// error it raises that nothing else tells apart. `limit_complexity` runs in its validation,
+/// and an extension hook to check the figure ourselves would put every field of every
+/// response through the extension chain (an eighth of the gateway's CPU on a page of
+/// showtimes). `tests/api/limits.rs` fails if the message changes.
+const TOO_COMPLEX: &str = "Query is too complex.";
 
-impl ExtensionFactory for ErrorCodes {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(ErrorCodesExtension)
-    }
-}
-
-struct ErrorCodesExtension;
-
-#[async_trait::async_trait]
-impl Extension for ErrorCodesExtension {
-    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let mut response = next.run(ctx).await;
-        response.errors.iter_mut().for_each(classify);
-        response
-    }
+/// Sets the codes of every error of `response`.
+pub fn classify_response(response: &mut Response) {
+    response.errors.iter_mut().for_each(classify);
 }
 
 /// Sets `extensions.code` on an error and masks it if it is internal. An error that already
-/// has a code (raised by one of our extensions) keeps it.
+/// has a code (raised by our own limits) keeps it.
 pub fn classify(error: &mut ServerError) {
     if error
         .extensions
@@ -67,6 +57,10 @@ pub fn classify(error: &mut ServerError) {
             let code = api_error.code();
             error.message = api_error.client_message();
             code
+        }
+        None if error.message == TOO_COMPLEX && error.path.is_empty() => {
+            error.message = "the query is too complex: ask for fewer or smaller lists".to_owned();
+            ErrorCode::QueryTooComplex
         }
         None => ErrorCode::BadUserInput,
     };

@@ -1,70 +1,27 @@
 //! Fields in the order the query asks for them. async-graphql 7 resolves a selection's fields
 //! concurrently and writes each as it finishes (async-graphql#612), so a field that waits for
 //! a loader comes after one that did not, and the order changes from one request to the next.
-//! The GraphQL specification's serialized map ordering asks for the query's order. This
-//! extension keeps the parsed document and, once the operation has run, puts every object's
-//! keys back in that order: a plan of the selection (fragments flattened, first appearance
-//! wins) built once per request, then one sort per object that is out of order.
+//! The GraphQL specification's serialized map ordering asks for the query's order. Once the
+//! operation has run, [`reorder`] puts every object's keys back in that order: a plan of the
+//! selection (fragments flattened, first appearance wins) built once per request, then one
+//! sort per object that is out of order.
 
-use std::sync::{Arc, Mutex};
-
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextParseQuery,
-};
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
-use async_graphql::{Name, Response, ServerResult, Value, Variables};
+use async_graphql::{Name, Value};
 use indexmap::IndexMap;
 
-/// Installs the reordering on every request.
-pub struct FieldOrder;
-
-impl ExtensionFactory for FieldOrder {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Reorder::default())
-    }
-}
-
-#[derive(Default)]
-struct Reorder {
-    document: Mutex<Option<ExecutableDocument>>,
-}
-
-#[async_trait::async_trait]
-impl Extension for Reorder {
-    async fn parse_query(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let document = next.run(ctx, query, variables).await?;
-        *self.document.lock().expect("document lock") = Some(document.clone());
-        Ok(document)
-    }
-
-    async fn execute(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        operation_name: Option<&str>,
-        next: NextExecute<'_>,
-    ) -> Response {
-        let mut response = next.run(ctx, operation_name).await;
-        let document = self.document.lock().expect("document lock").take();
-        if let Some(document) = document {
-            let operation = match operation_name {
-                Some(name) => document
-                    .operations
-                    .iter()
-                    .find(|(candidate, _)| candidate.map(Name::as_str) == Some(name)),
-                None => document.operations.iter().next(),
-            };
-            if let Some((_, operation)) = operation {
-                let plan = Plan::of(&document, &[&operation.node.selection_set.node]);
-                plan.apply(&mut response.data);
-            }
-        }
-        response
+/// Puts the keys of every object of `data` in the order the query asked for them: the
+/// selection of operation `operation_name` (or the document's one operation).
+pub fn reorder(document: &ExecutableDocument, operation_name: Option<&str>, data: &mut Value) {
+    let operation = match operation_name {
+        Some(name) => document
+            .operations
+            .iter()
+            .find(|(candidate, _)| candidate.map(Name::as_str) == Some(name)),
+        None => document.operations.iter().next(),
+    };
+    if let Some((_, operation)) = operation {
+        Plan::of(document, &[&operation.node.selection_set.node]).apply(data);
     }
 }
 

@@ -4,18 +4,14 @@
 //! After parsing: how deep it nests and how big it is with its fragments expanded
 //! (`document_shape`, measured without expanding them), how many aliases and directives it
 //! has, and how many seat-changing mutation fields an operation has (one: a request cannot
-//! multiply holds past the per-hold cap and the rate limit with aliases). After validation:
-//! its complexity. Every refusal has its code, given here rather than read back from a
-//! message.
+//! multiply holds past the per-hold cap and the rate limit with aliases). Every refusal has
+//! its code, given here. (The complexity, which needs the schema's figures, is checked by
+//! async-graphql's validation.)
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextValidation,
-};
 use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
-use async_graphql::{Request, ServerError, ServerResult, ValidationResult, Value};
+use async_graphql::{Request, ServerError, ServerResult, Value};
 
 use super::document_shape::{measure, FragmentCycle};
 use super::errors::{error_with_code, with_code};
@@ -26,83 +22,42 @@ use crate::error::ErrorCode;
 /// The mutations that change seats: at most one of them per operation.
 const SEAT_CHANGING: [&str; 4] = ["holdSeats", "releaseHold", "confirmHold", "cancelOrder"];
 
-/// The extension that applies [`QueryLimits`] to every request.
-pub struct ShapeLimits(pub QueryLimits);
-
-impl ExtensionFactory for ShapeLimits {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Checks(self.0))
-    }
-}
-
-struct Checks(QueryLimits);
-
 fn too_complex(message: String) -> ServerError {
     error_with_code(message, ErrorCode::QueryTooComplex)
 }
 
-#[async_trait::async_trait]
-impl Extension for Checks {
-    /// The checks of the text and of the parsed document. The document parsed here is the one
-    /// executed: async-graphql does not parse it again.
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        mut request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
-        let limits = &self.0;
-        let text = scan(&request.query, limits.max_tokens + 1);
-        if text.tokens > limits.max_tokens {
-            let message = format!("the query has more than {} tokens", limits.max_tokens);
-            return Err(too_complex(message));
-        }
-        if text.nesting > limits.max_nesting {
-            return Err(too_complex(format!(
-                "the query's brackets nest {} deep; at most {} are allowed",
-                text.nesting, limits.max_nesting
-            )));
-        }
-        let variables = request
-            .variables
-            .values()
-            .map(value_nesting)
-            .max()
-            .unwrap_or(0);
-        if variables > limits.max_nesting {
-            return Err(too_complex(format!(
-                "the variables nest {variables} deep; at most {} are allowed",
-                limits.max_nesting
-            )));
-        }
-        let document = request
-            .parsed_query()
-            .map_err(|error| with_code(error, ErrorCode::BadUserInput))?;
-        check_document(document, limits)?;
-        next.run(ctx, request).await
+/// The checks of the text and of the parsed document, before the request reaches the schema.
+/// Gives the parsed document (also left in `request`, so async-graphql does not parse it
+/// again).
+pub fn check(request: &mut Request, limits: &QueryLimits) -> ServerResult<ExecutableDocument> {
+    let text = scan(&request.query, limits.max_tokens + 1);
+    if text.tokens > limits.max_tokens {
+        let message = format!("the query has more than {} tokens", limits.max_tokens);
+        return Err(too_complex(message));
     }
-
-    /// Validation errors are the client's (BAD_USER_INPUT); a valid query over the
-    /// complexity limit is QUERY_TOO_COMPLEX.
-    async fn validation(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        next: NextValidation<'_>,
-    ) -> Result<ValidationResult, Vec<ServerError>> {
-        let result = next.run(ctx).await.map_err(|errors| {
-            errors
-                .into_iter()
-                .map(|error| with_code(error, ErrorCode::BadUserInput))
-                .collect::<Vec<_>>()
-        })?;
-        if result.complexity > self.0.max_complexity {
-            return Err(vec![too_complex(format!(
-                "the query's complexity is {}; at most {} is allowed",
-                result.complexity, self.0.max_complexity
-            ))]);
-        }
-        Ok(result)
+    if text.nesting > limits.max_nesting {
+        return Err(too_complex(format!(
+            "the query's brackets nest {} deep; at most {} are allowed",
+            text.nesting, limits.max_nesting
+        )));
     }
+    let variables = request
+        .variables
+        .values()
+        .map(value_nesting)
+        .max()
+        .unwrap_or(0);
+    if variables > limits.max_nesting {
+        return Err(too_complex(format!(
+            "the variables nest {variables} deep; at most {} are allowed",
+            limits.max_nesting
+        )));
+    }
+    let document = request
+        .parsed_query()
+        .map_err(|error| with_code(error, ErrorCode::BadUserInput))?;
+    check_document(document, limits)?;
+    Ok(document.clone())
 }
 
 fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> ServerResult<()> {
