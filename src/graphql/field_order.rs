@@ -61,6 +61,15 @@ impl Plan {
         }
         match value {
             Value::Object(fields) => {
+                // Most objects already have the plan's keys in its order: no look-ups then.
+                let aligned = fields.len() == self.keys.len()
+                    && fields.keys().zip(self.keys.keys()).all(|(a, b)| a == b);
+                if aligned {
+                    for ((_, field), (_, plan)) in fields.iter_mut().zip(self.keys.iter()) {
+                        plan.apply(field);
+                    }
+                    return;
+                }
                 let position = |key: &Name| self.keys.get_index_of(key).unwrap_or(usize::MAX);
                 let in_order = fields
                     .keys()
@@ -131,6 +140,13 @@ mod tests {
             reorder(query, data),
             r#"{"a":[{"x":0,"y":1},{"x":1,"y":2}],"b":2,"c":3}"#
         );
+    }
+
+    #[test]
+    fn reorders_below_an_object_already_in_order() {
+        let query = "{ a { x y } b }";
+        let data = r#"{"a":{"y":1,"x":0},"b":2}"#;
+        assert_eq!(reorder(query, data), r#"{"a":{"x":0,"y":1},"b":2}"#);
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! fetched in one `find({_id: {$in: keys}})` per collection. They are created per request and
 //! cache nothing across requests.
 
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
 use crate::domain::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
 use crate::store::documents::{
-    CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
+    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
 use crate::store::Store;
 
@@ -16,8 +18,8 @@ pub struct Loaders {
     pub cinemas: BatchLoader<CinemaId, Arc<CinemaDoc>>,
     pub halls: BatchLoader<HallId, Arc<HallDoc>>,
     pub movies: BatchLoader<MovieId, Arc<MovieDoc>>,
-    /// `movie_details` by movie id.
-    pub details: BatchLoader<MovieId, Arc<MovieDetailsDoc>>,
+    /// `movie_details` by movie id and the fields asked for (a batch reads their union).
+    pub details: BatchLoader<(MovieId, DetailFields), Arc<MovieDetailsDoc>>,
     pub reviews: BatchLoader<ReviewId, Arc<ReviewDoc>>,
     pub showtimes: BatchLoader<ShowtimeId, Arc<ShowtimeDoc>>,
     /// Seat maps (`seat_inventory`) by showtime id and what of them is asked for.
@@ -55,12 +57,49 @@ impl Loaders {
             cinemas: by_id!(store, cinemas_by_ids, CinemaId),
             halls: by_id!(store, halls_by_ids, HallId),
             movies: by_id!(store, movies_by_ids, MovieId),
-            details: by_id!(store, movie_details_by_ids, MovieId),
+            details: details(store),
             reviews: by_id!(store, reviews_by_ids, ReviewId),
             showtimes: by_id!(store, showtimes_by_ids, ShowtimeId),
             seat_maps: seat_maps(store),
         }
     }
+}
+
+/// The movie-details loader: one `find` per batch, projected to the union of the fields its
+/// keys ask for.
+fn details(store: &Store) -> BatchLoader<(MovieId, DetailFields), Arc<MovieDetailsDoc>> {
+    let store = store.clone();
+    BatchLoader::new(move |keys: Vec<(MovieId, DetailFields)>| {
+        let store = store.clone();
+        Box::pin(async move {
+            let fields = keys
+                .iter()
+                .fold(DetailFields::default(), |all, (_, fields)| all | *fields);
+            let mut ids: Vec<MovieId> = keys.iter().map(|(id, _)| *id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let docs = store.movie_details_by_ids(&ids, fields).await?;
+            Ok(by_key(keys, docs, |doc| MovieId::from(doc.id)))
+        })
+    })
+}
+
+/// Each key of a batch with the document of its id.
+fn by_key<I, P, D>(keys: Vec<(I, P)>, docs: Vec<D>, id: fn(&D) -> I) -> HashMap<(I, P), Arc<D>>
+where
+    I: Copy + Eq + Hash,
+    P: Eq + Hash,
+{
+    let docs: HashMap<I, Arc<D>> = docs
+        .into_iter()
+        .map(|doc| (id(&doc), Arc::new(doc)))
+        .collect();
+    keys.into_iter()
+        .filter_map(|key| {
+            let doc = Arc::clone(docs.get(&key.0)?);
+            Some((key, doc))
+        })
+        .collect()
 }
 
 /// The seat-map loader: one `find` per batch, projected to what its keys ask for.
@@ -74,14 +113,7 @@ fn seat_maps(store: &Store) -> BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMa
             ids.sort_unstable();
             ids.dedup();
             let docs = store.seat_maps_by_showtime_ids(&ids, with_seats).await?;
-            let docs: std::collections::HashMap<ShowtimeId, Arc<SeatMapDoc>> = docs
-                .into_iter()
-                .map(|doc| (ShowtimeId::from(doc.id), Arc::new(doc)))
-                .collect();
-            Ok(keys
-                .into_iter()
-                .filter_map(|key| Some((key, Arc::clone(docs.get(&key.0)?))))
-                .collect())
+            Ok(by_key(keys, docs, |doc| ShowtimeId::from(doc.id)))
         })
     })
 }

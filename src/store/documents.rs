@@ -157,19 +157,63 @@ pub struct ExternalRatingDoc {
     pub votes: i64,
 }
 
-/// `movie_details`: loaded only when asked; `_id` is the movie's.
+/// `movie_details`: loaded only when asked; `_id` is the movie's. A read projected to some
+/// fields (`Store::movie_details_by_ids`) leaves the others empty.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MovieDetailsDoc {
     #[serde(rename = "_id")]
     pub id: ObjectId,
+    #[serde(default)]
     pub schema_version: i32,
+    #[serde(default)]
     pub plot: String,
+    #[serde(default)]
     pub full_plot: String,
+    #[serde(default)]
     pub languages: Vec<String>,
+    #[serde(default)]
     pub countries: Vec<String>,
+    #[serde(default)]
     pub cast: Vec<CastMemberDoc>,
+    #[serde(default)]
     pub external_ratings: Vec<ExternalRatingDoc>,
+}
+
+/// Which fields of movie details a read needs (a set; `|` joins two).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DetailFields(u8);
+
+impl DetailFields {
+    pub const PLOT: DetailFields = DetailFields(1);
+    pub const FULL_PLOT: DetailFields = DetailFields(1 << 1);
+    pub const LANGUAGES: DetailFields = DetailFields(1 << 2);
+    pub const COUNTRIES: DetailFields = DetailFields(1 << 3);
+    pub const CAST: DetailFields = DetailFields(1 << 4);
+    pub const EXTERNAL_RATINGS: DetailFields = DetailFields(1 << 5);
+
+    /// The stored names of the fields in the set.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        [
+            "plot",
+            "fullPlot",
+            "languages",
+            "countries",
+            "cast",
+            "externalRatings",
+        ]
+        .into_iter()
+        .enumerate()
+        .filter(move |(bit, _)| self.0 & (1 << bit) != 0)
+        .map(|(_, name)| name)
+    }
+}
+
+impl std::ops::BitOr for DetailFields {
+    type Output = DetailFields;
+    fn bitor(self, other: DetailFields) -> DetailFields {
+        DetailFields(self.0 | other.0)
+    }
 }
 
 /// The cinema fields a showtime copies (extended reference).

@@ -3,7 +3,7 @@
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::documents::{MovieDetailsDoc, MovieDoc, ObjectIdExt, ReviewDoc};
+use super::documents::{DetailFields, MovieDetailsDoc, MovieDoc, ObjectIdExt, ReviewDoc};
 use super::{filters, names, Store};
 use crate::domain::ids::{MovieId, ReviewId};
 use crate::domain::paging::{Page, PageRequest};
@@ -35,9 +35,15 @@ impl Store {
     pub async fn movie_details_by_ids(
         &self,
         ids: &[MovieId],
+        fields: DetailFields,
     ) -> Result<Vec<MovieDetailsDoc>, ApiError> {
         let ids = ids.iter().map(|id| id.oid()).collect();
-        self.find_by_ids(names::MOVIE_DETAILS, ids).await
+        let mut projection = doc! { "_id": 1 };
+        for name in fields.names() {
+            projection.insert(name, 1);
+        }
+        self.find_by_ids_projected(names::MOVIE_DETAILS, ids, projection)
+            .await
     }
 
     #[tracing::instrument(skip(self))]

@@ -138,3 +138,62 @@ async fn a_movie_without_details_has_null_details() {
         json!({ "title": "无详情", "details": null })
     );
 }
+
+/// A page asking for its movies' plots reads the plots, not the casts; asking one movie for
+/// its plot and another for its cast (or the same movie twice) is still one `find`, of both.
+#[tokio::test]
+async fn details_read_only_the_fields_asked_for_in_one_find() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    let first = catalogue.movie("长的电影", &["剧情"]);
+    let second = catalogue.movie("另一部", &["喜剧"]);
+    catalogue.insert(&app).await;
+    let (first, second) = (global_id("Movie", first.id), global_id("Movie", second.id));
+
+    let read = |query: &'static str| {
+        let app = app.clone();
+        let variables = json!({ "a": first, "b": second });
+        async move {
+            app.store.commands().start();
+            let response = app.graphql(query, variables).await;
+            let sent = app.store.commands().take();
+            let finds: Vec<_> = sent
+                .iter()
+                .filter(|c| c.collection.as_deref() == Some("movie_details"))
+                .collect();
+            assert_eq!(finds.len(), 1, "one find of details: {sent:?}");
+            (response.data().clone(), finds[0].reply_bytes.unwrap())
+        }
+    };
+    let (plots, plot_bytes) = read(
+        "query ($a: ID!, $b: ID!) { a: node(id: $a) { ... on Movie { details { plot } } }
+         b: node(id: $b) { ... on Movie { details { plot } } } }",
+    )
+    .await;
+    assert_eq!(plots["a"]["details"]["plot"], "长的电影的故事。");
+    let (mixed, mixed_bytes) = read(
+        "query ($a: ID!, $b: ID!) { a: node(id: $a) { ... on Movie { details { plot } } }
+         b: node(id: $b) { ... on Movie { details { cast { name character } externalRatings { source } } } } }",
+    )
+    .await;
+    assert_eq!(mixed["a"]["details"]["plot"], "长的电影的故事。");
+    assert_eq!(mixed["b"]["details"]["cast"][0]["name"], "演员甲");
+    assert_eq!(
+        mixed["b"]["details"]["externalRatings"][0]["source"],
+        "豆瓣"
+    );
+    println!("movie_details reply: plots {plot_bytes} B, plots with casts {mixed_bytes} B");
+    // The casts and ratings of both movies (the batch reads the union), and never the
+    // full plots, languages or countries.
+    assert!(
+        mixed_bytes > plot_bytes + 2 * 60,
+        "{mixed_bytes} vs {plot_bytes}"
+    );
+    let (_, all_bytes) = read(
+        "query ($a: ID!, $b: ID!) { a: node(id: $a) { ... on Movie { details {
+            plot fullPlot languages countries cast { name } externalRatings { source } } } }
+         b: node(id: $b) { ... on Movie { details { plot } } } }",
+    )
+    .await;
+    assert!(all_bytes > mixed_bytes, "{all_bytes} vs {mixed_bytes}");
+}

@@ -148,7 +148,12 @@ impl Movie {
     /// Plot, full cast, languages and external ratings: loaded only when asked, in one batch
     /// for every movie of the request.
     async fn details(&self, ctx: &Context<'_>) -> Result<Option<MovieDetails>, ApiError> {
-        let details = ctx.loaders().details.load_one(self.doc.id).await?;
+        let fields = MovieDetails::fields_asked(&ctx.look_ahead());
+        let details = ctx
+            .loaders()
+            .details
+            .load_one((self.doc.id, fields))
+            .await?;
         Ok(details.map(MovieDetails))
     }
 

@@ -5,10 +5,27 @@ use std::sync::Arc;
 use async_graphql::{Object, SimpleObject};
 
 use crate::domain::list_caps::{MAX_CAST, MAX_EXTERNAL_RATINGS};
-use crate::store::documents::MovieDetailsDoc;
+use crate::store::documents::{DetailFields, MovieDetailsDoc};
 
 /// A movie's details, stored apart from the summary so lists stay small.
 pub struct MovieDetails(pub Arc<MovieDetailsDoc>);
+
+impl MovieDetails {
+    /// The stored fields a selection of details reads (its look-ahead, fragments included).
+    pub fn fields_asked(selection: &async_graphql::Lookahead<'_>) -> DetailFields {
+        [
+            ("plot", DetailFields::PLOT),
+            ("fullPlot", DetailFields::FULL_PLOT),
+            ("languages", DetailFields::LANGUAGES),
+            ("countries", DetailFields::COUNTRIES),
+            ("cast", DetailFields::CAST),
+            ("externalRatings", DetailFields::EXTERNAL_RATINGS),
+        ]
+        .into_iter()
+        .filter(|(name, _)| selection.field(name).exists())
+        .fold(DetailFields::default(), |all, (_, fields)| all | fields)
+    }
+}
 
 /// A member of the cast.
 #[derive(SimpleObject)]
