@@ -7,7 +7,9 @@
 //! it prints requests/s, p50 and p99 latency and the CPU milliseconds each server spent per
 //! request. Both servers run on a runtime of their own whose threads' CPU time is read from
 //! `/proc/self/task/*/schedstat`, so the client's work is not counted; the database server is
-//! another process. Both answers are checked to be the same JSON before timing.
+//! another process. Both answers are checked to be the same JSON before timing. Last, the
+//! whole seat map of one showtime in the city's smallest and largest hall, as seat objects
+//! and in compact form.
 //!
 //! ```sh
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' \
@@ -236,12 +238,72 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         }
+        seat_maps(&gateway_url, &city, requests).await;
         anyhow::Ok(())
     })?;
     if database.is_none() {
         servers.block_on(store.drop_database())?;
     }
     Ok(())
+}
+
+/// One showtime's whole seat map, in the smallest and the largest hall of the city's first
+/// 100 showtimes: every seat as an object, and the compact rows.
+async fn seat_maps(gateway_url: &str, city: &str, requests: usize) {
+    let client = reqwest::Client::new();
+    let capacities = "query ($city: String) { showtimes(first: 100, filter: { city: $city }) {
+        edges { node { id seatMap { counts { capacity } } } } } }";
+    let page = Target::Gateway {
+        url: gateway_url.to_owned(),
+        query: capacities,
+    }
+    .fetch(&client, &json!({ "city": city }))
+    .await;
+    let mut halls: Vec<(i64, String)> = page["data"]["showtimes"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edge| {
+            let node = &edge["node"];
+            let capacity = node["seatMap"]["counts"]["capacity"].as_i64().unwrap();
+            (capacity, node["id"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    halls.sort();
+    let (Some(smallest), Some(largest)) = (halls.first().cloned(), halls.last().cloned()) else {
+        return;
+    };
+    println!("\nwhole seat map of one showtime, 1 client");
+    println!(
+        "{:<8} {:>6} {:>9} {:>9} {:>10}",
+        "form", "seats", "req/s", "p50 ms", "CPU ms/req"
+    );
+    for (form, query) in [
+        (
+            "seats",
+            "query ($id: ID!) { showtime(id: $id) { seatMap { rows {
+            label seats { label number column kind state } } } } }",
+        ),
+        (
+            "compact",
+            "query ($id: ID!) { showtime(id: $id) { seatMap { width rows {
+            label states kinds } } } }",
+        ),
+    ] {
+        for (seats, id) in [&smallest, &largest] {
+            let target = Target::Gateway {
+                url: gateway_url.to_owned(),
+                query,
+            };
+            let figures = measure(&target, &json!({ "id": id }), 1, requests).await;
+            println!(
+                "{form:<8} {seats:>6} {:>9.0} {:>9.2} {:>10.3}",
+                figures.per_second,
+                ms(figures.p50),
+                ms(figures.cpu_per_request)
+            );
+        }
+    }
 }
 
 fn ms(duration: Duration) -> f64 {
