@@ -24,6 +24,30 @@ pub enum SeatState {
     Blocked,
 }
 
+impl SeatKind {
+    /// The kind's letter in a compact seat map: `s`, `v`, `w`, `c` (`_` is no seat).
+    pub fn letter(self) -> char {
+        match self {
+            SeatKind::Standard => 's',
+            SeatKind::Vip => 'v',
+            SeatKind::Wheelchair => 'w',
+            SeatKind::Couple => 'c',
+        }
+    }
+}
+
+impl SeatState {
+    /// The state's letter in a compact seat map: `a`, `h`, `s`, `b` (`_` is no seat).
+    pub fn letter(self) -> char {
+        match self {
+            SeatState::Available => 'a',
+            SeatState::Held => 'h',
+            SeatState::Sold => 's',
+            SeatState::Blocked => 'b',
+        }
+    }
+}
+
 /// How many seats of a showtime are in each state (kept exact in the same update as the seats).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatCounts {
@@ -65,6 +89,27 @@ impl SeatCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_letters_tell_every_kind_and_state_apart_from_each_other_and_from_a_gap() {
+        use std::collections::HashSet;
+        let kinds = [
+            SeatKind::Standard,
+            SeatKind::Vip,
+            SeatKind::Wheelchair,
+            SeatKind::Couple,
+        ];
+        let states = [
+            SeatState::Available,
+            SeatState::Held,
+            SeatState::Sold,
+            SeatState::Blocked,
+        ];
+        let kind_letters: HashSet<char> = kinds.iter().map(|k| k.letter()).collect();
+        let state_letters: HashSet<char> = states.iter().map(|s| s.letter()).collect();
+        assert_eq!((kind_letters.len(), state_letters.len()), (4, 4));
+        assert!(!kind_letters.contains(&'_') && !state_letters.contains(&'_'));
+    }
 
     #[test]
     fn tally_adds_up_to_the_number_of_seats() {

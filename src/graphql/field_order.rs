@@ -2,7 +2,7 @@
 //! concurrently and writes each as it finishes (async-graphql#612), so a field that waits for
 //! a loader comes after one that did not, and the order changes from one request to the next.
 //! The GraphQL specification's serialized map ordering asks for the query's order. Once the
-//! operation has run, [`reorder`] puts every object's keys back in that order: a plan of the
+//! operation has run, a [`Plan`] puts every object's keys back in that order: a plan of the
 //! selection (fragments flattened, first appearance wins) built once per request, then one
 //! sort per object that is out of order.
 
@@ -10,25 +10,24 @@ use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
 use async_graphql::{Name, Value};
 use indexmap::IndexMap;
 
-/// Puts the keys of every object of `data` in the order the query asked for them: the
-/// selection of operation `operation_name` (or the document's one operation).
-pub fn reorder(document: &ExecutableDocument, operation_name: Option<&str>, data: &mut Value) {
-    let operation = match operation_name {
+/// The plan of operation `operation_name` (or the document's one operation), built before
+/// the document goes to the schema; [`Plan::apply`] then puts the keys of every object of the
+/// response's data in the order the query asked for them.
+pub fn plan(document: &ExecutableDocument, operation_name: Option<&str>) -> Option<Plan> {
+    let (_, operation) = match operation_name {
         Some(name) => document
             .operations
             .iter()
             .find(|(candidate, _)| candidate.map(Name::as_str) == Some(name)),
         None => document.operations.iter().next(),
-    };
-    if let Some((_, operation)) = operation {
-        Plan::of(document, &[&operation.node.selection_set.node]).apply(data);
-    }
+    }?;
+    Some(Plan::of(document, &[&operation.node.selection_set.node]))
 }
 
 /// The response keys of a selection in the query's order, each with the plan of its own
 /// selection.
 #[derive(Debug, Default)]
-struct Plan {
+pub struct Plan {
     keys: IndexMap<Name, Plan>,
 }
 
@@ -55,7 +54,7 @@ impl Plan {
         }
     }
 
-    fn apply(&self, value: &mut Value) {
+    pub fn apply(&self, value: &mut Value) {
         if self.keys.is_empty() {
             return;
         }

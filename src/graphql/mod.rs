@@ -66,14 +66,16 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
         .data::<QueryLimits>()
         .copied()
         .unwrap_or_else(|| crate::config::Limits::default().query());
-    let document = match shape_limits::check(&mut request, &limits) {
-        Ok(document) => document,
+    let operation_name = request.operation_name.clone();
+    let order = match shape_limits::check(&mut request, &limits) {
+        Ok(document) => field_order::plan(document, operation_name.as_deref()),
         Err(error) => return Response::from_errors(vec![error]),
     };
-    let operation_name = request.operation_name.clone();
     let mut response = schema.execute(request).await;
     errors::classify_response(&mut response);
-    field_order::reorder(&document, operation_name.as_deref(), &mut response.data);
+    if let Some(order) = order {
+        order.apply(&mut response.data);
+    }
     response
 }
 

@@ -26,38 +26,43 @@ fn too_complex(message: String) -> ServerError {
     error_with_code(message, ErrorCode::QueryTooComplex)
 }
 
+/// QUERY_TOO_COMPLEX when `found` is over `max`: what `says` of `found`, then the cap.
+fn at_most(found: usize, max: usize, says: impl FnOnce(usize) -> String) -> ServerResult<()> {
+    if found > max {
+        let message = format!("{}; at most {max} are allowed", says(found));
+        return Err(too_complex(message));
+    }
+    Ok(())
+}
+
 /// The checks of the text and of the parsed document, before the request reaches the schema.
-/// Gives the parsed document (also left in `request`, so async-graphql does not parse it
-/// again).
-pub fn check(request: &mut Request, limits: &QueryLimits) -> ServerResult<ExecutableDocument> {
+/// Gives the parsed document, which stays in `request`: async-graphql does not parse it again.
+pub fn check<'a>(
+    request: &'a mut Request,
+    limits: &QueryLimits,
+) -> ServerResult<&'a ExecutableDocument> {
     let text = scan(&request.query, limits.max_tokens + 1);
     if text.tokens > limits.max_tokens {
         let message = format!("the query has more than {} tokens", limits.max_tokens);
         return Err(too_complex(message));
     }
-    if text.nesting > limits.max_nesting {
-        return Err(too_complex(format!(
-            "the query's brackets nest {} deep; at most {} are allowed",
-            text.nesting, limits.max_nesting
-        )));
-    }
+    at_most(text.nesting, limits.max_nesting, |n| {
+        format!("the query's brackets nest {n} deep")
+    })?;
     let variables = request
         .variables
         .values()
         .map(value_nesting)
         .max()
         .unwrap_or(0);
-    if variables > limits.max_nesting {
-        return Err(too_complex(format!(
-            "the variables nest {variables} deep; at most {} are allowed",
-            limits.max_nesting
-        )));
-    }
+    at_most(variables, limits.max_nesting, |n| {
+        format!("the variables nest {n} deep")
+    })?;
     let document = request
         .parsed_query()
         .map_err(|error| with_code(error, ErrorCode::BadUserInput))?;
     check_document(document, limits)?;
-    Ok(document.clone())
+    Ok(document)
 }
 
 fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> ServerResult<()> {
@@ -67,18 +72,12 @@ fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> Server
             ErrorCode::BadUserInput,
         )
     })?;
-    if shape.depth > limits.max_depth {
-        return Err(too_complex(format!(
-            "the query is nested {} fields deep; at most {} are allowed",
-            shape.depth, limits.max_depth
-        )));
-    }
-    if shape.recursion > limits.max_nesting {
-        return Err(too_complex(format!(
-            "the query's selections nest {} deep with its fragments; at most {} are allowed",
-            shape.recursion, limits.max_nesting
-        )));
-    }
+    at_most(shape.depth, limits.max_depth, |n| {
+        format!("the query is nested {n} fields deep")
+    })?;
+    at_most(shape.recursion, limits.max_nesting, |n| {
+        format!("the query's selections nest {n} deep with its fragments")
+    })?;
     // Every selection costs at least 1, so a query with more of them than the complexity
     // limit is over it: refused here, before anything expands its fragments to find out.
     if shape.selections > limits.max_complexity {
@@ -94,18 +93,12 @@ fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> Server
     for fragment in document.fragments.values() {
         counts.selection_set(&fragment.node.selection_set.node);
     }
-    if counts.aliases > limits.max_aliases {
-        return Err(too_complex(format!(
-            "the query has {} aliases; at most {} are allowed",
-            counts.aliases, limits.max_aliases
-        )));
-    }
-    if counts.directives > limits.max_directives {
-        return Err(too_complex(format!(
-            "the query has {} directives; at most {} are allowed",
-            counts.directives, limits.max_directives
-        )));
-    }
+    at_most(counts.aliases, limits.max_aliases, |n| {
+        format!("the query has {n} aliases")
+    })?;
+    at_most(counts.directives, limits.max_directives, |n| {
+        format!("the query has {n} directives")
+    })?;
     for (name, operation) in document.operations.iter() {
         if operation.node.ty != OperationType::Mutation {
             continue;

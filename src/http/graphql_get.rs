@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 
-use async_graphql::parser::types::{DocumentOperations, OperationType};
+use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType};
 use async_graphql::BatchRequest;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -30,7 +30,7 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     let query_string = parts.uri.query().unwrap_or_default();
-    let request =
+    let mut request =
         match async_graphql::http::parse_query_string(query_string) {
             Ok(request) => request,
             Err(_) => return refused(
@@ -42,10 +42,16 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
                 ErrorCode::BadUserInput,
             ),
         };
-    // Parsed here only when within the text limits: a query over them is refused before
-    // parsing by `run`, and so never executes, mutation or not.
+    // Parsed here only when within the text limits (a query over them is refused before
+    // parsing by `run`, and so never executes, mutation or not). The document stays in the
+    // request: it is not parsed again.
+    let operation_name = request.operation_name.clone();
     let parse_bounded = state.limits.query().text_within(&request.query);
-    if parse_bounded && is_mutation(&request.query, request.operation_name.as_deref()) {
+    if parse_bounded
+        && request
+            .parsed_query()
+            .is_ok_and(|document| is_mutation(document, operation_name.as_deref()))
+    {
         let mut response = refused(
             media,
             StatusCode::METHOD_NOT_ALLOWED,
@@ -68,12 +74,8 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
     .await
 }
 
-/// Whether the operation the request selects is a mutation. A document that does not parse is
-/// left to execution, which reports it.
-fn is_mutation(query: &str, operation_name: Option<&str>) -> bool {
-    let Ok(document) = async_graphql::parser::parse_query(query) else {
-        return false;
-    };
+/// Whether the operation the request selects is a mutation.
+fn is_mutation(document: &ExecutableDocument, operation_name: Option<&str>) -> bool {
     match &document.operations {
         DocumentOperations::Single(operation) => operation.node.ty == OperationType::Mutation,
         DocumentOperations::Multiple(operations) => operations.iter().any(|(name, operation)| {
@@ -87,14 +89,20 @@ fn is_mutation(query: &str, operation_name: Option<&str>) -> bool {
 mod tests {
     use super::*;
 
+    /// Whether `query` parses and selects a mutation.
+    fn mutation(query: &str, operation_name: Option<&str>) -> bool {
+        async_graphql::parser::parse_query(query)
+            .is_ok_and(|document| is_mutation(&document, operation_name))
+    }
+
     #[test]
     fn finds_the_mutations_among_the_operations() {
-        assert!(is_mutation("mutation { releaseHold(holdId: \"x\") }", None));
-        assert!(!is_mutation("{ cinemas { edges { cursor } } }", None));
+        assert!(mutation("mutation { releaseHold(holdId: \"x\") }", None));
+        assert!(!mutation("{ cinemas { edges { cursor } } }", None));
         let both = "query Q { __typename } mutation M { releaseHold(holdId: \"x\") }";
-        assert!(is_mutation(both, Some("M")));
-        assert!(!is_mutation(both, Some("Q")));
-        assert!(is_mutation(both, None), "ambiguous: refused as a mutation");
-        assert!(!is_mutation("{ not valid", None));
+        assert!(mutation(both, Some("M")));
+        assert!(!mutation(both, Some("Q")));
+        assert!(mutation(both, None), "ambiguous: refused as a mutation");
+        assert!(!mutation("{ not valid", None));
     }
 }

@@ -265,12 +265,13 @@ impl From<bson::ser::Error> for ApiError {
 impl Store {
     /// Runs a `find` that returns at most `limit` documents in one round trip: the batch size
     /// equals the limit, so the server closes the cursor with the first batch (no `getMore`, no
-    /// `killCursors`).
+    /// `killCursors`). With a `projection`, only its fields are read.
     async fn find_limited<T>(
         &self,
         collection: &str,
         filter: bson::Document,
         sort: Option<bson::Document>,
+        projection: Option<bson::Document>,
         limit: usize,
     ) -> Result<Vec<T>, ApiError>
     where
@@ -282,17 +283,16 @@ impl Store {
         }
         let limit = i64::try_from(limit).map_err(ApiError::internal)?;
         let documents = self.collection::<T>(collection);
-        self.bounded(async {
-            documents
-                .find(filter)
-                .sort(sort.unwrap_or_default())
-                .limit(limit)
-                .batch_size(u32::try_from(limit).unwrap_or(u32::MAX))
-                .await?
-                .try_collect()
-                .await
-        })
-        .await
+        let mut find = documents
+            .find(filter)
+            .sort(sort.unwrap_or_default())
+            .limit(limit)
+            .batch_size(u32::try_from(limit).unwrap_or(u32::MAX));
+        if let Some(projection) = projection {
+            find = find.projection(projection);
+        }
+        self.bounded(async { find.await?.try_collect().await })
+            .await
     }
 
     /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.
@@ -305,16 +305,12 @@ impl Store {
         T: serde::de::DeserializeOwned + Send + Sync,
     {
         let limit = ids.len();
-        self.find_limited(
-            collection,
-            bson::doc! { "_id": { "$in": ids } },
-            None,
-            limit,
-        )
-        .await
+        let filter = bson::doc! { "_id": { "$in": ids } };
+        self.find_limited(collection, filter, None, None, limit)
+            .await
     }
 
-    /// Every document whose `_id` is in `ids`, with the fields of `projection` only.
+    /// The same, with the fields of `projection` only.
     async fn find_by_ids_projected<T>(
         &self,
         collection: &str,
@@ -324,26 +320,10 @@ impl Store {
     where
         T: serde::de::DeserializeOwned + Send + Sync,
     {
-        use futures::TryStreamExt;
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        // A limit as well as the batch size: the server then closes the cursor with the first
-        // batch instead of leaving a `getMore` to find it exhausted.
-        let limit = i64::try_from(ids.len()).map_err(ApiError::internal)?;
-        let batch = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-        let documents = self.collection::<T>(collection);
-        self.bounded(async {
-            documents
-                .find(bson::doc! { "_id": { "$in": ids } })
-                .projection(projection)
-                .limit(limit)
-                .batch_size(batch)
-                .await?
-                .try_collect()
-                .await
-        })
-        .await
+        let limit = ids.len();
+        let filter = bson::doc! { "_id": { "$in": ids } };
+        self.find_limited(collection, filter, None, Some(projection), limit)
+            .await
     }
 
     /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
@@ -371,7 +351,7 @@ impl Store {
             .transpose()?;
         let filter = filters::all_of(vec![filter, after.map(after_filter).unwrap_or_default()]);
         let docs = self
-            .find_limited(collection, filter, Some(sort), page.first + 1)
+            .find_limited(collection, filter, Some(sort), None, page.first + 1)
             .await?;
         Ok(Page::from_fetched(docs, page, |doc| {
             cursor::encode(kind, &key_of(doc))

@@ -122,7 +122,8 @@ impl Store {
             { "status": "PENDING", "createdAt": { "$lt": pending_before } },
             { "status": "CANCELLING" },
         ] };
-        self.find_limited(names::ORDERS, filter, None, limit).await
+        self.find_limited(names::ORDERS, filter, None, None, limit)
+            .await
     }
 
     /// Orders by id.

@@ -89,7 +89,8 @@ impl Store {
             { "status": "CONFIRMED", "salesCounted": false },
             { "status": "CANCELLED", "salesCounted": true },
         ] };
-        self.find_limited(names::ORDERS, filter, None, limit).await
+        self.find_limited(names::ORDERS, filter, None, None, limit)
+            .await
     }
 
     /// Moves the sales figures by `orders` (as `orders_to_project` returned them) and marks them

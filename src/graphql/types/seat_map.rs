@@ -117,28 +117,19 @@ impl SeatRow<'_> {
     /// `s` sold, `b` blocked, `_` no seat (an aisle or a gap). With `kinds`, a row of the map
     /// is a few dozen bytes instead of an object per seat.
     async fn states(&self) -> String {
-        self.compact(|view| match view.state {
-            seat::SeatState::Available => 'a',
-            seat::SeatState::Held => 'h',
-            seat::SeatState::Sold => 's',
-            seat::SeatState::Blocked => 'b',
-        })
+        self.compact(|view| view.state.letter())
     }
 
     /// The kinds of the row's positions, one character each as in `states`: `s` standard,
     /// `v` VIP, `w` wheelchair, `c` couple (two `c`s side by side are one love seat), `_` no
     /// seat.
     async fn kinds(&self) -> String {
-        self.compact(|view| match view.kind {
-            seat::SeatKind::Standard => 's',
-            seat::SeatKind::Vip => 'v',
-            seat::SeatKind::Wheelchair => 'w',
-            seat::SeatKind::Couple => 'c',
-        })
+        self.compact(|view| view.kind.letter())
     }
 }
 
 impl SeatRow<'_> {
+    /// One character per position: the seat's `letter`, or `_` for a gap.
     fn compact(&self, letter: impl Fn(&SeatView) -> char) -> String {
         self.positions
             .iter()
