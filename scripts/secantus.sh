@@ -30,7 +30,7 @@ ensure_secantus() {
 start_secantus() {
   local storage="$1" log="$2"
   mkdir -p "$storage"
-  "$SECANTUSD" --port 0 --storage-path "$storage" --log-level WARNING >"$log" 2>&1 &
+  "$SECANTUSD" --port 0 --storage-path "$storage" --log-level ${SECANTUS_LOG_LEVEL:-WARNING} >"$log" 2>&1 &
   SECANTUS_PID=$!
   local address=""
   for _ in $(seq 1 300); do

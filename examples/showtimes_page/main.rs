@@ -19,14 +19,16 @@
 //! the database `BENCH_DATABASE` names, as it is, e.g. one holding the national demo).
 
 mod floor;
+#[path = "../common/server_cpu.rs"]
+mod server_cpu;
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, demo, AppState};
 use serde_json::{json, Value};
+use server_cpu::ThreadCpu;
 
 const REFERENCES_ONLY: &str = "query ($first: Int, $city: String) {
     showtimes(first: $first, filter: { city: $city }) { edges { node {
@@ -42,20 +44,6 @@ const WITH_LOADED_FIELDS: &str = "query ($first: Int, $city: String) {
 /// The gateway binary's allocator, so the gateway measured here is the one that runs.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// The thread ids of the servers' runtime.
-static SERVER_THREADS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-/// Nanoseconds the servers' threads have run so far.
-fn server_cpu() -> Duration {
-    let threads = SERVER_THREADS.lock().unwrap().clone();
-    let nanos: u64 = threads
-        .iter()
-        .filter_map(|tid| std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
-}
 
 /// A request to one of the two servers.
 #[derive(Clone)]
@@ -87,13 +75,19 @@ struct Figures {
 }
 
 /// `requests` requests from `clients` concurrent clients.
-async fn measure(target: &Target, variables: &Value, clients: usize, requests: usize) -> Figures {
+async fn measure(
+    cpu: &ThreadCpu,
+    target: &Target,
+    variables: &Value,
+    clients: usize,
+    requests: usize,
+) -> Figures {
     let client = reqwest::Client::new();
     for _ in 0..10 {
         target.fetch(&client, variables).await;
     }
     let per_client = requests.div_ceil(clients);
-    let cpu_before = server_cpu();
+    let cpu_before = cpu.used();
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|_| {
@@ -114,7 +108,7 @@ async fn measure(target: &Target, variables: &Value, clients: usize, requests: u
         latencies.extend(task.await.expect("a client"));
     }
     let elapsed = started.elapsed();
-    let cpu = server_cpu() - cpu_before;
+    let cpu = cpu.used() - cpu_before;
     latencies.sort();
     let percentile = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize];
     Figures {
@@ -135,15 +129,7 @@ fn main() -> anyhow::Result<()> {
     let database = std::env::var("BENCH_DATABASE").ok();
 
     // The servers' runtime: two workers, their thread ids recorded for the CPU figures.
-    let servers = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .on_thread_start(|| {
-            // SAFETY: gettid(2) has no preconditions.
-            let tid = unsafe { libc::gettid() };
-            SERVER_THREADS.lock().unwrap().push(tid);
-        })
-        .build()?;
+    let (servers, server_cpu) = server_cpu::server_runtime(2)?;
     let (store, gateway_url, floor_url) = servers.block_on(async {
         let name = database
             .clone()
@@ -221,8 +207,8 @@ fn main() -> anyhow::Result<()> {
                 );
                 assert_eq!(from_gateway, from_floor, "the floor answers as the gateway does");
                 for clients in [1, 16] {
-                    let floor_figures = measure(&floor, &variables, clients, requests).await;
-                    let gateway_figures = measure(&gateway, &variables, clients, requests).await;
+                    let floor_figures = measure(&server_cpu, &floor, &variables, clients, requests).await;
+                    let gateway_figures = measure(&server_cpu, &gateway, &variables, clients, requests).await;
                     for (server, figures) in [("floor", &floor_figures), ("gateway", &gateway_figures)] {
                         let ratio = figures.cpu_per_request.as_secs_f64()
                             / floor_figures.cpu_per_request.as_secs_f64();
@@ -238,7 +224,7 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         }
-        seat_maps(&gateway_url, &city, requests).await;
+        seat_maps(&server_cpu, &gateway_url, &city, requests).await;
         anyhow::Ok(())
     })?;
     if database.is_none() {
@@ -249,7 +235,7 @@ fn main() -> anyhow::Result<()> {
 
 /// One showtime's whole seat map, in the smallest and the largest hall of the city's first
 /// 100 showtimes: every seat as an object, and the compact rows.
-async fn seat_maps(gateway_url: &str, city: &str, requests: usize) {
+async fn seat_maps(cpu: &ThreadCpu, gateway_url: &str, city: &str, requests: usize) {
     let client = reqwest::Client::new();
     let capacities = "query ($city: String) { showtimes(first: 100, filter: { city: $city }) {
         edges { node { id seatMap { counts { capacity } } } } } }";
@@ -295,7 +281,7 @@ async fn seat_maps(gateway_url: &str, city: &str, requests: usize) {
                 url: gateway_url.to_owned(),
                 query,
             };
-            let figures = measure(&target, &json!({ "id": id }), 1, requests).await;
+            let figures = measure(cpu, &target, &json!({ "id": id }), 1, requests).await;
             println!(
                 "{form:<8} {seats:>6} {:>9.0} {:>9.2} {:>10.3}",
                 figures.per_second,

@@ -4,6 +4,7 @@
 
 mod batch_loader;
 pub mod context;
+mod document_cache;
 mod document_shape;
 pub mod errors;
 mod field_order;
@@ -14,11 +15,18 @@ mod query_text;
 mod shape_limits;
 pub mod types;
 
+use std::sync::Arc;
+
 use async_graphql::{BatchRequest, BatchResponse, EmptySubscription, Response, Schema};
+use document_cache::{Checked, DocumentCache};
 
 pub use context::{prepare, Caller, RequestSettings};
 pub use mutation::Mutation;
 pub use query::Query;
+
+/// The bytes of query text whose parsed and checked documents are kept (`document_cache`):
+/// a few hundred typical queries, some tens of MB at most with their documents.
+const DOCUMENT_CACHE_TEXT_BYTES: usize = 512 * 1024;
 
 /// The schema type served by the gateway.
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
@@ -56,6 +64,7 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         // `shape_limits` checks the same count first, with a code; this stays as a backstop.
         .limit_recursive_depth(limits.max_nesting)
         .data(limits)
+        .data(DocumentCache::new(DOCUMENT_CACHE_TEXT_BYTES))
         .finish()
 }
 
@@ -66,17 +75,46 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
         .data::<QueryLimits>()
         .copied()
         .unwrap_or_else(|| crate::config::Limits::default().query());
-    let operation_name = request.operation_name.clone();
-    let order = match shape_limits::check(&mut request, &limits) {
-        Ok(document) => field_order::plan(document, operation_name.as_deref()),
+    let checked = match checked(schema, &mut request, &limits) {
+        Ok(checked) => checked,
         Err(error) => return Response::from_errors(vec![error]),
     };
     let mut response = schema.execute(request).await;
     errors::classify_response(&mut response);
-    if let Some(order) = order {
+    if let Some(order) = &checked.order {
         order.apply(&mut response.data);
     }
     response
+}
+
+/// The request's query parsed and within the shape limits, from the cache when this text was
+/// seen before; the parsed document is in `request` either way.
+fn checked(
+    schema: &AppSchema,
+    request: &mut async_graphql::Request,
+    limits: &QueryLimits,
+) -> async_graphql::ServerResult<Arc<Checked>> {
+    shape_limits::check_variables(request, limits)?;
+    let cache = schema.data::<DocumentCache>();
+    let operation_name = request.operation_name.clone();
+    let cached = cache.and_then(|cache| cache.get(&request.query, operation_name.as_deref()));
+    if let Some(checked) = cached {
+        request.set_parsed_query(checked.document.clone());
+        return Ok(checked);
+    }
+    let document = shape_limits::check_query(request, limits)?;
+    let checked = Arc::new(Checked {
+        order: field_order::plan(document, operation_name.as_deref()),
+        document: document.clone(),
+    });
+    if let Some(cache) = cache {
+        cache.insert(
+            &request.query,
+            operation_name.as_deref(),
+            Arc::clone(&checked),
+        );
+    }
+    Ok(checked)
 }
 
 /// Runs a batch, one request after another, as async-graphql does.

@@ -35,9 +35,23 @@ fn at_most(found: usize, max: usize, says: impl FnOnce(usize) -> String) -> Serv
     Ok(())
 }
 
+/// How deep the request's variables nest: checked for every request, as they change from
+/// one request to the next while the query text stays the same.
+pub fn check_variables(request: &Request, limits: &QueryLimits) -> ServerResult<()> {
+    let variables = request
+        .variables
+        .values()
+        .map(value_nesting)
+        .max()
+        .unwrap_or(0);
+    at_most(variables, limits.max_nesting, |n| {
+        format!("the variables nest {n} deep")
+    })
+}
+
 /// The checks of the text and of the parsed document, before the request reaches the schema.
 /// Gives the parsed document, which stays in `request`: async-graphql does not parse it again.
-pub fn check<'a>(
+pub fn check_query<'a>(
     request: &'a mut Request,
     limits: &QueryLimits,
 ) -> ServerResult<&'a ExecutableDocument> {
@@ -48,15 +62,6 @@ pub fn check<'a>(
     }
     at_most(text.nesting, limits.max_nesting, |n| {
         format!("the query's brackets nest {n} deep")
-    })?;
-    let variables = request
-        .variables
-        .values()
-        .map(value_nesting)
-        .max()
-        .unwrap_or(0);
-    at_most(variables, limits.max_nesting, |n| {
-        format!("the variables nest {n} deep")
     })?;
     let document = request
         .parsed_query()

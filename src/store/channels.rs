@@ -21,6 +21,7 @@ impl Store {
             "channels",
             doc! {},
             doc! { "_id": 1 },
+            None,
             page,
             |CodeKey(code)| filters::after_ascending(&["_id"], &[code.into()]),
             |channel: &ChannelDoc| CodeKey(channel.code.clone()),

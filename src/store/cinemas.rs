@@ -62,6 +62,7 @@ impl Store {
             "cinemas",
             query,
             doc! { "city": 1, "name": 1, "_id": 1 },
+            None,
             page,
             |CityNameKey(city, name, id)| {
                 filters::after_ascending(

@@ -266,6 +266,8 @@ pub struct ShowtimeDoc {
     pub ends_at: DateTime,
     pub language: String,
     pub currency: String,
+    /// Empty when listed without them (`ShowtimeParts`); a stored showtime always has them.
+    #[serde(default)]
     pub prices: Vec<ChannelPriceDoc>,
 }
 

@@ -31,6 +31,7 @@ impl Store {
             "halls",
             doc! { "cinemaId": cinema.oid() },
             doc! { "cinemaId": 1, "name": 1, "_id": 1 },
+            None,
             page,
             |NameKey(name, id)| {
                 filters::after_ascending(&["name", "_id"], &[name.into(), id.oid().into()])

@@ -41,7 +41,7 @@ pub use faults::{CrashPoint, PausePoint};
 pub use faults::{Faults, Pause};
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
-pub use showtimes::ShowtimeFilter;
+pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 
 use crate::error::ApiError;
 
@@ -335,6 +335,7 @@ impl Store {
         kind: &str,
         filter: bson::Document,
         sort: bson::Document,
+        projection: Option<bson::Document>,
         page: &crate::domain::paging::PageRequest,
         after_filter: impl FnOnce(K) -> bson::Document,
         key_of: impl Fn(&T) -> K,
@@ -351,7 +352,7 @@ impl Store {
             .transpose()?;
         let filter = filters::all_of(vec![filter, after.map(after_filter).unwrap_or_default()]);
         let docs = self
-            .find_limited(collection, filter, Some(sort), None, page.first + 1)
+            .find_limited(collection, filter, Some(sort), projection, page.first + 1)
             .await?;
         Ok(Page::from_fetched(docs, page, |doc| {
             cursor::encode(kind, &key_of(doc))

@@ -75,6 +75,7 @@ impl Store {
             "movies",
             query,
             doc! { "title": 1, "_id": 1 },
+            None,
             page,
             |TitleKey(title, id)| {
                 filters::after_ascending(&["title", "_id"], &[title.into(), id.oid().into()])
@@ -96,6 +97,7 @@ impl Store {
             "reviews",
             doc! { "movieId": movie.oid() },
             doc! { "movieId": 1, "createdAt": -1, "_id": -1 },
+            None,
             page,
             |NewestKey(millis, id)| {
                 filters::after_descending(

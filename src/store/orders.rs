@@ -146,6 +146,7 @@ impl Store {
             "orders",
             doc! { "channel": channel, "status": { "$ne": "PENDING" } },
             doc! { "channel": 1, "createdAt": -1, "_id": -1 },
+            None,
             page,
             |NewestKey(millis, id)| {
                 filters::after_descending(

@@ -48,6 +48,7 @@ impl Store {
             "hourlySales",
             filter,
             doc! { "cinemaId": 1, "hour": -1 },
+            None,
             page,
             |HourKey(millis)| {
                 filters::after_descending(&["hour"], &[DateTime::from_millis(millis).into()])

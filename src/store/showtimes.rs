@@ -52,6 +52,13 @@ impl ShowtimeFilter {
     }
 }
 
+/// What of a listed showtime is read besides its references and times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShowtimeParts {
+    /// Its price on each channel (up to 32 entries: most of a showtime's bytes).
+    pub prices: bool,
+}
+
 #[derive(Serialize, Deserialize)]
 struct StartKey(i64, ShowtimeId);
 
@@ -62,18 +69,21 @@ impl Store {
         self.find_by_ids(names::SHOWTIMES, ids).await
     }
 
-    /// Showtimes in start order, then id.
+    /// Showtimes in start order, then id, with the `parts` a reader asked for.
     #[tracing::instrument(skip(self))]
     pub async fn list_showtimes(
         &self,
         filter: &ShowtimeFilter,
         page: &PageRequest,
+        parts: ShowtimeParts,
     ) -> Result<Page<ShowtimeDoc>, ApiError> {
+        let projection = (!parts.prices).then(|| doc! { "prices": 0 });
         self.find_page(
             names::SHOWTIMES,
             "showtimes",
             filter.to_document(),
             doc! { "startsAt": 1, "_id": 1 },
+            projection,
             page,
             |StartKey(millis, id)| {
                 filters::after_ascending(

@@ -238,3 +238,8 @@ pub fn field_of(connection: &Value, field: &str) -> Vec<String> {
         .map(|node| node[field].as_str().unwrap_or_default().to_owned())
         .collect()
 }
+
+/// A list nested `levels` deep around one string.
+pub fn nested_list(levels: usize) -> Value {
+    (0..levels).fold(json!("A1"), |inner, _| json!([inner]))
+}

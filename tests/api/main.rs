@@ -20,6 +20,7 @@ mod orders;
 mod outage;
 mod playground;
 mod processes;
+mod query_cache;
 mod races;
 mod rate_limits;
 mod round_trips;

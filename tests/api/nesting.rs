@@ -5,7 +5,7 @@
 use boxoffice::config::Limits;
 use serde_json::{json, Value};
 
-use crate::helpers::TestApp;
+use crate::helpers::{nested_list, TestApp};
 use crate::sale::{sale, HOLD};
 
 /// `{ ...F0 }` where each fragment spreads the next `fan_out` times, `levels` deep: a few
@@ -17,11 +17,6 @@ fn fragment_bomb(levels: usize, fan_out: usize) -> String {
         query += &format!(" fragment F{level} on Query {{ {spreads}}}");
     }
     query + &format!(" fragment F{levels} on Query {{ __typename }}")
-}
-
-/// A list nested `levels` deep around one string.
-fn nested_list(levels: usize) -> Value {
-    (0..levels).fold(json!("A1"), |inner, _| json!([inner]))
 }
 
 fn assert_refused(response: &crate::helpers::GqlResponse, code: &str, says: &str) {

@@ -314,3 +314,56 @@ async fn channels_are_listed_by_code() {
     assert_eq!(field_of(rest, "code"), ["wechat"]);
     assert_eq!(rest["pageInfo"]["hasNextPage"], false);
 }
+
+/// The bytes of the `find showtimes` reply of a page of showtimes whose nodes ask for
+/// `fields` (then `fragments`), and the page.
+async fn listed(app: &TestApp, fields: &str, fragments: &str) -> (usize, Value) {
+    let query = format!("{{ showtimes(first: 10) {{ nodes {{ id {fields} }} }} }} {fragments}");
+    app.store.commands().start();
+    let response = app.graphql(&query, json!({})).await;
+    let sent = app.store.commands().take();
+    let finds: Vec<_> = sent
+        .iter()
+        .filter(|c| c.collection.as_deref() == Some("showtimes"))
+        .collect();
+    assert_eq!(finds.len(), 1, "{sent:?}");
+    let bytes = finds[0].reply_bytes.expect("the find succeeded");
+    (bytes, response.data()["showtimes"]["nodes"].clone())
+}
+
+#[tokio::test]
+async fn a_page_reads_the_prices_only_when_a_price_is_asked() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    let cinema = catalogue.cinema("影城", "上海", 31.2, 121.4);
+    let hall = catalogue.hall(&cinema, "1号厅", &["SSSS"]);
+    let movie = catalogue.movie("电影", &["剧情"]);
+    let channels: Vec<(String, i64)> = (0..8).map(|i| (format!("channel{i}"), 4000 + i)).collect();
+    let prices: Vec<(&str, i64)> = channels.iter().map(|(c, a)| (c.as_str(), *a)).collect();
+    for hours in 1..=10 {
+        catalogue.showtime(&cinema, &hall, &movie, hours, &prices);
+    }
+    catalogue.insert(&app).await;
+
+    let (bare, _) = listed(&app, "startsAt", "").await;
+    let (priced, nodes) = listed(&app, "price(channel: \"channel3\") { amount }", "").await;
+    let (in_fragment, fragment_nodes) = listed(
+        &app,
+        "...P",
+        "fragment P on Showtime { ...on Showtime { prices { channel price { amount } } } }",
+    )
+    .await;
+    println!("showtimes reply: without prices {bare} B, with {priced} B, {in_fragment} B");
+    // Each showtime's 8 prices are over 30 bytes each in BSON; nothing else differs.
+    assert!(priced > bare + 10 * 8 * 30, "{priced} vs {bare}");
+    assert_eq!(
+        in_fragment, priced,
+        "a fragment's `prices` reads them as well"
+    );
+    for node in nodes.as_array().unwrap() {
+        assert_eq!(node["price"]["amount"], 4003, "{node}");
+    }
+    for node in fragment_nodes.as_array().unwrap() {
+        assert_eq!(node["prices"].as_array().unwrap().len(), 8, "{node}");
+    }
+}

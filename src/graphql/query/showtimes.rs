@@ -84,7 +84,8 @@ impl ShowtimeQuery {
     ) -> Result<Connection<String, Showtime>, ApiError> {
         let filter = ShowtimeFilter::try_from(filter.unwrap_or_default())?;
         let page = ctx.page(first, after)?;
-        let showtimes = ctx.store().list_showtimes(&filter, &page).await?;
+        let parts = Showtime::parts_asked(&ctx.look_ahead());
+        let showtimes = ctx.store().list_showtimes(&filter, &page, parts).await?;
         Ok(connection(showtimes, Showtime::from_doc))
     }
 

@@ -149,7 +149,8 @@ impl Cinema {
             ..ShowtimeFilter::default()
         };
         let page = ctx.page(first, after)?;
-        let showtimes = ctx.store().list_showtimes(&filter, &page).await?;
+        let parts = Showtime::parts_asked(&ctx.look_ahead());
+        let showtimes = ctx.store().list_showtimes(&filter, &page, parts).await?;
         Ok(connection(showtimes, Showtime::from_doc))
     }
 

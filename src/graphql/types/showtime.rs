@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Object, SimpleObject, ID};
+use async_graphql::{Context, Lookahead, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::money::{ChannelPrice, Money};
@@ -15,6 +15,7 @@ use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
 use crate::store::documents::{ChannelDoc, ShowtimeDoc};
+use crate::store::ShowtimeParts;
 
 /// One screening of a movie in a hall at a time.
 ///
@@ -30,6 +31,23 @@ impl Showtime {
 
     pub fn from_arc(doc: Arc<ShowtimeDoc>) -> Self {
         Showtime(doc)
+    }
+
+    /// What to read of the showtimes of a connection whose selection is `connection`: their
+    /// prices only when a node asks `price` or `prices` (look-ahead sees through fragments,
+    /// and counts a field under `@skip` as asked, which only reads more).
+    pub fn parts_asked(connection: &Lookahead<'_>) -> ShowtimeParts {
+        let asks = |field: &str| {
+            connection
+                .field("edges")
+                .field("node")
+                .field(field)
+                .exists()
+                || connection.field("nodes").field(field).exists()
+        };
+        ShowtimeParts {
+            prices: asks("price") || asks("prices"),
+        }
     }
 
     fn showtime_id(&self) -> ShowtimeId {

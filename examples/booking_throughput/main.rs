@@ -1,0 +1,546 @@
+//! Benchmark: holds + confirms per second at 1 and 64 concurrent clients, on one hot showtime
+//! and spread over 64 showtimes, three ways:
+//! - through the gateway (HTTP + GraphQL + booking + store);
+//! - through the booking layer (no HTTP or GraphQL);
+//! - directly with the driver: the same MongoDB operations written by hand (read the seats,
+//!   choose the best pair, one conditional update to hold; write the order, one conditional
+//!   update to sell, mark the order confirmed), with none of the gateway's code around them.
+//!
+//! Beside the rate it prints the CPU each path spent per seat-changing operation (a hold or a
+//! confirm): the threads of the runtime the server (or the booking layer, or the driver code)
+//! runs on, not the HTTP clients'; and, when `BENCH_DATABASE_PID` names the database server's
+//! process, the database's CPU per operation too.
+//!
+//! ```sh
+//! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
+//!   [BENCH_DATABASE=boxoffice] cargo run --release --example booking_throughput \
+//!   [-- CLIENTS SHOWTIMES [gateway|booking|driver]]
+//! ```
+//! Without `BENCH_DATABASE` each path runs in a fresh database `bench_booking`, dropped at the
+//! end. With it, the benchmark's showtimes (and its channel `bench`) are added to that
+//! database as it is, e.g. one holding the national demo, so that the same bookings can be
+//! measured beside a catalogue of any size.
+
+#[path = "../common/server_cpu.rs"]
+mod server_cpu;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use boxoffice::booking::{self, Attempt, Customer, SeatChoice, ShowtimeLocks};
+use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::domain::api_key::ApiKey;
+use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
+use boxoffice::domain::global_id::GlobalId;
+use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::domain::ids::{HoldId, ShowtimeId};
+use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
+use boxoffice::domain::seat::SeatKind;
+use boxoffice::store::documents::*;
+use boxoffice::store::{CatalogueBatch, DatabaseOptions, Store};
+use boxoffice::{app, AppState};
+use bson::oid::ObjectId;
+use bson::DateTime;
+use serde_json::json;
+use server_cpu::ThreadCpu;
+
+const DATABASE: &str = "bench_booking";
+
+/// The gateway binary's allocator, so the gateway measured here is the one that runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Gateway,
+    Booking,
+    Driver,
+}
+
+/// Seats per hall: 30 × 30, so one showtime holds 450 pairs.
+const SIDE: usize = 30;
+/// Pairs made in one run, divided among the clients; fewer when the clients share showtimes,
+/// so that they never run out of seats (a 30 × 30 hall has 450 pairs).
+const PAIRS_PER_RUN: usize = 2_560;
+const PAIRS_PER_SHOWTIME: usize = 384;
+
+async fn catalogue(store: &Store, showtimes: usize) -> anyhow::Result<(Vec<ShowtimeId>, ApiKey)> {
+    let key = ApiKey::generate(&mut rand::rng());
+    let mut batch = CatalogueBatch::default();
+    batch.channels.push(ChannelDoc {
+        code: "bench".into(),
+        schema_version: SCHEMA_VERSION,
+        name: "bench".into(),
+        api_key_hash: key.hash(),
+        rate_limit: None,
+    });
+    let cinema = ObjectId::new();
+    let layout = HallLayout {
+        rows: (0..SIDE)
+            .map(|r| LayoutRow {
+                label: row_label(r),
+                positions: vec![Some(SeatKind::Standard); SIDE],
+            })
+            .collect(),
+    };
+    let hall = HallDoc {
+        id: ObjectId::new(),
+        schema_version: SCHEMA_VERSION,
+        cinema_id: cinema,
+        name: "1号厅".into(),
+        format: "2D".into(),
+        capacity: layout.capacity() as i32,
+        layout,
+    };
+    let movie = ObjectId::new();
+    let mut ids = Vec::new();
+    for i in 0..showtimes {
+        let starts = DateTime::from_millis(
+            DateTime::now().timestamp_millis() + 86_400_000 + i as i64 * 60_000,
+        );
+        let showtime = ShowtimeDoc {
+            id: ObjectId::new(),
+            schema_version: SCHEMA_VERSION,
+            cinema: CinemaRef {
+                id: cinema,
+                name: "影城".into(),
+                city: "上海".into(),
+            },
+            movie: MovieRef {
+                id: movie,
+                title: "电影".into(),
+                runtime_minutes: 120,
+            },
+            theater: HallRef {
+                id: hall.id,
+                name: hall.name.clone(),
+                format: hall.format.clone(),
+            },
+            starts_at: starts,
+            ends_at: starts,
+            language: "国语".into(),
+            currency: "CNY".into(),
+            prices: vec![ChannelPriceDoc {
+                channel: "bench".into(),
+                amount: 4000,
+            }],
+        };
+        batch
+            .inventories
+            .push(SeatInventoryDoc::for_showtime(&showtime, &hall));
+        ids.push(showtime.id.into());
+        batch.showtimes.push(showtime);
+    }
+    batch.halls.push(hall);
+    store.insert_catalogue(&batch).await?;
+    Ok((ids, key))
+}
+
+/// Runs `clients` tasks, client `i` on showtime `i % showtimes.len()`, each doing the same
+/// number of hold + confirm pairs with `op`, after one pair to warm up; returns the pairs per
+/// second (of pairs that succeeded), the share that failed, and the CPU spent per operation.
+async fn measure<F, Fut>(meters: Meters, clients: usize, showtimes: &[ShowtimeId], op: F) -> Run
+where
+    F: Fn(ShowtimeId) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = bool> + Send,
+{
+    let op = Arc::new(op);
+    let clients_per_showtime = clients.div_ceil(showtimes.len());
+    let pairs_per_client = (PAIRS_PER_RUN / clients).min(PAIRS_PER_SHOWTIME / clients_per_showtime);
+    op(showtimes[0]).await;
+    let (cpu_before, database_before) = meters.read();
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| {
+            let (op, showtime) = (Arc::clone(&op), showtimes[i % showtimes.len()]);
+            tokio::spawn(async move {
+                let mut done = 0;
+                for _ in 0..pairs_per_client {
+                    if op(showtime).await {
+                        done += 1;
+                    }
+                }
+                done
+            })
+        })
+        .collect();
+    let mut pairs = 0;
+    for task in tasks {
+        pairs += task.await.unwrap();
+    }
+    let elapsed = started.elapsed();
+    let (cpu_after, database_after) = meters.read();
+    let tried = clients * pairs_per_client;
+    let operations = (pairs * 2).max(1) as u32;
+    Run {
+        pairs_per_second: pairs as f64 / elapsed.as_secs_f64(),
+        failed: (tried - pairs) as f64 / tried as f64,
+        cpu_per_operation: (cpu_after - cpu_before) / operations,
+        database_cpu_per_operation: database_after
+            .zip(database_before)
+            .map(|(after, before)| (after - before) / operations),
+    }
+}
+
+/// The CPU clocks a run reads: the server runtime's threads, and the database server's.
+#[derive(Clone)]
+struct Meters {
+    server: ThreadCpu,
+    database_pid: Option<u32>,
+}
+
+impl Meters {
+    fn read(&self) -> (Duration, Option<Duration>) {
+        (
+            self.server.used(),
+            self.database_pid.and_then(server_cpu::process_cpu),
+        )
+    }
+}
+
+/// One hold + confirm with hand-written driver calls; false when the seats kept being taken.
+/// Choosing takes the showtime's lock, as the gateway does.
+async fn driver_pair(
+    db: mongodb::Database,
+    locks: Arc<ShowtimeLocks>,
+    showtime: ShowtimeId,
+) -> bool {
+    use bson::{doc, Document};
+    let chooser = locks.lock(showtime).await;
+    let inventories = db.collection::<Document>("seat_inventory");
+    let id = ObjectId::from_bytes(showtime.0);
+    let hold = ObjectId::new();
+    let mut held = None;
+    for _ in 0..8 {
+        let inventory = inventories
+            .find_one(doc! { "_id": id })
+            .await
+            .unwrap()
+            .unwrap();
+        let seats = inventory.get_document("seats").unwrap();
+        let rows: Vec<(String, Vec<Cell>)> = seats
+            .iter()
+            .map(|(row, cells)| {
+                let cells = cells.as_array().unwrap().iter().map(|cell| Cell::Seat {
+                    kind: SeatKind::Standard,
+                    free: cell.as_document().unwrap().get_str("state") == Ok("AVAILABLE"),
+                });
+                (row.clone(), cells.collect())
+            })
+            .collect();
+        let grid = SeatGrid::new(rows.iter().map(|(_, cells)| cells.clone()).collect());
+        let Some(pair) = best_adjacent(&grid, 2, SeatKind::Standard) else {
+            return false;
+        };
+        let paths: Vec<String> = pair
+            .iter()
+            .map(|p| format!("seats.{}.{}", rows[p.row].0, p.column))
+            .collect();
+        // `$expr` inside `$and`, not beside `_id`, as the gateway writes it: SecantusDB plans
+        // the latter as a collection scan.
+        let mut filter =
+            doc! { "$and": [{ "_id": id }, { "$expr": { "$gt": ["$startsAt", "$$NOW"] } }] };
+        let mut set = Document::new();
+        for path in &paths {
+            filter.insert(format!("{path}.state"), "AVAILABLE");
+            set.insert(format!("{path}.state"), "HELD");
+            set.insert(format!("{path}.hold"), hold);
+        }
+        let now = DateTime::now();
+        let expires = DateTime::from_millis(now.timestamp_millis() + 600_000);
+        let update = doc! {
+            "$set": set,
+            "$push": { "holds": { "id": hold, "channel": "bench", "expiresAt": expires } },
+            "$inc": { "counts.available": -2, "counts.held": 2 },
+        };
+        if inventories
+            .update_one(filter, update)
+            .await
+            .unwrap()
+            .modified_count
+            == 1
+        {
+            held = Some(paths);
+            break;
+        }
+    }
+    drop(chooser);
+    let Some(paths) = held else { return false };
+    let orders = db.collection::<Document>("orders");
+    let order = ObjectId::new();
+    orders
+        .insert_one(doc! { "_id": order, "status": "PENDING", "holdId": hold, "channel": "bench" })
+        .await
+        .unwrap();
+    let mut filter = doc! {
+        "_id": id,
+        "holds": { "$elemMatch": { "id": hold, "channel": "bench" } },
+    };
+    let mut set = Document::new();
+    let mut unset = Document::new();
+    for path in &paths {
+        filter.insert(format!("{path}.state"), "HELD");
+        filter.insert(format!("{path}.hold"), hold);
+        set.insert(format!("{path}.state"), "SOLD");
+        set.insert(format!("{path}.order"), order);
+        unset.insert(format!("{path}.hold"), "");
+    }
+    let update = doc! {
+        "$set": set,
+        "$unset": unset,
+        "$pull": { "holds": { "id": hold } },
+        "$inc": { "counts.held": -2, "counts.sold": 2 },
+    };
+    if inventories
+        .update_one(filter, update)
+        .await
+        .unwrap()
+        .modified_count
+        != 1
+    {
+        return false;
+    }
+    orders
+        .update_one(
+            doc! { "_id": order, "status": "PENDING" },
+            doc! { "$set": { "status": "CONFIRMED" } },
+        )
+        .await
+        .unwrap();
+    true
+}
+
+/// What one path spent on one scenario.
+struct Run {
+    pairs_per_second: f64,
+    failed: f64,
+    /// CPU of the server runtime per hold or confirm.
+    cpu_per_operation: Duration,
+    /// CPU of the database server per hold or confirm, when its process is known.
+    database_cpu_per_operation: Option<Duration>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let uri = std::env::var("MONGODB_URI")?;
+    let existing = std::env::var("BENCH_DATABASE").ok();
+    let database_pid: Option<u32> = std::env::var("BENCH_DATABASE_PID")
+        .ok()
+        .map(|pid| pid.parse())
+        .transpose()?;
+    // `booking_throughput CLIENTS SHOWTIMES [gateway|booking|driver]` runs that one scenario
+    // (on that one path).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scenarios = match &args[..] {
+        [clients, spread, ..] => vec![(clients.parse()?, spread.parse()?)],
+        _ => vec![(1, 1), (64, 1), (64, 64)],
+    };
+    let paths: Vec<Path> = match args.get(2).map(String::as_str) {
+        None => vec![Path::Gateway, Path::Booking, Path::Driver],
+        Some("gateway") => vec![Path::Gateway],
+        Some("booking") => vec![Path::Booking],
+        Some("driver") => vec![Path::Driver],
+        Some(other) => anyhow::bail!("no path {other:?}: gateway, booking or driver"),
+    };
+    // The server, the booking layer or the driver code runs here; the HTTP clients elsewhere.
+    let (servers, server_cpu) = server_cpu::server_runtime(2)?;
+    let clients_runtime = tokio::runtime::Runtime::new()?;
+    let database = existing.clone().unwrap_or_else(|| DATABASE.to_owned());
+    // As `boxoffice serve` connects: no command monitoring (tests turn it on).
+    let options = DatabaseOptions {
+        monitor_commands: false,
+        ..DatabaseOptions::default()
+    };
+    let store = servers.block_on(Store::connect_with(&uri, &database, &options))?;
+    let db = servers
+        .block_on(mongodb::Client::with_uri_str(&uri))?
+        .database(&database);
+    let policy = SalesArgs::default().hold_policy();
+    println!("hold (best 2 seats) + confirm, in database {database}");
+    println!(
+        "{:>7}  {:<16} {:<26} {:>8} {:>7} {:>11} {:>11}",
+        "clients", "showtimes", "path", "pairs/s", "failed", "CPU ms/op", "DB CPU ms/op"
+    );
+    for (clients, spread) in scenarios {
+        for &path in &paths {
+            let (showtimes, key) = servers.block_on(async {
+                if existing.is_some() {
+                    // The channel of an earlier run, whose key is gone.
+                    db.collection::<bson::Document>("channels")
+                        .delete_many(bson::doc! { "_id": "bench" })
+                        .await?;
+                } else {
+                    store.drop_database().await?;
+                }
+                store.ensure_indexes().await?;
+                catalogue(&store, spread).await
+            })?;
+            // The sweeper, reconciler and sales projection run beside the gateway, as in
+            // `boxoffice serve`.
+            let background = (path != Path::Driver).then(|| {
+                servers.spawn(booking::run_background(
+                    store.clone(),
+                    SalesArgs::default().intervals(),
+                ))
+            });
+            let meters = Meters {
+                server: server_cpu.clone(),
+                database_pid,
+            };
+            let run = match path {
+                Path::Gateway => {
+                    let listener =
+                        servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+                    let url = format!("http://{}/graphql", listener.local_addr()?);
+                    let router = app(AppState::new(store.clone(), Limits::default(), policy));
+                    let server = servers.spawn(async move { axum::serve(listener, router).await });
+                    let auth = format!("Bearer {}", key.as_str());
+                    let client = reqwest::Client::new();
+                    let run = clients_runtime.block_on(measure(
+                        meters,
+                        clients,
+                        &showtimes,
+                        move |showtime| {
+                            gateway_pair(client.clone(), url.clone(), auth.clone(), showtime)
+                        },
+                    ));
+                    server.abort();
+                    run
+                }
+                Path::Driver => {
+                    let (db, locks) = (db.clone(), Arc::new(ShowtimeLocks::default()));
+                    servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
+                        driver_pair(db.clone(), Arc::clone(&locks), showtime)
+                    }))
+                }
+                Path::Booking => {
+                    let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
+                    servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
+                        booking_pair(store.clone(), Arc::clone(&locks), policy, showtime)
+                    }))
+                }
+            };
+            if let Some(background) = background {
+                background.abort();
+            }
+            print_run(clients, spread, path, &run);
+        }
+    }
+    let per_command = servers.block_on(driver_command_cpu(&db, &server_cpu))?;
+    println!(
+        "one driver command (find a small document by _id, from one task): {:.3} ms CPU",
+        per_command.as_secs_f64() * 1000.0
+    );
+    if existing.is_none() {
+        servers.block_on(store.drop_database())?;
+    }
+    Ok(())
+}
+
+/// The CPU the server runtime spends on one driver command of the smallest kind, a measure of
+/// what each of a hold's and a confirm's commands costs before any of their own work.
+async fn driver_command_cpu(db: &mongodb::Database, cpu: &ThreadCpu) -> anyhow::Result<Duration> {
+    const COMMANDS: u32 = 2_000;
+    let probes = db.collection::<bson::Document>("bench_probe");
+    probes.delete_many(bson::doc! {}).await?;
+    probes.insert_one(bson::doc! { "_id": 1, "x": 1 }).await?;
+    // On a worker thread, as a request's commands run; the first 100 warm the pool up.
+    let finds = |probes: mongodb::Collection<bson::Document>, count: u32| {
+        tokio::spawn(async move {
+            for _ in 0..count {
+                probes.find_one(bson::doc! { "_id": 1 }).await?;
+            }
+            anyhow::Ok(())
+        })
+    };
+    finds(probes.clone(), 100).await??;
+    let before = cpu.used();
+    finds(probes.clone(), COMMANDS).await??;
+    let used = cpu.used() - before;
+    probes.drop().await?;
+    Ok(used / COMMANDS)
+}
+
+fn print_run(clients: usize, spread: usize, path: Path, run: &Run) {
+    let path = match path {
+        Path::Gateway => "gateway (HTTP + GraphQL)",
+        Path::Booking => "booking layer",
+        Path::Driver => "driver only",
+    };
+    let place = if spread == 1 {
+        "one hot".to_owned()
+    } else {
+        format!("{spread}")
+    };
+    let database = run
+        .database_cpu_per_operation
+        .map(|cpu| format!("{:.3}", cpu.as_secs_f64() * 1000.0))
+        .unwrap_or_else(|| "-".into());
+    println!(
+        "{clients:>7}  {place:<16} {path:<26} {:>8.0} {:>6.1}% {:>11.3} {database:>11}",
+        run.pairs_per_second,
+        run.failed * 100.0,
+        run.cpu_per_operation.as_secs_f64() * 1000.0,
+    );
+}
+
+/// One hold + confirm through the gateway's HTTP API.
+async fn gateway_pair(
+    client: reqwest::Client,
+    url: String,
+    auth: String,
+    showtime: ShowtimeId,
+) -> bool {
+    let id = GlobalId::Showtime(showtime).encode();
+    let hold: serde_json::Value = client.post(&url).header("authorization", &auth)
+        .json(&json!({ "query": "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 2 } }) { id } }", "variables": { "id": id } }))
+        .send().await.unwrap().json().await.unwrap();
+    let Some(hold) = hold["data"]["holdSeats"]["id"].as_str() else {
+        return false;
+    };
+    let order: serde_json::Value = client.post(&url).header("authorization", &auth)
+        .json(&json!({ "query": "mutation ($id: ID!) { confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { id } }", "variables": { "id": hold } }))
+        .send().await.unwrap().json().await.unwrap();
+    order["data"]["confirmHold"]["id"].is_string()
+}
+
+/// One hold + confirm through the booking layer.
+async fn booking_pair(
+    store: Store,
+    locks: Arc<ShowtimeLocks>,
+    policy: HoldPolicy,
+    showtime: ShowtimeId,
+) -> bool {
+    let choice = SeatChoice::Best {
+        count: 2,
+        kind: SeatKind::Standard,
+    };
+    let Ok(held) = booking::hold_seats(
+        &store,
+        &locks,
+        "bench",
+        showtime,
+        &choice,
+        &policy,
+        Attempt::unkeyed(),
+    )
+    .await
+    else {
+        return false;
+    };
+    let customer = Customer {
+        name: "n".into(),
+        contact: "c".into(),
+    };
+    let hold = HoldId::from(held.hold.id);
+    booking::confirm_hold(
+        &store,
+        "bench",
+        showtime,
+        hold,
+        customer,
+        &policy,
+        Attempt::unkeyed(),
+    )
+    .await
+    .is_ok()
+}
