@@ -74,6 +74,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         let loaded = demo::load(&store, &demo::DemoPlan::small(), true).await?;
         print_channel_keys(&loaded);
     }
+    warm_up(&store).await?;
     tokio::spawn(booking::run_background(
         store.clone(),
         args.sales.intervals(),
@@ -93,6 +94,29 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     .await?;
     Ok(())
 }
+
+/// Opens every collection before taking requests (see `store::warm_up`): seconds on the test
+/// server with a national catalogue, milliseconds on MongoDB.
+async fn warm_up(store: &Store) -> anyhow::Result<()> {
+    let took = store
+        .with_timeout(WARM_UP_TIMEOUT)
+        .warm_up()
+        .await
+        .context("opening the collections")?;
+    for (collection, took) in took {
+        if took > Duration::from_secs(1) {
+            tracing::info!(
+                collection,
+                seconds = took.as_secs_f64(),
+                "opened a slow collection"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// How long opening the collections may take.
+const WARM_UP_TIMEOUT: Duration = Duration::from_secs(600);
 
 async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
     if args.reset {

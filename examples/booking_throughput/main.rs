@@ -351,6 +351,11 @@ fn main() -> anyhow::Result<()> {
         ..DatabaseOptions::default()
     };
     let store = servers.block_on(Store::connect_with(&uri, &database, &options))?;
+    // A loaded catalogue's collections opened one after another first, as `boxoffice serve`
+    // does: cold ones opened by concurrent requests can exhaust SecantusDB's memory.
+    if existing.is_some() {
+        servers.block_on(store.with_timeout(Duration::from_secs(600)).warm_up())?;
+    }
     let db = servers
         .block_on(mongodb::Client::with_uri_str(&uri))?
         .database(&database);

@@ -140,6 +140,12 @@ fn main() -> anyhow::Result<()> {
             ..DatabaseOptions::default()
         };
         let store = Store::connect_with(&uri, &name, &options).await?;
+        // As `boxoffice serve` does: cold collections opened by concurrent requests can
+        // exhaust SecantusDB's memory.
+        store
+            .with_timeout(Duration::from_secs(600))
+            .warm_up()
+            .await?;
         if database.is_none() {
             store.drop_database().await?;
             store.ensure_indexes().await?;

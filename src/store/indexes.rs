@@ -182,3 +182,15 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_indexed_collection_is_one_of_all_the_collections() {
+        for Wanted { collection, .. } in wanted() {
+            assert!(names::ALL.contains(&collection), "{collection}");
+        }
+    }
+}

@@ -23,6 +23,7 @@ mod sales;
 mod showtimes;
 mod sold_seats;
 mod transactions;
+mod warm_up;
 
 use std::future::IntoFuture;
 use std::sync::Arc;
@@ -58,6 +59,21 @@ pub mod names {
     pub const ORDERS: &str = "orders";
     pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
+
+    /// Every collection.
+    pub const ALL: [&str; 11] = [
+        CINEMAS,
+        THEATERS,
+        MOVIES,
+        MOVIE_DETAILS,
+        REVIEWS,
+        SHOWTIMES,
+        SEAT_INVENTORY,
+        CHANNELS,
+        ORDERS,
+        IDEMPOTENCY_KEYS,
+        CINEMA_SALES_HOURLY,
+    ];
 }
 
 /// How the gateway talks to the database: how long it waits, and how durable a write must be

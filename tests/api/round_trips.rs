@@ -203,3 +203,41 @@ async fn booking_writes_wait_for_a_majority_and_the_journal_and_reads_read_major
         assert!(concern.contains("\"level\": \"majority\""), "{read:?}");
     }
 }
+
+/// `serve` opens every collection before it takes requests: one `find` of one document id
+/// each, one after another (see `store/warm_up.rs`).
+#[tokio::test]
+async fn warming_up_reads_one_document_of_every_collection() {
+    let app = app_with_showtimes(3).await;
+    app.store.commands().start();
+    let took = app.store.warm_up().await.expect("warm up");
+    let commands = app.store.commands().take();
+    let opened: Vec<&str> = took.iter().map(|(collection, _)| *collection).collect();
+    assert_eq!(opened, boxoffice::store::names::ALL);
+    let sent: Vec<(String, Option<String>)> = commands
+        .iter()
+        .map(|c| (c.name.clone(), c.collection.clone()))
+        .collect();
+    let expected: Vec<(String, Option<String>)> = boxoffice::store::names::ALL
+        .iter()
+        .map(|collection| ("find".to_owned(), Some(collection.to_string())))
+        .collect();
+    assert_eq!(sent, expected, "one find per collection, in order");
+    let showtimes_reply = |commands: &[SentCommand]| {
+        let find = commands
+            .iter()
+            .find(|c| c.collection.as_deref() == Some("showtimes"));
+        find.and_then(|c| c.reply_bytes).expect("a reply")
+    };
+    let opened = showtimes_reply(&commands);
+    // A whole showtime, read by a page of one showtime that asks for a price.
+    let page =
+        "{ showtimes(first: 1) { edges { node { price(channel: \"maoyan\") { amount } } } } }";
+    let whole = commands_of(&app, page).await;
+    let whole = showtimes_reply(&whole);
+    // Its references, times and prices are over 200 bytes; an `_id` is 17.
+    assert!(
+        opened + 200 < whole,
+        "{opened} B opening, {whole} B a whole showtime"
+    );
+}
