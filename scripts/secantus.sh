@@ -26,11 +26,12 @@ ensure_secantus() {
 }
 
 # start_secantus STORAGE_DIR LOG_FILE: starts the server on a free port, waits until it listens,
-# and sets SECANTUS_PID and MONGODB_URI.
+# and sets SECANTUS_PID and MONGODB_URI. SECANTUS_LOG_LEVEL sets its log level (WARNING; INFO logs
+# every slow command, which is how the benchmarks' slow queries were found).
 start_secantus() {
   local storage="$1" log="$2"
   mkdir -p "$storage"
-  "$SECANTUSD" --port 0 --storage-path "$storage" --log-level ${SECANTUS_LOG_LEVEL:-WARNING} >"$log" 2>&1 &
+  "$SECANTUSD" --port 0 --storage-path "$storage" --log-level "${SECANTUS_LOG_LEVEL:-WARNING}" >"$log" 2>&1 &
   SECANTUS_PID=$!
   local address=""
   for _ in $(seq 1 300); do
