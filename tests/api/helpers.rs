@@ -172,6 +172,26 @@ impl TestApp {
         GqlResponse(body)
     }
 
+    /// Runs one operation anonymously and gives its answer with the bytes of the one command
+    /// it sent to `collection` (the test fails if it sent none or several).
+    pub async fn graphql_reading(
+        &self,
+        collection: &str,
+        query: &str,
+        variables: Value,
+    ) -> (GqlResponse, usize) {
+        self.store.commands().start();
+        let response = self.graphql(query, variables).await;
+        let sent = self.store.commands().take();
+        let reads: Vec<_> = sent
+            .iter()
+            .filter(|c| c.collection.as_deref() == Some(collection))
+            .collect();
+        assert_eq!(reads.len(), 1, "one command to {collection}: {sent:?}");
+        let bytes = reads[0].reply_bytes.expect("the command succeeded");
+        (response, bytes)
+    }
+
     /// Runs one operation as the channel whose API key is `key`.
     pub async fn graphql_as(&self, key: &str, query: &str, variables: Value) -> GqlResponse {
         let body = json!({ "query": query, "variables": variables });

@@ -154,15 +154,8 @@ async fn details_read_only_the_fields_asked_for_in_one_find() {
         let app = app.clone();
         let variables = json!({ "a": first, "b": second });
         async move {
-            app.store.commands().start();
-            let response = app.graphql(query, variables).await;
-            let sent = app.store.commands().take();
-            let finds: Vec<_> = sent
-                .iter()
-                .filter(|c| c.collection.as_deref() == Some("movie_details"))
-                .collect();
-            assert_eq!(finds.len(), 1, "one find of details: {sent:?}");
-            (response.data().clone(), finds[0].reply_bytes.unwrap())
+            let (response, bytes) = app.graphql_reading("movie_details", query, variables).await;
+            (response.data().clone(), bytes)
         }
     };
     let (plots, plot_bytes) = read(

@@ -65,16 +65,11 @@ async fn the_compact_rows_say_what_the_seats_say() {
 async fn seat_map_bytes(app: &crate::helpers::TestApp, fields: &str) -> usize {
     let query =
         format!("{{ showtimes(first: 50) {{ edges {{ node {{ seatMap {{ {fields} }} }} }} }} }}");
-    app.store.commands().start();
-    let response = app.graphql(&query, json!({})).await;
-    let sent = app.store.commands().take();
+    let (response, bytes) = app
+        .graphql_reading("seat_inventory", &query, json!({}))
+        .await;
     assert_eq!(nodes(&response.data()["showtimes"]).len(), 1);
-    let reads: Vec<_> = sent
-        .iter()
-        .filter(|c| c.collection.as_deref() == Some("seat_inventory"))
-        .collect();
-    assert_eq!(reads.len(), 1, "one batched find: {sent:?}");
-    reads[0].reply_bytes.expect("the find succeeded")
+    bytes
 }
 
 #[tokio::test]

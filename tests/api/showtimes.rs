@@ -319,15 +319,7 @@ async fn channels_are_listed_by_code() {
 /// `fields` (then `fragments`), and the page.
 async fn listed(app: &TestApp, fields: &str, fragments: &str) -> (usize, Value) {
     let query = format!("{{ showtimes(first: 10) {{ nodes {{ id {fields} }} }} }} {fragments}");
-    app.store.commands().start();
-    let response = app.graphql(&query, json!({})).await;
-    let sent = app.store.commands().take();
-    let finds: Vec<_> = sent
-        .iter()
-        .filter(|c| c.collection.as_deref() == Some("showtimes"))
-        .collect();
-    assert_eq!(finds.len(), 1, "{sent:?}");
-    let bytes = finds[0].reply_bytes.expect("the find succeeded");
+    let (response, bytes) = app.graphql_reading("showtimes", &query, json!({})).await;
     (bytes, response.data()["showtimes"]["nodes"].clone())
 }
 
