@@ -22,6 +22,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the `serve` variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the GraphQL API and the playground.
@@ -254,6 +256,26 @@ pub struct Limits {
     /// Operations an anonymous client may run at once after a quiet spell.
     #[arg(long, env = "BOXOFFICE_ANONYMOUS_BURST", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     pub anonymous_burst: u32,
+    /// Most WebSocket connections (subscriptions) a gateway process keeps open; past it, an
+    /// upgrade is refused with 503 UNAVAILABLE.
+    #[arg(long, env = "BOXOFFICE_MAX_LIVE_CONNECTIONS", default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_live_connections: usize,
+    /// Most operations (subscriptions) running at once on one WebSocket connection; past it,
+    /// a `subscribe` is refused with SUBSCRIPTION_LIMIT.
+    #[arg(long, env = "BOXOFFICE_MAX_SUBSCRIPTIONS_PER_CONNECTION", default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_subscriptions_per_connection: usize,
+    /// How long a WebSocket connection may take to send `connection_init`, in milliseconds;
+    /// past it, it is closed with 4408.
+    #[arg(long, env = "BOXOFFICE_LIVE_INIT_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(10..))]
+    pub live_init_timeout_ms: u64,
+    /// How long a WebSocket connection may stay open with no subscription and no message, in
+    /// milliseconds; past it, it is closed (1000, "idle").
+    #[arg(long, env = "BOXOFFICE_LIVE_IDLE_TIMEOUT_MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(10..))]
+    pub live_idle_timeout_ms: u64,
+    /// How many seat-map changes of one showtime a subscriber may fall behind before it is
+    /// sent a fresh whole map instead of the changes it missed.
+    #[arg(long, env = "BOXOFFICE_LIVE_BUFFER", default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+    pub live_buffer: usize,
 }
 
 impl Default for Limits {
@@ -275,6 +297,11 @@ impl Default for Limits {
             channel_burst: 2000,
             anonymous_requests_per_second: 100,
             anonymous_burst: 200,
+            max_live_connections: 10_000,
+            max_subscriptions_per_connection: 20,
+            live_init_timeout_ms: 10_000,
+            live_idle_timeout_ms: 60_000,
+            live_buffer: 256,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod live;
 pub mod store;
 
 pub use graphql::schema;

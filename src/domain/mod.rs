@@ -16,5 +16,6 @@ pub mod money;
 pub mod paging;
 pub mod rate_limit;
 pub mod seat;
+pub mod seat_changes;
 pub mod text;
 pub mod time_range;

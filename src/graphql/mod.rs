@@ -13,23 +13,26 @@ mod mutation;
 mod query;
 mod query_text;
 mod shape_limits;
+mod subscription;
 pub mod types;
 
 use std::sync::Arc;
 
-use async_graphql::{BatchRequest, BatchResponse, EmptySubscription, Response, Schema};
+use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
 use document_cache::{Checked, DocumentCache};
+use futures::stream::{BoxStream, StreamExt};
 
 pub use context::{prepare, Caller, RequestSettings};
 pub use mutation::Mutation;
 pub use query::Query;
+pub use subscription::Subscription;
 
 /// The bytes of query text whose parsed and checked documents are kept (`document_cache`):
 /// a few hundred typical queries, some tens of MB at most with their documents.
 const DOCUMENT_CACHE_TEXT_BYTES: usize = 512 * 1024;
 
 /// The schema type served by the gateway.
-pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
+pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
 /// Limits on a query checked before any resolver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +56,11 @@ pub struct QueryLimits {
 /// extension chain (an eighth of the gateway's CPU on a page of showtimes). What extensions
 /// would do (the limits, the error codes, the field order) `execute` does around the schema.
 pub fn schema(limits: QueryLimits) -> AppSchema {
-    let builder = Schema::build(Query::default(), Mutation::default(), EmptySubscription);
+    let builder = Schema::build(
+        Query::default(),
+        Mutation::default(),
+        Subscription::default(),
+    );
     let builder = if limits.introspection {
         builder
     } else {
@@ -71,10 +78,7 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
 /// Runs one request: the shape limits before it reaches the schema, then the schema, then
 /// the error codes and the query's field order on its response.
 pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) -> Response {
-    let limits = schema
-        .data::<QueryLimits>()
-        .copied()
-        .unwrap_or_else(|| crate::config::Limits::default().query());
+    let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
         Err(error) => return Response::from_errors(vec![error]),
@@ -85,6 +89,39 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
         order.apply(&mut response.data);
     }
     response
+}
+
+/// Runs one operation sent over WebSocket, a subscription or not: the same limits first, then
+/// the schema's stream of responses, each with its error codes and field order.
+pub fn execute_stream(
+    schema: &AppSchema,
+    mut request: async_graphql::Request,
+) -> BoxStream<'static, Response> {
+    let limits = limits_of(schema);
+    let checked = match checked(schema, &mut request, &limits) {
+        Ok(checked) => checked,
+        Err(error) => {
+            return futures::stream::once(async { Response::from_errors(vec![error]) }).boxed()
+        }
+    };
+    schema
+        .execute_stream(request)
+        .map(move |mut response| {
+            errors::classify_response(&mut response);
+            if let Some(order) = &checked.order {
+                order.apply(&mut response.data);
+            }
+            response
+        })
+        .boxed()
+}
+
+/// The limits the schema was built with.
+fn limits_of(schema: &AppSchema) -> QueryLimits {
+    schema
+        .data::<QueryLimits>()
+        .copied()
+        .unwrap_or_else(|| crate::config::Limits::default().query())
 }
 
 /// The request's query parsed and within the shape limits, from the cache when this text was

@@ -78,7 +78,18 @@ pub async fn authenticate(
     let value = value
         .to_str()
         .map_err(|_| ApiError::unauthenticated("the Authorization header is not text"))?;
-    let token = value
+    authenticate_credential(store, known, value).await
+}
+
+/// The channel whose API key `credential` (`Bearer <API key>`) carries; UNAUTHENTICATED when
+/// it is malformed or unknown. Also used for the key a WebSocket connection sends in its
+/// `connection_init`.
+pub async fn authenticate_credential(
+    store: &Store,
+    known: &KnownKeys,
+    credential: &str,
+) -> Result<Caller, ApiError> {
+    let token = credential
         .strip_prefix("Bearer ")
         .ok_or_else(|| ApiError::unauthenticated("use `Authorization: Bearer <API key>`"))?;
     let hash = ApiKey::parse(token.trim())?.hash();

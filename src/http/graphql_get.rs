@@ -19,6 +19,9 @@ use crate::error::ErrorCode;
 
 pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
+    if super::websocket::is_upgrade(&parts.headers) {
+        return super::websocket::upgrade(state, parts).await;
+    }
     let offers = [Media::GraphqlResponse, Media::Json, Media::Html];
     let media = match media::negotiate(&parts.headers, &offers) {
         Some(Media::Html) => return playground::page().await.into_response(),

@@ -16,7 +16,7 @@ use axum::response::Response;
 
 use super::auth::authenticate;
 use super::media::{self, Media};
-use super::rate_limit::client_address;
+use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
@@ -145,14 +145,9 @@ pub(super) async fn run(
         BatchRequest::Single(_) => 1,
         BatchRequest::Batch(requests) => requests.len() as u32,
     };
-    if let Some(channel) = &caller.channel {
-        if let Err(wait) = state.rate_limiter.check(channel, caller.rate_limit, cost) {
-            return rate_limited(media, &format!("channel {channel}"), wait);
-        }
-    } else if let Some(client) = client_address(headers, state.client_ip_header.as_ref(), peer) {
-        if let Err(wait) = state.anonymous_limiter.check(&client, None, cost) {
-            return rate_limited(media, &format!("client {client}"), wait);
-        }
+    let client = client_address(headers, state.client_ip_header.as_ref(), peer);
+    if let Err((who, wait)) = charge(state, &caller, client.as_deref(), cost) {
+        return rate_limited(media, &who, wait);
     }
     let refusal = match &mut batch {
         BatchRequest::Single(request) => state.persisted_queries.resolve(request).err(),

@@ -11,6 +11,7 @@ mod persisted_queries;
 mod playground;
 mod rate_limit;
 mod reply;
+mod websocket;
 
 pub use auth::KnownKeys;
 pub use rate_limit::RateLimiter;
@@ -28,6 +29,7 @@ use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
 use crate::error::ErrorCode;
 use crate::graphql::{self, AppSchema, RequestSettings};
+use crate::live::Live;
 use crate::store::Store;
 
 /// What every handler shares.
@@ -50,10 +52,15 @@ pub struct AppState {
     /// Automatic persisted queries, shared by every request of this process.
     pub persisted_queries: Arc<persisted_queries::PersistedQueries>,
     pub known_keys: Arc<KnownKeys>,
+    /// The live hub: the change feed and its subscribers.
+    pub live: Live,
+    /// One permit per open WebSocket connection (`max_live_connections`).
+    pub live_connections: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
     pub fn new(store: Store, limits: Limits, hold_policy: HoldPolicy) -> Self {
+        let store_for_live = store.clone();
         AppState {
             schema: graphql::schema(limits.query()),
             store,
@@ -69,6 +76,8 @@ impl AppState {
                 limits.persisted_queries,
             )),
             known_keys: Arc::default(),
+            live: Live::new(store_for_live, limits.live_buffer),
+            live_connections: Arc::new(tokio::sync::Semaphore::new(limits.max_live_connections)),
         }
     }
 

@@ -46,6 +46,26 @@ impl RateLimiter {
     }
 }
 
+/// Takes `cost` tokens from the caller's bucket: its channel's, or, when anonymous, its
+/// address's (`client`; none known, no limit). Else who is over the limit, and how long to
+/// wait.
+pub(super) fn charge(
+    state: &super::AppState,
+    caller: &crate::graphql::Caller,
+    client: Option<&str>,
+    cost: u32,
+) -> Result<(), (String, Duration)> {
+    if let Some(channel) = &caller.channel {
+        let checked = state.rate_limiter.check(channel, caller.rate_limit, cost);
+        checked.map_err(|wait| (format!("channel {channel}"), wait))
+    } else if let Some(client) = client {
+        let checked = state.anonymous_limiter.check(client, None, cost);
+        checked.map_err(|wait| (format!("client {client}"), wait))
+    } else {
+        Ok(())
+    }
+}
+
 /// The address an anonymous client is limited by: the last address of the trusted proxy's
 /// header when one is configured (the one that proxy added; earlier ones are the client's
 /// word), else the connection's peer. None when neither is known.

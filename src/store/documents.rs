@@ -321,6 +321,10 @@ pub struct SeatInventoryDoc {
     pub capacity: i32,
     pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
     pub counts: SeatCounts,
+    /// One more with every write that changes seats, in the same update (`VERSION`): live
+    /// seat maps order their changes by it. Absent (0) until the first such write.
+    #[serde(default)]
+    pub version: u32,
     /// The live holds (index `holds.expiresAt` finds the expired ones). Hold ids are unique:
     /// a hold is placed only if no hold with its id is here.
     #[serde(default)]
@@ -346,9 +350,15 @@ pub struct SeatMapDoc {
     pub id: ObjectId,
     pub capacity: i32,
     pub counts: SeatCounts,
+    /// The inventory's version (read for live seat maps; 0 otherwise).
+    #[serde(default)]
+    pub version: u32,
     /// Empty unless read with its seats.
     #[serde(default)]
     pub seats: IndexMap<String, Vec<Option<SeatView>>>,
+    /// The live holds: read for live seat maps only (their expiry is announced on time).
+    #[serde(default)]
+    pub holds: Vec<HoldDoc>,
 }
 
 /// What a seat map shows of a seat.
@@ -425,6 +435,7 @@ impl SeatInventoryDoc {
             capacity: hall.capacity,
             seats,
             counts: SeatCounts::all_available(hall.capacity as u32),
+            version: 0,
             holds: Vec::new(),
             fenced_holds: Vec::new(),
             released_holds: Vec::new(),

@@ -63,6 +63,35 @@ impl super::Store {
     }
 }
 
+impl super::Store {
+    /// Resolves when a test breaks the change feed (`Faults::break_change_feed`): the feed
+    /// must close, forget its position if told to, and wait for the test before it opens
+    /// again. Never resolves without the `test-hooks` feature.
+    pub async fn change_feed_broken(&self) -> FeedBreak {
+        #[cfg(feature = "test-hooks")]
+        return self.faults().next_feed_break().await;
+        #[cfg(not(feature = "test-hooks"))]
+        std::future::pending().await
+    }
+}
+
+/// A break of the change feed a test asked for.
+#[derive(Debug)]
+pub struct FeedBreak {
+    /// Open again from now, not from where the feed was: changes in between are lost.
+    pub lose_position: bool,
+    #[cfg(feature = "test-hooks")]
+    pause: std::sync::Arc<Pause>,
+}
+
+impl FeedBreak {
+    /// Tells the test the feed is closed, and waits until it lets the feed open again.
+    pub async fn closed(self) {
+        #[cfg(feature = "test-hooks")]
+        self.pause.wait_here().await;
+    }
+}
+
 #[cfg(feature = "test-hooks")]
 pub use armed::{Faults, Pause};
 
@@ -80,6 +109,8 @@ mod armed {
         crashes: Mutex<Vec<CrashPoint>>,
         pauses: Mutex<Vec<(PausePoint, Arc<Pause>)>>,
         panic: std::sync::atomic::AtomicBool,
+        feed_breaks: Mutex<Vec<super::FeedBreak>>,
+        feed_break_armed: tokio::sync::Notify,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -147,6 +178,28 @@ mod armed {
                     true
                 }
                 None => false,
+            }
+        }
+
+        /// The change feed closes (forgetting where it was, with `lose_position`) and stays
+        /// closed until the pause is resumed; `reached` says it is closed.
+        pub fn break_change_feed(&self, lose_position: bool) -> Arc<Pause> {
+            let pause = Arc::new(Pause::default());
+            let armed = super::FeedBreak {
+                lose_position,
+                pause: Arc::clone(&pause),
+            };
+            self.feed_breaks.lock().expect("faults lock").push(armed);
+            self.feed_break_armed.notify_one();
+            pause
+        }
+
+        pub(crate) async fn next_feed_break(&self) -> super::FeedBreak {
+            loop {
+                if let Some(armed) = self.feed_breaks.lock().expect("faults lock").pop() {
+                    return armed;
+                }
+                self.feed_break_armed.notified().await;
             }
         }
 

@@ -12,6 +12,10 @@ use crate::domain::layout::parse_seat_label;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
+/// The inventory's version field: every update that changes seats adds one to it, in the same
+/// update, so live seat maps can tell a missed change from a late one (`domain::seat_changes`).
+pub(super) const VERSION: &str = "version";
+
 /// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
 pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     let (row, number) = parse_seat_label(label)?;
@@ -73,7 +77,7 @@ pub(super) fn end_hold(
         "$unset": unset,
         // Only the entry the filter matched (hold ids are unique, and this says so).
         "$pull": { "holds": { "id": hold.id, "createdAt": hold.created_at } },
-        "$inc": { "counts.held": -count, counter: count },
+        "$inc": { "counts.held": -count, counter: count, VERSION: 1 },
     };
     Ok((filter, update))
 }
@@ -211,7 +215,7 @@ impl Store {
         let update = doc! {
             "$set": set,
             "$push": { "holds": bson::to_bson(hold)? },
-            "$inc": { "counts.available": -count, "counts.held": count },
+            "$inc": { "counts.available": -count, "counts.held": count, VERSION: 1 },
         };
         self.update_inventory(filter, update).await
     }

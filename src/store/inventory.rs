@@ -3,6 +3,7 @@
 use bson::doc;
 
 use super::documents::{ObjectIdExt, SeatMapDoc};
+use super::holds::VERSION;
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
@@ -25,5 +26,17 @@ impl Store {
         };
         self.find_by_ids_projected(names::SEAT_INVENTORY, ids, projection)
             .await
+    }
+
+    /// A showtime's seat map for a live subscriber: every seat's kind and state, the counts,
+    /// the version they are at, and the live holds (whose expiry the subscriber's gateway
+    /// announces on time). None when the showtime has no inventory.
+    #[tracing::instrument(skip(self))]
+    pub async fn live_seat_map(&self, id: ShowtimeId) -> Result<Option<SeatMapDoc>, ApiError> {
+        let projection = doc! { "capacity": 1, "counts": 1, "seats": 1, VERSION: 1, "holds": 1 };
+        let mut found = self
+            .find_by_ids_projected(names::SEAT_INVENTORY, vec![id.oid()], projection)
+            .await?;
+        Ok(found.pop())
     }
 }

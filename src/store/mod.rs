@@ -5,6 +5,7 @@
 //! documents back; they never build a filter.
 
 mod catalogue_writes;
+mod change_feed;
 mod channels;
 mod cinemas;
 mod command_log;
@@ -34,10 +35,13 @@ use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern}
 use mongodb::{Client, Collection, Database};
 
 pub use catalogue_writes::CatalogueBatch;
+pub use change_feed::{
+    ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
+};
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
 pub use explain::Plan;
-pub use faults::{CrashPoint, PausePoint};
+pub use faults::{CrashPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
 pub use holds::HoldFence;

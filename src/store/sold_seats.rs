@@ -6,7 +6,7 @@
 use bson::{doc, Bson, Document};
 
 use super::documents::{HoldDoc, OrderDoc};
-use super::holds::{end_hold, seat_path, with_expiry};
+use super::holds::{end_hold, seat_path, with_expiry, VERSION};
 use super::Store;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat::SeatState;
@@ -49,7 +49,7 @@ impl Store {
         let update = doc! {
             "$set": set,
             "$unset": unset,
-            "$inc": { "counts.sold": -count, "counts.available": count },
+            "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
         };
         self.update_inventory(filter, update).await
     }

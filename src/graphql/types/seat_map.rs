@@ -8,7 +8,6 @@ use std::sync::Arc;
 use async_graphql::{Enum, Object, SimpleObject};
 
 use crate::domain::layout::{seat_label, MAX_CAPACITY, MAX_ROW_LENGTH};
-use crate::domain::seat;
 use crate::store::documents::{SeatMapDoc, SeatView};
 
 /// What kind of seat a position is.
@@ -176,19 +175,7 @@ impl SeatMap {
 
     /// Seats per state.
     async fn counts(&self) -> SeatCounts {
-        let seat::SeatCounts {
-            available,
-            held,
-            sold,
-            blocked,
-        } = self.0.counts;
-        SeatCounts {
-            available: available as i32,
-            held: held as i32,
-            sold: sold as i32,
-            blocked: blocked as i32,
-            capacity: self.0.capacity,
-        }
+        SeatCounts::of(self.0.counts, self.0.capacity)
     }
 }
 

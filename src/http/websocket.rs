@@ -1,0 +1,394 @@
+//! GraphQL over WebSocket: the `graphql-transport-ws` protocol (the `graphql-ws` npm client's,
+//! and GraphiQL's) on `GET /graphql` with an upgrade. Subscriptions run here; queries and
+//! mutations may too, through the same limits as over HTTP.
+//!
+//! Written here rather than taken from async-graphql, whose transport closes a refused
+//! `connection_init` with 1002 where the protocol says 4403, and has no idle timeout, no
+//! per-connection cap and no rate limit.
+//!
+//! Limits (all in `config::Limits`): connections per process (503 before the upgrade),
+//! `connection_init` within a timeout (4408), operations per connection (SUBSCRIPTION_LIMIT on
+//! that operation alone), an idle connection is closed (1000), each `subscribe` costs one
+//! token of the caller's rate limit, and a message may be at most `max_body_bytes`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::stream::{BoxStream, SplitSink};
+use futures::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::time::Instant;
+use tokio_stream::StreamMap;
+
+use super::auth::{authenticate, authenticate_credential};
+use super::media::Media;
+use super::rate_limit::{charge, client_address};
+use super::{reply, AppState};
+use crate::error::ErrorCode;
+use crate::graphql::errors::error_with_code;
+use crate::graphql::{self, prepare, Caller};
+
+/// The subprotocol spoken.
+pub const PROTOCOL: &str = "graphql-transport-ws";
+
+/// A message from the client.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ClientMessage {
+    ConnectionInit {
+        #[serde(default)]
+        payload: Option<Value>,
+    },
+    Ping {},
+    Pong {},
+    Subscribe {
+        id: String,
+        payload: Box<async_graphql::Request>,
+    },
+    Complete {
+        id: String,
+    },
+}
+
+/// Whether a request asks to upgrade to WebSocket.
+pub(super) fn is_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::UPGRADE)
+        .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"websocket"))
+}
+
+/// Upgrades `GET /graphql` to a GraphQL WebSocket connection, within the connection cap.
+pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
+    let ws = match WebSocketUpgrade::from_request_parts(&mut parts, &state).await {
+        Ok(ws) => ws,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let Ok(permit) = Arc::clone(&state.live_connections).try_acquire_owned() else {
+        let message = format!(
+            "this gateway has its most WebSocket connections open ({}); retry in a moment",
+            state.limits.max_live_connections
+        );
+        return reply::refused(
+            Media::Json,
+            StatusCode::SERVICE_UNAVAILABLE,
+            message,
+            ErrorCode::Unavailable,
+        );
+    };
+    // A non-browser client may send its key as a header; a browser sends it in connection_init.
+    let caller = match authenticate(&state.store, &state.known_keys, &parts.headers).await {
+        Ok(caller) => caller,
+        Err(error) => {
+            let status = if error.effect_unknown() {
+                StatusCode::SERVICE_UNAVAILABLE
+            } else {
+                StatusCode::UNAUTHORIZED
+            };
+            return reply::refused(Media::Json, status, error.client_message(), error.code());
+        }
+    };
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    let client = client_address(&parts.headers, state.client_ip_header.as_ref(), peer);
+    let offered = ws
+        .requested_protocols()
+        .any(|protocol| protocol == PROTOCOL);
+    ws.protocols([PROTOCOL])
+        .max_message_size(state.limits.max_body_bytes)
+        .on_upgrade(move |socket| async move {
+            let _permit = permit;
+            let connection = Connection {
+                state,
+                caller,
+                client,
+                acked: false,
+            };
+            if offered {
+                connection.run(socket).await;
+            } else {
+                let (mut sink, _) = socket.split();
+                close(&mut sink, 4406, "Subprotocol not acceptable").await;
+            }
+        })
+}
+
+/// What a connection's operations send: a response, or `None` when the operation is over.
+type Outgoing = Option<async_graphql::Response>;
+
+struct Connection {
+    state: AppState,
+    caller: Caller,
+    /// The client's address, for an anonymous caller's rate limit.
+    client: Option<String>,
+    acked: bool,
+}
+
+/// What handling a client message calls for.
+enum Then {
+    Nothing,
+    Send(Value),
+    Close(u16, String),
+}
+
+impl Connection {
+    async fn run(mut self, socket: WebSocket) {
+        let (mut sink, mut source) = socket.split();
+        let limits = self.state.limits;
+        let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
+        let idle = Duration::from_millis(limits.live_idle_timeout_ms);
+        let mut last_message = Instant::now();
+        let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
+        let closing = loop {
+            let deadline = if !self.acked {
+                init_deadline
+            } else if operations.is_empty() {
+                last_message + idle
+            } else {
+                // Operations running: the connection is busy, not idle.
+                Instant::now() + idle
+            };
+            tokio::select! {
+                message = source.next() => {
+                    last_message = Instant::now();
+                    let text = match message {
+                        Some(Ok(Message::Text(text))) => text,
+                        Some(Ok(Message::Binary(_))) => {
+                            break Some((4400, "binary messages are not part of the protocol".into()));
+                        }
+                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break None,
+                    };
+                    match self.handle(text.as_str(), &mut operations).await {
+                        Then::Nothing => {}
+                        Then::Send(message) => {
+                            if send(&mut sink, &message).await.is_err() {
+                                break None;
+                            }
+                        }
+                        Then::Close(code, reason) => break Some((code, reason)),
+                    }
+                }
+                Some((id, outgoing)) = operations.next(), if !operations.is_empty() => {
+                    let message = match outgoing {
+                        Some(response) if failed(&response) => {
+                            // The operation ends here: no `complete` after an `error`.
+                            operations.remove(&id);
+                            json!({ "type": "error", "id": id, "payload": response.errors })
+                        }
+                        Some(response) => json!({ "type": "next", "id": id, "payload": response }),
+                        None => json!({ "type": "complete", "id": id }),
+                    };
+                    if send(&mut sink, &message).await.is_err() {
+                        break None;
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline), if !self.acked || operations.is_empty() => {
+                    break Some(if self.acked {
+                        (1000, "idle".into())
+                    } else {
+                        (4408, "Connection initialisation timeout".into())
+                    });
+                }
+            }
+        };
+        if let Some((code, reason)) = closing {
+            close(&mut sink, code, &reason).await;
+        }
+    }
+
+    async fn handle(
+        &mut self,
+        text: &str,
+        operations: &mut StreamMap<String, BoxStream<'static, Outgoing>>,
+    ) -> Then {
+        let message = match serde_json::from_str::<ClientMessage>(text) {
+            Ok(message) => message,
+            Err(error) => return Then::Close(4400, format!("Invalid message: {error}")),
+        };
+        match message {
+            ClientMessage::ConnectionInit { .. } if self.acked => {
+                Then::Close(4429, "Too many initialisation requests".into())
+            }
+            ClientMessage::ConnectionInit { payload } => self.init(payload).await,
+            ClientMessage::Ping {} => Then::Send(json!({ "type": "pong" })),
+            ClientMessage::Pong {} => Then::Nothing,
+            ClientMessage::Subscribe { .. } if !self.acked => {
+                Then::Close(4401, "Unauthorized".into())
+            }
+            ClientMessage::Subscribe { id, .. } if operations.contains_key(&id) => {
+                Then::Close(4409, format!("Subscriber for {id} already exists"))
+            }
+            ClientMessage::Subscribe { id, payload } => {
+                match self.start(*payload, operations.len()) {
+                    Ok(stream) => {
+                        operations.insert(id, stream);
+                        Then::Nothing
+                    }
+                    Err(error) => {
+                        Then::Send(json!({ "type": "error", "id": id, "payload": [error] }))
+                    }
+                }
+            }
+            ClientMessage::Complete { id } => {
+                operations.remove(&id);
+                Then::Nothing
+            }
+        }
+    }
+
+    /// `connection_init`: the channel's key may come in the payload (`Authorization`).
+    async fn init(&mut self, payload: Option<Value>) -> Then {
+        let credential = payload.as_ref().and_then(|payload| {
+            ["Authorization", "authorization"]
+                .iter()
+                .find_map(|name| payload.get(name))
+        });
+        match credential {
+            None => {}
+            Some(Value::String(credential)) => {
+                let state = &self.state;
+                match authenticate_credential(&state.store, &state.known_keys, credential).await {
+                    Ok(caller) => self.caller = caller,
+                    Err(error) if error.effect_unknown() => {
+                        tracing::error!(%error, "authenticating a WebSocket connection");
+                        return Then::Close(4500, error.client_message());
+                    }
+                    Err(error) => {
+                        return Then::Close(4403, format!("Forbidden: {}", error.client_message()))
+                    }
+                }
+            }
+            Some(_) => {
+                return Then::Close(4403, "Forbidden: `Authorization` must be a string".into())
+            }
+        }
+        self.acked = true;
+        Then::Send(json!({ "type": "connection_ack" }))
+    }
+
+    /// Starts an operation, within the connection's cap and the caller's rate limit.
+    fn start(
+        &self,
+        mut request: async_graphql::Request,
+        running: usize,
+    ) -> Result<BoxStream<'static, Outgoing>, async_graphql::ServerError> {
+        let state = &self.state;
+        let cap = state.limits.max_subscriptions_per_connection;
+        if running >= cap {
+            let message = format!(
+                "a connection may run at most {cap} operations at once; complete one first"
+            );
+            return Err(error_with_code(message, ErrorCode::SubscriptionLimit));
+        }
+        if let Err((who, wait)) = charge(state, &self.caller, self.client.as_deref(), 1) {
+            let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+            let message = format!("{who} is over its rate limit; retry in {millis} ms");
+            let mut error = error_with_code(message, ErrorCode::RateLimited);
+            error
+                .extensions
+                .get_or_insert_with(Default::default)
+                .set("retryAfterMs", millis);
+            return Err(error);
+        }
+        if let Err(refusal) = state.persisted_queries.resolve(&mut request) {
+            return Err(error_with_code(refusal.message, refusal.code));
+        }
+        let request =
+            prepare(request, &state.store, state.settings(), &self.caller).data(state.live.clone());
+        let responses = graphql::execute_stream(&state.schema, request);
+        let timeout = Duration::from_millis(state.limits.request_timeout_ms);
+        Ok(guarded(responses, timeout))
+    }
+}
+
+/// Where an operation's responses are.
+enum Phase<S> {
+    /// Nothing sent yet: the first response must come within the request timeout.
+    First(S),
+    Rest(S),
+    Done,
+}
+
+/// An operation's responses, then `Complete`: the first within `timeout` (else
+/// REQUEST_TIMEOUT, and the end), and a panic answered INTERNAL (and the end), never a
+/// dropped connection.
+fn guarded(
+    responses: BoxStream<'static, async_graphql::Response>,
+    timeout: Duration,
+) -> BoxStream<'static, Outgoing> {
+    let responses = std::panic::AssertUnwindSafe(responses).catch_unwind();
+    futures::stream::unfold(Phase::First(responses), move |phase| async move {
+        let (next, rest) = match phase {
+            Phase::First(mut responses) => {
+                match tokio::time::timeout(timeout, responses.next()).await {
+                    Ok(next) => (next, responses),
+                    Err(_) => {
+                        let message = format!(
+                            "the operation did not start within {} ms",
+                            timeout.as_millis()
+                        );
+                        return Some((failure(message, ErrorCode::RequestTimeout), Phase::Done));
+                    }
+                }
+            }
+            Phase::Rest(mut responses) => (responses.next().await, responses),
+            Phase::Done => return None,
+        };
+        match next? {
+            Ok(response) => Some((Some(response), Phase::Rest(rest))),
+            Err(panic) => {
+                let detail = panic
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .unwrap_or("a panic without a message");
+                tracing::error!(detail, "an operation over WebSocket panicked");
+                Some((
+                    failure("internal error".into(), ErrorCode::Internal),
+                    Phase::Done,
+                ))
+            }
+        }
+    })
+    .chain(futures::stream::once(async { None }))
+    .boxed()
+}
+
+fn failure(message: String, code: ErrorCode) -> Outgoing {
+    Some(async_graphql::Response::from_errors(vec![error_with_code(
+        message, code,
+    )]))
+}
+
+/// Whether a response is a failure with nothing else: sent as the protocol's `error`.
+fn failed(response: &async_graphql::Response) -> bool {
+    !response.errors.is_empty() && matches!(response.data, async_graphql::Value::Null)
+}
+
+async fn send(
+    sink: &mut SplitSink<WebSocket, Message>,
+    message: &Value,
+) -> Result<(), axum::Error> {
+    sink.send(Message::Text(message.to_string().into())).await
+}
+
+/// Closes with `code`; the reason is cut to the 123 bytes a close frame can carry.
+async fn close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason: &str) {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    let frame = CloseFrame {
+        code,
+        reason: reason[..end].into(),
+    };
+    let _ = sink.send(Message::Close(Some(frame))).await;
+}
