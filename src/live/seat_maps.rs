@@ -95,6 +95,10 @@ impl Subscriber {
         }
         loop {
             let Some(at) = &mut self.at else {
+                // Listen afresh from here: the changes still queued are all in the map about
+                // to be read, and left queued they could make this subscriber fall behind
+                // again at once.
+                self.receiver = self.receiver.resubscribe();
                 match self.read_map().await {
                     Ok(map) => return Some(Ok(SeatMapUpdate::Snapshot(map))),
                     Err(error) if !self.started => {

@@ -220,3 +220,16 @@ fn letter(state: &str) -> char {
         other => panic!("unknown state {other}"),
     }
 }
+
+impl LiveClient {
+    /// The next `next` message of operation `id`, skipping those of other operations.
+    pub async fn event_of(&mut self, id: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["id"] == id {
+                assert_eq!(message["type"], "next", "{message}");
+                return message["payload"]["data"].clone();
+            }
+        }
+    }
+}

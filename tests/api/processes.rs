@@ -119,6 +119,21 @@ impl OwnDatabase {
     /// Starts the server again on the same port and storage.
     pub fn restart(&mut self) {
         self.kill();
+        self.launch_again();
+    }
+
+    /// Stops the server as an operator would (SIGTERM: it writes out what it holds; SIGKILL
+    /// loses SecantusDB's last second of writes) and starts it again on the same port and
+    /// storage.
+    pub fn restart_gracefully(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            signal(child.id(), libc::SIGTERM);
+            let _ = child.wait();
+        }
+        self.launch_again();
+    }
+
+    fn launch_again(&mut self) {
         let port = self.address.port();
         // The port may take a moment to be free again.
         let deadline = Instant::now() + Duration::from_secs(10);
