@@ -46,6 +46,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtimes-on-a-channel",
     "showtime-prices",
     "showtime-seat-map",
+    "live-seat-map",
     "showtimes-page-with-references",
     "channels",
     "hold-best-seats",
@@ -110,7 +111,7 @@ pub async fn examples() -> Json<Vec<Example>> {
     Json(examples_list())
 }
 
-/// The vendored GraphiQL and React builds (GraphiQL's are stored gzip-compressed).
+/// The vendored GraphiQL, React and graphql-ws builds (GraphiQL's are stored gzip-compressed).
 pub async fn vendor(Path(file): Path<String>) -> Response {
     let javascript = "text/javascript; charset=utf-8";
     let (body, content_type, gzip): (&'static [u8], &str, bool) = match file.as_str() {
@@ -131,6 +132,12 @@ pub async fn vendor(Path(file): Path<String>) -> Response {
         ),
         "react-dom.production.min.js" => (
             include_bytes!("../../playground/vendor/react-dom.production.min.js"),
+            javascript,
+            false,
+        ),
+        // The seat picker's GraphQL-over-WebSocket client (graphql-ws's browser build).
+        "graphql-ws.min.js" => (
+            include_bytes!("../../playground/vendor/graphql-ws.min.js"),
             javascript,
             false,
         ),

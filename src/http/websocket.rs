@@ -111,6 +111,7 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
                 caller,
                 client,
                 acked: false,
+                last_used: Instant::now(),
             };
             if offered {
                 connection.run(socket).await;
@@ -130,6 +131,9 @@ struct Connection {
     /// The client's address, for an anonymous caller's rate limit.
     client: Option<String>,
     acked: bool,
+    /// When the client last asked for something (pings do not count: a connection that only
+    /// pings is idle).
+    last_used: Instant,
 }
 
 /// What handling a client message calls for.
@@ -145,20 +149,18 @@ impl Connection {
         let limits = self.state.limits;
         let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
-        let mut last_message = Instant::now();
         let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
         let closing = loop {
             let deadline = if !self.acked {
                 init_deadline
             } else if operations.is_empty() {
-                last_message + idle
+                self.last_used + idle
             } else {
                 // Operations running: the connection is busy, not idle.
                 Instant::now() + idle
             };
             tokio::select! {
                 message = source.next() => {
-                    last_message = Instant::now();
                     let text = match message {
                         Some(Ok(Message::Text(text))) => text,
                         Some(Ok(Message::Binary(_))) => {
@@ -214,6 +216,9 @@ impl Connection {
             Ok(message) => message,
             Err(error) => return Then::Close(4400, format!("Invalid message: {error}")),
         };
+        if !matches!(message, ClientMessage::Ping {} | ClientMessage::Pong {}) {
+            self.last_used = Instant::now();
+        }
         match message {
             ClientMessage::ConnectionInit { .. } if self.acked => {
                 Then::Close(4429, "Too many initialisation requests".into())

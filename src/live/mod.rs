@@ -172,7 +172,7 @@ impl Inner {
                 }
             }
             FeedEvent::Order { id, status } => {
-                if live_topics(&self.order_topics).is_empty() {
+                if !any_watched(&self.order_topics) {
                     return;
                 }
                 let Some(lookups) = self.started.get() else {
@@ -231,6 +231,12 @@ fn watched<K: std::hash::Hash + Eq, T>(
         topics.remove(key);
     }
     topic
+}
+
+/// Whether anyone watches any topic.
+fn any_watched<K, T>(topics: &Mutex<HashMap<K, Weak<T>>>) -> bool {
+    let topics = topics.lock().expect("topics lock");
+    topics.values().any(|topic| topic.strong_count() > 0)
 }
 
 /// Every topic someone watches.

@@ -8,7 +8,7 @@ use futures::Stream;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use super::{live_topics, watched, Inner, Live};
+use super::{watched, Inner, Live};
 use crate::domain::ids::OrderId;
 use crate::error::ApiError;
 use crate::store::documents::{OrderDoc, OrderStatus};
@@ -75,8 +75,6 @@ pub(super) async fn run_lookups(
             let _ = topic
                 .sender
                 .send(Arc::new(Some(OrderEvent { status, order })));
-        } else if live_topics(&hub.order_topics).is_empty() {
-            continue;
         }
     }
 }

@@ -101,6 +101,22 @@ impl LiveClient {
         }
     }
 
+    /// The next message (Ok) or the close (Err: code and reason), or None when nothing comes
+    /// within `within`.
+    pub async fn recv_frame_within(
+        &mut self,
+        within: Duration,
+    ) -> Option<Result<Value, (u16, String)>> {
+        match tokio::time::timeout(within, self.socket.next()).await {
+            Ok(Some(Ok(Message::Text(text)))) => Some(Ok(serde_json::from_str(&text).unwrap())),
+            Ok(Some(Ok(Message::Close(Some(frame))))) => {
+                Some(Err((frame.code.into(), frame.reason.to_string())))
+            }
+            Ok(other) => panic!("unexpected frame {other:?}"),
+            Err(_) => None,
+        }
+    }
+
     /// Waits for the server to close the connection: its close code and reason.
     pub async fn closed(&mut self) -> (u16, String) {
         loop {

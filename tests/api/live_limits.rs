@@ -166,6 +166,18 @@ async fn connections_that_never_initialise_or_sit_idle_are_closed() {
     let mut idle = LiveClient::connect(&sale.app, None).await;
     assert_eq!(idle.closed().await, (1000, "idle".into()));
 
+    // Pings keep nothing running: a connection that only pings is idle too.
+    let mut pinger = LiveClient::connect(&sale.app, None).await;
+    let closed = loop {
+        pinger.send(json!({ "type": "ping" })).await;
+        match pinger.recv_frame_within(Duration::from_millis(100)).await {
+            Some(Ok(pong)) => assert_eq!(pong["type"], "pong"),
+            Some(Err(close)) => break close,
+            None => {}
+        }
+    };
+    assert_eq!(closed, (1000, "idle".into()));
+
     // A connection with a subscription is not idle, however quiet.
     let mut watching = LiveClient::connect(&sale.app, None).await;
     watching.watch_seat_map("1", &sale.showtime).await;

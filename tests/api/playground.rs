@@ -1,6 +1,7 @@
 //! The playground page, its assets, and its example operations.
 
-use crate::helpers::TestApp;
+use crate::helpers::{GqlResponse, TestApp};
+use crate::live_client::LiveClient;
 
 #[tokio::test]
 async fn the_playground_and_its_assets_are_served_by_the_gateway() {
@@ -14,6 +15,7 @@ async fn the_playground_and_its_assets_are_served_by_the_gateway() {
         "graphiql.min.css",
         "react.production.min.js",
         "react-dom.production.min.js",
+        "graphql-ws.min.js",
     ] {
         let response = app.get(&format!("/playground/vendor/{asset}")).await;
         assert_eq!(response.status(), 200, "{asset}");
@@ -115,7 +117,19 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
             };
         }
         let query = example["query"].as_str().unwrap();
+        let subscription = query
+            .lines()
+            .find(|line| !line.starts_with('#'))
+            .is_some_and(|line| line.starts_with("subscription"));
         let response = match key_of(example) {
+            // As GraphiQL sends it: over WebSocket; the first event must carry data.
+            None if subscription => {
+                let mut client = LiveClient::connect(&app, None).await;
+                client.subscribe("example", query, variables).await;
+                let message = client.recv().await;
+                assert_eq!(message["type"], "next", "{name}: {message}");
+                GqlResponse(message["payload"].clone())
+            }
             Some(key) => app.graphql_as(&key, query, variables).await,
             None => app.graphql(query, variables).await,
         };
