@@ -84,6 +84,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
+    println!("Seat picker (live seat maps): http://{address}/seats");
     let state = AppState::new(store, args.limits, args.sales.hold_policy())
         .with_key_policy(args.sales.key_policy())
         .with_client_ip_header(args.client_ip_header)

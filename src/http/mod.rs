@@ -1,6 +1,7 @@
 //! HTTP: the axum routes. `POST /graphql` runs operations (with body-size and batch limits),
-//! `GET /` serves the GraphiQL playground with the example operations, `GET /health` checks the
-//! database.
+//! `GET /graphql` runs queries or upgrades to a WebSocket for subscriptions (`websocket`),
+//! `GET /` serves the GraphiQL playground with the example operations, `GET /seats/{id}` the
+//! seat picker, `GET /health` checks the database.
 
 mod auth;
 mod graphql_get;
@@ -11,6 +12,7 @@ mod persisted_queries;
 mod playground;
 mod rate_limit;
 mod reply;
+mod seat_picker;
 mod websocket;
 
 pub use auth::KnownKeys;
@@ -136,6 +138,9 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(playground::page))
         .route("/playground/examples.json", get(playground::examples))
         .route("/playground/vendor/{file}", get(playground::vendor))
+        .route("/seats", get(seat_picker::page))
+        .route("/seats/{showtime}", get(seat_picker::page))
+        .route("/seats/assets/{file}", get(seat_picker::asset))
         .route("/health", get(health::health));
     // Browsers may call from the configured origins only; with none, no CORS headers at all,
     // so no other site's page can read an answer.

@@ -90,6 +90,15 @@ pub fn unavailable(media: Media, message: String) -> Response {
 /// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
 /// `extensions.retryAfterMs`.
 pub fn rate_limited(media: Media, who: &str, wait: Duration) -> Response {
+    let (error, millis) = rate_limited_error(who, wait);
+    let response = GqlResponse::from_errors(vec![error]);
+    let mut reply = write(media, StatusCode::TOO_MANY_REQUESTS, &Wire::One(&response));
+    retry_after(&mut reply, millis.div_ceil(1000));
+    reply
+}
+
+/// The RATE_LIMITED error of `who`, with `extensions.retryAfterMs`, and those milliseconds.
+pub fn rate_limited_error(who: &str, wait: Duration) -> (async_graphql::ServerError, u64) {
     let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
     let message = format!("{who} is over its rate limit; retry in {millis} ms");
     let mut error = error_with_code(message, ErrorCode::RateLimited);
@@ -97,10 +106,7 @@ pub fn rate_limited(media: Media, who: &str, wait: Duration) -> Response {
         .extensions
         .get_or_insert_with(Default::default)
         .set("retryAfterMs", millis);
-    let response = GqlResponse::from_errors(vec![error]);
-    let mut reply = write(media, StatusCode::TOO_MANY_REQUESTS, &Wire::One(&response));
-    retry_after(&mut reply, millis.div_ceil(1000));
-    reply
+    (error, millis)
 }
 
 /// How soon a client may retry a request the database was unavailable for.

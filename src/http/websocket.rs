@@ -295,14 +295,7 @@ impl Connection {
             return Err(error_with_code(message, ErrorCode::SubscriptionLimit));
         }
         if let Err((who, wait)) = charge(state, &self.caller, self.client.as_deref(), 1) {
-            let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-            let message = format!("{who} is over its rate limit; retry in {millis} ms");
-            let mut error = error_with_code(message, ErrorCode::RateLimited);
-            error
-                .extensions
-                .get_or_insert_with(Default::default)
-                .set("retryAfterMs", millis);
-            return Err(error);
+            return Err(reply::rate_limited_error(&who, wait).0);
         }
         if let Err(refusal) = state.persisted_queries.resolve(&mut request) {
             return Err(error_with_code(refusal.message, refusal.code));

@@ -273,3 +273,24 @@ async fn a_subscription_sent_over_http_is_refused_with_a_code() {
         response.0
     );
 }
+
+#[tokio::test]
+async fn each_subscribe_costs_one_operation_of_the_caller_s_rate_limit() {
+    let limits = Limits {
+        anonymous_requests_per_second: 1,
+        anonymous_burst: 2,
+        ..Limits::default()
+    };
+    let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSS"]).await;
+    let mut client = LiveClient::connect(&sale.app, None).await;
+    client.watch_seat_map("1", &sale.showtime).await;
+    client.watch_seat_map("2", &sale.showtime).await;
+    client
+        .subscribe("3", SEAT_MAP, json!({ "id": sale.showtime }))
+        .await;
+    let message = client.recv().await;
+    assert_eq!(message["type"], "error", "{message}");
+    let error = &message["payload"][0];
+    assert_eq!(error["extensions"]["code"], "RATE_LIMITED");
+    assert!(error["extensions"]["retryAfterMs"].as_u64().unwrap() > 0);
+}

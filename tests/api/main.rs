@@ -1,5 +1,6 @@
 //! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
 
+mod browser;
 mod channels;
 mod cinemas;
 mod conformance;

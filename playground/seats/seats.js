@@ -1,0 +1,298 @@
+// The seat picker. /seats lists upcoming showtimes; /seats/{id} draws the showtime's hall live
+// from the `seatMapChanged` subscription (graphql-ws, vendored in /playground/vendor) and holds,
+// releases and confirms seats over POST /graphql with a sales channel's API key. Vanilla JS,
+// no build step: the gateway serves this module (and hall.js, which draws the hall) as it is.
+import { draw, enableKeyboard, ours, refresh, seats, selected, setState } from './hall.js';
+
+const KEY_STORE = 'boxoffice.seats.key';
+
+const LIST = `query ($from: DateTime) { showtimes(first: 20, filter: { startsFrom: $from }) {
+  nodes { id startsAt language movie { title } cinema { name } hall { name } } } }`;
+// `price` is the caller's channel's: without a key it is an error, so it is asked with one only.
+const SHOWTIME = `query ($id: ID!, $priced: Boolean!) { showtime(id: $id) {
+  startsAt language movie { title } cinema { name } hall { name } price @include(if: $priced) { formatted } } }`;
+const SEAT_MAP = `subscription ($showtimeId: ID!) { seatMapChanged(showtimeId: $showtimeId) {
+  kind version seatMap { width rows { label states kinds } }
+  changes { label row column state kind } counts { available held sold blocked capacity } } }`;
+const HOLD = `mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
+  id seats { label kind price { formatted } } total { formatted } expiresAt } }`;
+const RELEASE = 'mutation ($id: ID!) { releaseHold(holdId: $id) }';
+const CONFIRM = `mutation ($input: ConfirmHoldInput!) { confirmHold(input: $input) {
+  id status seats { label } total { formatted } customer { name contact } createdAt } }`;
+
+const $ = (selector) => document.querySelector(selector);
+const inOrder = (labels) => [...labels].sort((x, y) => x.localeCompare(y, undefined, { numeric: true })); // A2 < A10
+const showtimeId = decodeURIComponent(location.pathname.split('/')[2] || '');
+let key = sessionStorage.getItem(KEY_STORE) || '';
+let client = null; // the graphql-ws client; a new one for every key
+let version = -1; // the version of the map drawn; -1 until the first SNAPSHOT
+let hold = null; // the live hold: { id, expiresAt, warnings still to give }
+let ticker = null; // the countdown's interval
+
+// ---- Talking to the gateway ----
+
+class ApiError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+/** Runs one operation over POST /graphql as the channel whose key is entered. */
+async function graphql(query, variables) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (key) headers.Authorization = 'Bearer ' + key;
+  const response = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+  const body = await response.json().catch(() => null);
+  const error = body && body.errors && body.errors[0];
+  if (error) throw new ApiError((error.extensions && error.extensions.code) || 'ERROR', error.message);
+  if (!body || !body.data) throw new ApiError('HTTP_' + response.status, 'the gateway gave no answer');
+  return body.data;
+}
+
+/** Subscribes to the seat map over WebSocket; reconnects (and gets a new SNAPSHOT) by itself. */
+function connect() {
+  if (client) client.dispose();
+  version = -1;
+  setStatus('connecting', 'Connecting…');
+  let ended = false; // the subscription failed for good: no reconnecting then
+  const mine = (client = graphqlWs.createClient({
+    url: (location.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + location.host + '/graphql',
+    connectionParams: () => (key ? { Authorization: 'Bearer ' + key } : {}),
+    retryAttempts: Infinity,
+    // Back off up to 10 s between attempts; a refused key (4403) is final until it changes.
+    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(10000, 500 * 2 ** retries) + Math.random() * 500)),
+    shouldRetry: (closed) => !(closed && closed.code === 4403),
+    on: {
+      closed: () => { if (client === mine && !ended) setStatus('reconnecting', 'Connection lost; reconnecting…'); },
+    },
+  }));
+  mine.subscribe({ query: SEAT_MAP, variables: { showtimeId } }, {
+    next: ({ data, errors }) => (errors ? fail(errors[0]) : apply(data.seatMapChanged)),
+    error: (error) => {
+      ended = true;
+      if (client !== mine) return;
+      if (error && error.code === 4403) {
+        setStatus('refused', 'Not live: the gateway refused the channel key.');
+        fail(new ApiError('FORBIDDEN', 'the channel key was refused (WebSocket close 4403)'));
+      } else {
+        setStatus('closed', 'Not live: the seat map subscription ended. Reload the page.');
+        fail(Array.isArray(error) ? error[0] : new ApiError('SUBSCRIPTION', String((error && error.reason) || error)));
+      }
+    },
+    complete: () => {},
+  });
+}
+
+// ---- Messages ----
+
+function setStatus(state, text) {
+  const status = $('#status');
+  if (status.dataset.status === state) return; // announce changes only
+  status.dataset.status = state;
+  status.textContent = text;
+}
+function say(text) { $('#notice').textContent = text; }
+function fail(error) {
+  const code = error.code || (error.extensions && error.extensions.code) || 'ERROR';
+  $('#error').dataset.code = code;
+  $('#error').textContent = `${code}: ${error.message}`;
+}
+function clearError() { $('#error').textContent = ''; delete $('#error').dataset.code; }
+const when = (instant) => new Date(instant).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+// ---- The hall ----
+
+/** Applies one event of the subscription. */
+function apply(event) {
+  if (event.kind === 'SNAPSHOT') {
+    draw($('#grid'), event.seatMap);
+  } else {
+    if (version < 0 || event.version <= version) return; // before the first SNAPSHOT, or seen
+    for (const change of event.changes) {
+      const seat = seats.get(change.label);
+      if (seat) setState(seat, change.state.toLowerCase());
+    }
+  }
+  version = event.version;
+  for (const [name, count] of Object.entries(event.counts)) {
+    const cell = document.querySelector(`[data-count="${name}"]`);
+    if (cell) cell.textContent = count;
+  }
+  setStatus('live', 'Live: seats update as they are sold.');
+  update();
+}
+
+function toggle(seat) {
+  const label = seat.dataset.seat;
+  if (seat.dataset.state !== 'available') return say(`${label} is ${seat.dataset.state}.`);
+  if (selected.has(label)) selected.delete(label);
+  else selected.add(label);
+  setState(seat, 'available');
+  update();
+}
+
+// ---- Holds and orders ----
+
+/** Enables what can be done now and shows the selection. */
+function update() {
+  const labels = inOrder(selected);
+  $('#selection').textContent = labels.length ? labels.join(', ') : 'none';
+  $('#hold-selected').disabled = !key || !labels.length || hold !== null;
+  $('#hold-best').disabled = !key || hold !== null;
+}
+
+async function holdSeats(input) {
+  clearError();
+  try {
+    const { holdSeats: answer } = await graphql(HOLD, { input: { showtimeId, ...input } });
+    hold = { id: answer.id, expiresAt: Date.parse(answer.expiresAt), warnings: [60, 30, 10] };
+    selected.clear();
+    for (const seat of answer.seats) ours.add(seat.label);
+    refresh();
+    const panel = $('#hold');
+    panel.hidden = false;
+    panel.dataset.holdId = answer.id;
+    $('#hold-seats').replaceChildren(...answer.seats.map((s) => {
+      const item = document.createElement('li');
+      item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${s.price.formatted}`;
+      return item;
+    }));
+    $('#hold-total').textContent = answer.total.formatted;
+    say(`Held ${[...ours].join(', ')}. Confirm the order before the hold expires.`);
+    clearInterval(ticker);
+    ticker = setInterval(tick, 1000);
+    tick();
+  } catch (error) {
+    fail(error);
+  }
+  update();
+}
+
+function tick() {
+  const left = Math.max(0, Math.round((hold.expiresAt - Date.now()) / 1000));
+  $('#countdown').textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+  // Announce a minute, 30 and 10 seconds left, once each (not every second).
+  if (hold.warnings.length && left <= hold.warnings[0] && left > 0) {
+    while (hold.warnings.length && left <= hold.warnings[0]) hold.warnings.shift();
+    say(`The hold expires in ${left} seconds.`);
+  }
+  if (left === 0) endHold('The hold expired: its seats are free again.');
+}
+
+function endHold(message) {
+  clearInterval(ticker);
+  const panel = $('#hold');
+  panel.hidden = true;
+  delete panel.dataset.holdId;
+  hold = null;
+  ours.clear();
+  refresh();
+  if (message) say(message);
+  update();
+}
+
+async function release() {
+  clearError();
+  try {
+    const { releaseHold } = await graphql(RELEASE, { id: hold.id });
+    endHold(`Released ${releaseHold.join(', ')}.`);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+async function confirmOrder() {
+  clearError();
+  const customer = { name: $('#customer-name').value.trim(), contact: $('#customer-contact').value.trim() };
+  try {
+    const { confirmHold: order } = await graphql(CONFIRM, { input: { holdId: hold.id, customer } });
+    endHold(null);
+    const panel = $('#order');
+    panel.hidden = false;
+    panel.dataset.orderId = order.id;
+    panel.dataset.orderStatus = order.status;
+    $('#order-id').textContent = order.id;
+    $('#order-status').textContent = order.status;
+    $('#order-seats').textContent = order.seats.map((s) => s.label).join(', ');
+    $('#order-total').textContent = order.total.formatted;
+    $('#order-customer').textContent = `${order.customer.name} (${order.customer.contact})`;
+    say(`Order ${order.id} is ${order.status}.`);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+// ---- The pages ----
+
+async function showList() {
+  $('#list').hidden = false;
+  const list = $('#showtimes');
+  try {
+    const { showtimes } = await graphql(LIST, { from: new Date().toISOString() });
+    list.replaceChildren(...showtimes.nodes.map((s) => {
+      const link = document.createElement('a');
+      link.href = '/seats/' + encodeURIComponent(s.id);
+      link.textContent = `${when(s.startsAt)} · ${s.movie.title} (${s.language}) · ${s.cinema.name}, ${s.hall.name}`;
+      const item = document.createElement('li');
+      item.append(link);
+      return item;
+    }));
+    if (!showtimes.nodes.length) list.textContent = 'No upcoming showtimes.';
+  } catch (error) {
+    list.textContent = `Could not list the showtimes: ${error.code}: ${error.message}`;
+  }
+}
+
+/** The header: movie, cinema, hall, time, language, and the channel's price. */
+async function showHeader() {
+  try {
+    const { showtime } = await graphql(SHOWTIME, { id: showtimeId, priced: Boolean(key) });
+    if (!showtime) return fail(new ApiError('NOT_FOUND', 'there is no such showtime'));
+    $('#title').textContent = showtime.movie.title;
+    document.title = `${showtime.movie.title} · Seat picker`;
+    const price = showtime.price ? ` · standard seat ${showtime.price.formatted}` : '';
+    $('#details').textContent = `${showtime.cinema.name} · ${showtime.hall.name} · ${when(showtime.startsAt)} · ${showtime.language}${price}`;
+  } catch (error) {
+    fail(error);
+  }
+}
+
+function showPicker() {
+  $('#picker').hidden = false;
+  $('#sales').hidden = false;
+  $('#key').value = key;
+  const grid = $('#grid');
+  grid.addEventListener('click', (event) => {
+    const seat = event.target.closest('.seat');
+    if (seat) toggle(seat); // also Enter and Space on a focused seat
+  });
+  enableKeyboard(grid);
+  $('#key-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    key = $('#key').value.trim();
+    if (key) sessionStorage.setItem(KEY_STORE, key);
+    else sessionStorage.removeItem(KEY_STORE);
+    clearError();
+    if (hold) endHold('The key changed: the hold stays with the previous channel until it expires.');
+    say(key ? 'Using the channel key.' : 'No channel key: seats can be watched, not held.');
+    showHeader(); // the price is the channel's
+    connect();
+    update();
+  });
+  $('#hold-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    holdSeats({ seats: inOrder(selected) });
+  });
+  $('#hold-best').addEventListener('click', () => {
+    holdSeats({ best: { count: Number($('#best-count').value), kind: $('#best-kind').value } });
+  });
+  $('#release').addEventListener('click', release);
+  $('#confirm-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    confirmOrder();
+  });
+  update();
+  showHeader();
+  connect();
+}
+
+if (showtimeId) showPicker();
+else showList();

@@ -1,0 +1,182 @@
+//! Live seat maps from JavaScript: the `graphql-ws` npm client gets a SNAPSHOT and then a hold
+//! as CHANGES, and the seat picker page (`/seats/{id}`), driven in Chromium, shows one buyer's
+//! hold on another buyer's screen within a second, then the sale. The scripts and their pinned
+//! packages are in `tests/browser`; `scripts/test` installs them and Debian's Chromium.
+
+use std::path::{Path, PathBuf};
+
+use boxoffice::domain::seat::SeatState;
+use serde_json::{json, Value};
+
+use crate::sale::sale;
+
+#[tokio::test]
+async fn the_seat_picker_and_its_assets_are_served_by_the_gateway() {
+    let sale = sale().await;
+    for path in ["/seats".to_owned(), format!("/seats/{}", sale.showtime)] {
+        let page = sale.app.get(&path).await;
+        assert_eq!(page.status(), 200, "{path}");
+        let html = page.text().await.unwrap();
+        assert!(html.contains("/seats/assets/seats.js"), "{path}");
+        assert!(
+            html.contains("/playground/vendor/graphql-ws.min.js"),
+            "{path}"
+        );
+    }
+    for (path, content_type) in [
+        ("/seats/assets/seats.js", "text/javascript; charset=utf-8"),
+        ("/seats/assets/hall.js", "text/javascript; charset=utf-8"),
+        ("/seats/assets/seats.css", "text/css; charset=utf-8"),
+        (
+            "/playground/vendor/graphql-ws.min.js",
+            "text/javascript; charset=utf-8",
+        ),
+    ] {
+        let response = sale.app.get(path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.headers()["content-type"], content_type, "{path}");
+        assert!(
+            response.bytes().await.unwrap().len() > 1_000,
+            "{path} has content"
+        );
+    }
+    assert_eq!(sale.app.get("/seats/assets/nope.js").await.status(), 404);
+}
+
+/// `tests/browser`, after checking its packages are installed.
+fn scripts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    for package in ["graphql-ws", "ws", "playwright-core"] {
+        assert!(
+            dir.join("node_modules").join(package).is_dir(),
+            "{package} is not installed: run the tests with scripts/test (npm ci in tests/browser)"
+        );
+    }
+    dir
+}
+
+/// Runs `node SCRIPT BASE_URL SHOWTIME_ID KEY` in `tests/browser` and parses its JSON summary.
+async fn run(script: &str, args: [&str; 3]) -> Value {
+    let dir = scripts();
+    let output = tokio::process::Command::new("node")
+        .arg(dir.join(script))
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .await
+        .expect("node runs (scripts/test installs Node.js)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{script} failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{script} printed no JSON ({e}): {stdout}"))
+}
+
+/// The hall of `sale()`: rows A (6 seats), B (3 + aisle + 3), C (4 couple seats), all free.
+fn all_free() -> Value {
+    json!({ "available": 16, "held": 0, "sold": 0, "blocked": 0, "capacity": 16 })
+}
+
+#[tokio::test]
+async fn a_graphql_ws_client_gets_a_snapshot_then_a_hold_as_the_next_version() {
+    let sale = sale().await;
+    let base = sale.app.url("");
+    let summary = run("subscribe.mjs", [&base, &sale.showtime, &sale.maoyan]).await;
+    println!("subscribe.mjs: {summary:#}");
+
+    let snapshot = &summary["snapshot"];
+    assert_eq!(snapshot["kind"], "SNAPSHOT");
+    assert_eq!(snapshot["counts"], all_free());
+    assert_eq!(
+        summary["held"],
+        json!(["A1", "A2"]),
+        "the first two free seats"
+    );
+    assert_eq!(
+        snapshot["seats"],
+        json!({ "A1": "AVAILABLE", "A2": "AVAILABLE" })
+    );
+
+    let change = &summary["change"];
+    assert_eq!(change["kind"], "CHANGES");
+    let version = snapshot["version"].as_i64().expect("a version");
+    assert_eq!(
+        change["version"].as_i64(),
+        Some(version + 1),
+        "one hold, one version"
+    );
+    assert!(
+        change["seatMap"].is_null(),
+        "CHANGES carry no map: {change}"
+    );
+    let seat = |label: &str, column: u32| {
+        let state = "HELD";
+        json!({ "label": label, "row": "A", "column": column, "state": state, "kind": "STANDARD" })
+    };
+    let mut changes = change["changes"].as_array().expect("changes").clone();
+    changes.sort_by_key(|c| c["column"].as_u64());
+    assert_eq!(changes, vec![seat("A1", 0), seat("A2", 1)]);
+    assert_eq!(
+        change["counts"],
+        json!({ "available": 14, "held": 2, "sold": 0, "blocked": 0, "capacity": 16 })
+    );
+}
+
+#[tokio::test]
+async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the_sale() {
+    let sale = sale().await;
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    assert!(
+        Path::new(&chromium).exists(),
+        "no Chromium at {chromium}: scripts/test installs Debian's (apt-get install chromium)"
+    );
+    let base = sale.app.url("");
+    let summary = run("seat-picker.mjs", [&base, &sale.showtime, &sale.maoyan]).await;
+    println!("seat-picker.mjs: {summary:#}");
+
+    // B saw A's two seats held within 1 s of A's hold answer (it may even be before it).
+    let latency = summary["latencyMs"].as_i64().expect("a latency");
+    assert!(
+        latency <= 1_000,
+        "B saw the hold {latency} ms after A's answer"
+    );
+    let countdown = summary["countdown"].as_str().unwrap_or_default();
+    assert!(countdown.contains(':'), "a countdown, not {countdown:?}");
+    let seats: Vec<String> = serde_json::from_value(summary["seats"].clone()).unwrap();
+    assert_eq!(seats.len(), 2);
+
+    // A confirmed: A shows the order, both pages the seats sold.
+    assert_eq!(summary["orderStatus"], "CONFIRMED");
+    assert!(summary["orderId"].as_str().is_some_and(|id| !id.is_empty()));
+    assert_eq!(summary["orderSeats"], seats.join(", "));
+    let sold = json!({ seats[0].clone(): "sold", seats[1].clone(): "sold" });
+    assert_eq!(summary["statesOnA"], sold);
+    assert_eq!(summary["statesOnB"], sold);
+    assert_eq!(summary["soldCountOnB"], 2);
+    assert_eq!(summary["errorOnA"], "", "no error shown");
+    assert_eq!(summary["errorOnB"], "", "no error shown (B has no key)");
+    assert_eq!(summary["pageErrors"], json!([]));
+
+    // A fresh read agrees, and so does the stored inventory.
+    let answer = sale
+        .app
+        .graphql(
+            "query ($id: ID!) { showtime(id: $id) { seatMap { counts { sold held } } } }",
+            json!({ "id": sale.showtime }),
+        )
+        .await;
+    assert_eq!(
+        answer.data()["showtime"]["seatMap"]["counts"],
+        json!({ "sold": 2, "held": 0 })
+    );
+    let stored = sale.check_invariants().await;
+    for label in &seats {
+        assert!(
+            stored.contains(&(label.clone(), SeatState::Sold)),
+            "{label} is sold in the store: {stored:?}"
+        );
+    }
+}
