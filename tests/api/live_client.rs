@@ -40,7 +40,16 @@ impl LiveClient {
         protocol: Option<&str>,
         authorization: Option<&str>,
     ) -> Result<LiveClient, u16> {
-        let url = app.url("/graphql").replacen("http://", "ws://", 1);
+        LiveClient::try_open_url(&app.url("/graphql"), protocol, authorization).await
+    }
+
+    /// Opens a connection to the gateway whose GraphQL endpoint is `http_url`.
+    pub async fn try_open_url(
+        http_url: &str,
+        protocol: Option<&str>,
+        authorization: Option<&str>,
+    ) -> Result<LiveClient, u16> {
+        let url = http_url.replacen("http://", "ws://", 1);
         let mut request = url.into_client_request().unwrap();
         if let Some(protocol) = protocol {
             request
@@ -63,7 +72,13 @@ impl LiveClient {
 
     /// A connection acknowledged after `connection_init` (with `key` in its payload).
     pub async fn connect(app: &TestApp, key: Option<&str>) -> LiveClient {
-        let mut client = LiveClient::open(app, Some("graphql-transport-ws")).await;
+        LiveClient::connect_url(&app.url("/graphql"), key).await
+    }
+
+    /// [`LiveClient::connect`] to the gateway whose GraphQL endpoint is `http_url`.
+    pub async fn connect_url(http_url: &str, key: Option<&str>) -> LiveClient {
+        let opened = LiveClient::try_open_url(http_url, Some("graphql-transport-ws"), None).await;
+        let mut client = opened.expect("the upgrade is accepted");
         let payload = key.map_or(
             json!({}),
             |key| json!({ "Authorization": format!("Bearer {key}") }),

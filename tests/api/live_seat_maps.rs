@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 use boxoffice::domain::holds::HoldPolicy;
 use serde_json::{json, Value};
 
+use crate::helpers::mongodb_uri;
 use crate::live_client::{LiveClient, Mirror};
 use crate::orders::CANCEL;
+use crate::processes::GatewayProcess;
 use crate::sale::{sale, sale_with};
 
 const RELEASE: &str = "mutation ($id: ID!) { releaseHold(holdId: $id) }";
@@ -130,6 +132,23 @@ async fn a_hold_taken_through_another_gateway_reaches_a_subscriber_of_the_first(
             ("A4".to_owned(), "HELD".to_owned())
         ]
     );
+}
+
+#[tokio::test]
+async fn a_hold_taken_through_one_gateway_process_reaches_a_subscriber_of_another() {
+    let sale = sale().await;
+    let database = sale.app.store.database_name().to_owned();
+    let process = GatewayProcess::start(&mongodb_uri(), &database, &[]);
+    let mut client = LiveClient::connect_url(&process.url(), None).await;
+    client.watch_seat_map("p", &sale.showtime).await;
+    sale.hold_id(&sale.wechat, &["C3", "C4"]).await;
+    let event = client.event("p").await;
+    assert_eq!(event["version"], 1);
+    let seats: Vec<_> = labels_and_states(&event)
+        .into_iter()
+        .map(|seat| seat.0)
+        .collect();
+    assert_eq!(seats, ["C3", "C4"]);
 }
 
 #[tokio::test]
