@@ -24,20 +24,20 @@
 #[path = "../common/server_cpu.rs"]
 mod server_cpu;
 
+#[path = "../common/bench_catalogue.rs"]
+mod bench_catalogue;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxoffice::booking::{self, Attempt, Customer, SeatChoice, ShowtimeLocks};
 use boxoffice::config::{Limits, SalesArgs};
-use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::ids::{HoldId, ShowtimeId};
-use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
-use boxoffice::store::documents::*;
-use boxoffice::store::{CatalogueBatch, DatabaseOptions, Store};
+use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use bson::oid::ObjectId;
 use bson::DateTime;
@@ -63,78 +63,6 @@ const SIDE: usize = 30;
 /// so that they never run out of seats (a 30 × 30 hall has 450 pairs).
 const PAIRS_PER_RUN: usize = 2_560;
 const PAIRS_PER_SHOWTIME: usize = 384;
-
-async fn catalogue(store: &Store, showtimes: usize) -> anyhow::Result<(Vec<ShowtimeId>, ApiKey)> {
-    let key = ApiKey::generate(&mut rand::rng());
-    let mut batch = CatalogueBatch::default();
-    batch.channels.push(ChannelDoc {
-        code: "bench".into(),
-        schema_version: SCHEMA_VERSION,
-        name: "bench".into(),
-        api_key_hash: key.hash(),
-        rate_limit: None,
-    });
-    let cinema = ObjectId::new();
-    let layout = HallLayout {
-        rows: (0..SIDE)
-            .map(|r| LayoutRow {
-                label: row_label(r),
-                positions: vec![Some(SeatKind::Standard); SIDE],
-            })
-            .collect(),
-    };
-    let hall = HallDoc {
-        id: ObjectId::new(),
-        schema_version: SCHEMA_VERSION,
-        cinema_id: cinema,
-        name: "1号厅".into(),
-        format: "2D".into(),
-        capacity: layout.capacity() as i32,
-        layout,
-    };
-    let movie = ObjectId::new();
-    let mut ids = Vec::new();
-    for i in 0..showtimes {
-        let starts = DateTime::from_millis(
-            DateTime::now().timestamp_millis() + 86_400_000 + i as i64 * 60_000,
-        );
-        let showtime = ShowtimeDoc {
-            id: ObjectId::new(),
-            schema_version: SCHEMA_VERSION,
-            cinema: CinemaRef {
-                id: cinema,
-                name: "影城".into(),
-                city: "上海".into(),
-            },
-            movie: MovieRef {
-                id: movie,
-                title: "电影".into(),
-                runtime_minutes: 120,
-            },
-            theater: HallRef {
-                id: hall.id,
-                name: hall.name.clone(),
-                format: hall.format.clone(),
-            },
-            starts_at: starts,
-            ends_at: starts,
-            language: "国语".into(),
-            currency: "CNY".into(),
-            prices: vec![ChannelPriceDoc {
-                channel: "bench".into(),
-                amount: 4000,
-            }],
-        };
-        batch
-            .inventories
-            .push(SeatInventoryDoc::for_showtime(&showtime, &hall));
-        ids.push(showtime.id.into());
-        batch.showtimes.push(showtime);
-    }
-    batch.halls.push(hall);
-    store.insert_catalogue(&batch).await?;
-    Ok((ids, key))
-}
 
 /// Runs `clients` tasks, client `i` on showtime `i % showtimes.len()`, each doing the same
 /// number of hold + confirm pairs with `op`, after one pair to warm up; returns the pairs per
@@ -377,7 +305,7 @@ fn main() -> anyhow::Result<()> {
                     store.drop_database().await?;
                 }
                 store.ensure_indexes().await?;
-                catalogue(&store, spread).await
+                bench_catalogue::insert(&store, spread, SIDE).await
             })?;
             // The sweeper, reconciler and sales projection run beside the gateway, as in
             // `boxoffice serve`.

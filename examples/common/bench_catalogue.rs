@@ -1,0 +1,89 @@
+//! The booking benchmarks' catalogue: one hall of `side` × `side` standard seats, `showtimes`
+//! showtimes in it a minute apart from tomorrow (one seat inventory each), sold by the channel
+//! `bench` (¥40) whose fresh key is returned.
+
+use boxoffice::domain::api_key::ApiKey;
+use boxoffice::domain::ids::ShowtimeId;
+use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
+use boxoffice::domain::seat::SeatKind;
+use boxoffice::store::documents::*;
+use boxoffice::store::{CatalogueBatch, Store};
+use bson::oid::ObjectId;
+use bson::DateTime;
+
+/// Inserts the catalogue; returns the showtimes' ids and the channel's key.
+pub async fn insert(
+    store: &Store,
+    showtimes: usize,
+    side: usize,
+) -> anyhow::Result<(Vec<ShowtimeId>, ApiKey)> {
+    let key = ApiKey::generate(&mut rand::rng());
+    let mut batch = CatalogueBatch::default();
+    batch.channels.push(ChannelDoc {
+        code: "bench".into(),
+        schema_version: SCHEMA_VERSION,
+        name: "bench".into(),
+        api_key_hash: key.hash(),
+        rate_limit: None,
+    });
+    let cinema = ObjectId::new();
+    let layout = HallLayout {
+        rows: (0..side)
+            .map(|r| LayoutRow {
+                label: row_label(r),
+                positions: vec![Some(SeatKind::Standard); side],
+            })
+            .collect(),
+    };
+    let hall = HallDoc {
+        id: ObjectId::new(),
+        schema_version: SCHEMA_VERSION,
+        cinema_id: cinema,
+        name: "1号厅".into(),
+        format: "2D".into(),
+        capacity: layout.capacity() as i32,
+        layout,
+    };
+    let movie = ObjectId::new();
+    let mut ids = Vec::new();
+    for i in 0..showtimes {
+        let starts = DateTime::from_millis(
+            DateTime::now().timestamp_millis() + 86_400_000 + i as i64 * 60_000,
+        );
+        let showtime = ShowtimeDoc {
+            id: ObjectId::new(),
+            schema_version: SCHEMA_VERSION,
+            cinema: CinemaRef {
+                id: cinema,
+                name: "影城".into(),
+                city: "上海".into(),
+            },
+            movie: MovieRef {
+                id: movie,
+                title: "电影".into(),
+                runtime_minutes: 120,
+            },
+            theater: HallRef {
+                id: hall.id,
+                name: hall.name.clone(),
+                format: hall.format.clone(),
+            },
+            starts_at: starts,
+            ends_at: starts,
+            language: "国语".into(),
+            currency: "CNY".into(),
+            prices: vec![ChannelPriceDoc {
+                channel: "bench".into(),
+                amount: 4000,
+            }],
+        };
+        batch
+            .inventories
+            .push(SeatInventoryDoc::for_showtime(&showtime, &hall));
+        ids.push(showtime.id.into());
+        batch.showtimes.push(showtime);
+    }
+    batch.halls.push(hall);
+    store.insert_catalogue(&batch).await?;
+    Ok((ids, key))
+}
