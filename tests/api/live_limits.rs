@@ -94,6 +94,12 @@ async fn watching_orders_needs_a_channel_key() {
     assert_eq!(error_code(&mut client, "orders").await, "UNAUTHENTICATED");
 }
 
+/// The close code after `client` sends `message`.
+async fn closes_with(mut client: LiveClient, message: Value) -> u16 {
+    client.send(message).await;
+    client.closed().await.0
+}
+
 #[tokio::test]
 async fn the_protocol_s_own_refusals_close_with_its_codes() {
     let sale = sale().await;
@@ -101,26 +107,22 @@ async fn the_protocol_s_own_refusals_close_with_its_codes() {
     let mut no_protocol = LiveClient::open(app, None).await;
     assert_eq!(no_protocol.closed().await.0, 4406);
 
-    let mut early = LiveClient::open(app, Some("graphql-transport-ws")).await;
-    early
-        .subscribe("1", SEAT_MAP, json!({ "id": sale.showtime }))
-        .await;
-    assert_eq!(early.closed().await.0, 4401);
+    let subscribe = json!({ "type": "subscribe", "id": "1",
+        "payload": { "query": SEAT_MAP, "variables": { "id": sale.showtime } } });
+    let early = LiveClient::open(app, Some("graphql-transport-ws")).await;
+    assert_eq!(closes_with(early, subscribe.clone()).await, 4401);
 
-    let mut twice = LiveClient::connect(app, None).await;
-    twice.send(json!({ "type": "connection_init" })).await;
-    assert_eq!(twice.closed().await.0, 4429);
+    let twice = LiveClient::connect(app, None).await;
+    let init = json!({ "type": "connection_init" });
+    assert_eq!(closes_with(twice, init).await, 4429);
 
     let mut duplicate = LiveClient::connect(app, None).await;
     duplicate.watch_seat_map("1", &sale.showtime).await;
-    duplicate
-        .subscribe("1", SEAT_MAP, json!({ "id": sale.showtime }))
-        .await;
-    assert_eq!(duplicate.closed().await.0, 4409);
+    assert_eq!(closes_with(duplicate, subscribe).await, 4409);
 
-    let mut garbage = LiveClient::connect(app, None).await;
-    garbage.send(json!({ "type": "launch_missiles" })).await;
-    assert_eq!(garbage.closed().await.0, 4400);
+    let garbage = LiveClient::connect(app, None).await;
+    let unknown = json!({ "type": "launch_missiles" });
+    assert_eq!(closes_with(garbage, unknown).await, 4400);
 
     let mut pinger = LiveClient::connect(app, None).await;
     pinger.send(json!({ "type": "ping" })).await;
