@@ -11,18 +11,23 @@
 //! that operation alone), an idle connection is closed (1000), each `subscribe` costs one
 //! token of the caller's rate limit, and a message may be at most `max_body_bytes`.
 
+mod operation;
+mod protocol;
+
+use operation::guarded;
+use protocol::{close, failed, send, ClientMessage};
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures::stream::{BoxStream, SplitSink};
-use futures::{SinkExt, StreamExt};
-use serde::Deserialize;
+use futures::stream::BoxStream;
+use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 use tokio_stream::StreamMap;
@@ -40,25 +45,6 @@ pub const PROTOCOL: &str = "graphql-transport-ws";
 
 /// The read buffer of a connection.
 const READ_BUFFER_BYTES: usize = 4096;
-
-/// A message from the client.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ClientMessage {
-    ConnectionInit {
-        #[serde(default)]
-        payload: Option<Value>,
-    },
-    Ping {},
-    Pong {},
-    Subscribe {
-        id: String,
-        payload: Box<async_graphql::Request>,
-    },
-    Complete {
-        id: String,
-    },
-}
 
 /// Whether a request asks to upgrade to WebSocket.
 pub(super) fn is_upgrade(headers: &HeaderMap) -> bool {
@@ -313,87 +299,4 @@ impl Connection {
         let timeout = Duration::from_millis(state.limits.request_timeout_ms);
         Ok(guarded(responses, timeout))
     }
-}
-
-/// Where an operation's responses are.
-enum Phase<S> {
-    /// Nothing sent yet: the first response must come within the request timeout.
-    First(S),
-    Rest(S),
-    Done,
-}
-
-/// An operation's responses, then `Complete`: the first within `timeout` (else
-/// REQUEST_TIMEOUT, and the end), and a panic answered INTERNAL (and the end), never a
-/// dropped connection.
-fn guarded(
-    responses: BoxStream<'static, async_graphql::Response>,
-    timeout: Duration,
-) -> BoxStream<'static, Outgoing> {
-    let responses = std::panic::AssertUnwindSafe(responses).catch_unwind();
-    futures::stream::unfold(Phase::First(responses), move |phase| async move {
-        let (next, rest) = match phase {
-            Phase::First(mut responses) => {
-                match tokio::time::timeout(timeout, responses.next()).await {
-                    Ok(next) => (next, responses),
-                    Err(_) => {
-                        let message = format!(
-                            "the operation did not start within {} ms",
-                            timeout.as_millis()
-                        );
-                        return Some((failure(message, ErrorCode::RequestTimeout), Phase::Done));
-                    }
-                }
-            }
-            Phase::Rest(mut responses) => (responses.next().await, responses),
-            Phase::Done => return None,
-        };
-        match next? {
-            Ok(response) => Some((Some(response), Phase::Rest(rest))),
-            Err(panic) => {
-                let detail = panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .unwrap_or("a panic without a message");
-                tracing::error!(detail, "an operation over WebSocket panicked");
-                Some((
-                    failure("internal error".into(), ErrorCode::Internal),
-                    Phase::Done,
-                ))
-            }
-        }
-    })
-    .chain(futures::stream::once(async { None }))
-    .boxed()
-}
-
-fn failure(message: String, code: ErrorCode) -> Outgoing {
-    Some(async_graphql::Response::from_errors(vec![error_with_code(
-        message, code,
-    )]))
-}
-
-/// Whether a response is a failure with nothing else: sent as the protocol's `error`.
-fn failed(response: &async_graphql::Response) -> bool {
-    !response.errors.is_empty() && matches!(response.data, async_graphql::Value::Null)
-}
-
-async fn send(
-    sink: &mut SplitSink<WebSocket, Message>,
-    message: &Value,
-) -> Result<(), axum::Error> {
-    sink.send(Message::Text(message.to_string().into())).await
-}
-
-/// Closes with `code`; the reason is cut to the 123 bytes a close frame can carry.
-async fn close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason: &str) {
-    let mut end = reason.len().min(123);
-    while !reason.is_char_boundary(end) {
-        end -= 1;
-    }
-    let frame = CloseFrame {
-        code,
-        reason: reason[..end].into(),
-    };
-    let _ = sink.send(Message::Close(Some(frame))).await;
 }
