@@ -15,6 +15,7 @@ impl OrderSubscription {
     /// The calling channel's orders as they are confirmed or cancelled, from the moment of
     /// subscribing (the channel's API key goes in `connection_init`). Ends with UNAVAILABLE
     /// when events may have been missed: read `orders`, then subscribe again.
+    #[tracing::instrument(skip(self, ctx))]
     async fn order_changed(
         &self,
         ctx: &Context<'_>,

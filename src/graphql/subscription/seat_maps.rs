@@ -18,6 +18,7 @@ impl SeatMapSubscription {
     /// fresh `seatMap` query would: when the gateway cannot vouch for that (the database's
     /// change stream could not resume, or this client fell behind), it sends a fresh
     /// SNAPSHOT, never a gap. Expired holds show as AVAILABLE within about a second.
+    #[tracing::instrument(skip(self, ctx))]
     async fn seat_map_changed(
         &self,
         ctx: &Context<'_>,
