@@ -62,9 +62,9 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(store: Store, limits: Limits, hold_policy: HoldPolicy) -> Self {
-        let store_for_live = store.clone();
         AppState {
             schema: graphql::schema(limits.query()),
+            live: Live::new(store.clone(), limits.live_buffer),
             store,
             limits,
             hold_policy,
@@ -78,7 +78,6 @@ impl AppState {
                 limits.persisted_queries,
             )),
             known_keys: Arc::default(),
-            live: Live::new(store_for_live, limits.live_buffer),
             live_connections: Arc::new(tokio::sync::Semaphore::new(limits.max_live_connections)),
         }
     }
