@@ -83,7 +83,11 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
         Ok(checked) => checked,
         Err(error) => return Response::from_errors(vec![error]),
     };
-    let mut response = schema.execute(request).await;
+    finish(schema.execute(request).await, &checked)
+}
+
+/// A response with its error codes and the query's field order.
+fn finish(mut response: Response, checked: &Checked) -> Response {
     errors::classify_response(&mut response);
     if let Some(order) = &checked.order {
         order.apply(&mut response.data);
@@ -106,13 +110,7 @@ pub fn execute_stream(
     };
     schema
         .execute_stream(request)
-        .map(move |mut response| {
-            errors::classify_response(&mut response);
-            if let Some(order) = &checked.order {
-                order.apply(&mut response.data);
-            }
-            response
-        })
+        .map(move |response| finish(response, &checked))
         .boxed()
 }
 

@@ -100,22 +100,7 @@ pub(super) async fn run(
     let limits = state.limits;
     let caller = match authenticate(&state.store, &state.known_keys, headers).await {
         Ok(caller) => caller,
-        Err(error) if error.effect_unknown() => {
-            tracing::error!(%error, "authenticating a request");
-            return reply::unavailable(media, error.client_message());
-        }
-        Err(error) => {
-            let mut response = refused(
-                media,
-                StatusCode::UNAUTHORIZED,
-                error.client_message(),
-                error.code(),
-            );
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return response;
-        }
+        Err(error) => return reply::authentication_failed(media, &error),
     };
     let mut batch = match batch {
         BatchRequest::Batch(requests) if requests.len() > limits.max_batch => {

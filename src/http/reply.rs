@@ -87,6 +87,25 @@ pub fn unavailable(media: Media, message: String) -> Response {
     reply
 }
 
+/// The answer to a caller whose credential failed: 401 (with `WWW-Authenticate`) for a wrong
+/// key, 503 UNAVAILABLE (logged) when the key could not be looked up.
+pub fn authentication_failed(media: Media, error: &crate::error::ApiError) -> Response {
+    if error.effect_unknown() {
+        tracing::error!(%error, "authenticating a request");
+        return unavailable(media, error.client_message());
+    }
+    let mut response = refused(
+        media,
+        StatusCode::UNAUTHORIZED,
+        error.client_message(),
+        error.code(),
+    );
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
 /// 429 RATE_LIMITED, saying when to come back: `Retry-After` in whole seconds, and
 /// `extensions.retryAfterMs`.
 pub fn rate_limited(media: Media, who: &str, wait: Duration) -> Response {

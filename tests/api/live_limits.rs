@@ -12,6 +12,9 @@ use crate::helpers::TestApp;
 use crate::live_client::{LiveClient, SEAT_MAP};
 use crate::sale::{sale, sale_on};
 
+/// Watches the caller's orders.
+const ORDER_STATUS: &str = "subscription { orderChanged { status } }";
+
 /// The `error` message of operation `id`: its one error's code.
 async fn error_code(client: &mut LiveClient, id: &str) -> String {
     let message = client.recv().await;
@@ -66,13 +69,7 @@ async fn a_wrong_key_in_connection_init_closes_the_connection_with_4403() {
     }
     // The right key is acknowledged, and makes the connection the channel's.
     let mut client = LiveClient::connect(&sale.app, Some(&sale.maoyan)).await;
-    client
-        .subscribe(
-            "orders",
-            "subscription { orderChanged { status } }",
-            json!({}),
-        )
-        .await;
+    client.subscribe("orders", ORDER_STATUS, json!({})).await;
     assert_eq!(
         client.recv_within(Duration::from_millis(300)).await,
         None,
@@ -84,13 +81,7 @@ async fn a_wrong_key_in_connection_init_closes_the_connection_with_4403() {
 async fn watching_orders_needs_a_channel_key() {
     let sale = sale().await;
     let mut client = LiveClient::connect(&sale.app, None).await;
-    client
-        .subscribe(
-            "orders",
-            "subscription { orderChanged { status } }",
-            json!({}),
-        )
-        .await;
+    client.subscribe("orders", ORDER_STATUS, json!({})).await;
     assert_eq!(error_code(&mut client, "orders").await, "UNAUTHENTICATED");
 }
 

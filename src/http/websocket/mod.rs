@@ -74,14 +74,7 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
     // A non-browser client may send its key as a header; a browser sends it in connection_init.
     let caller = match authenticate(&state.store, &state.known_keys, &parts.headers).await {
         Ok(caller) => caller,
-        Err(error) => {
-            let status = if error.effect_unknown() {
-                StatusCode::SERVICE_UNAVAILABLE
-            } else {
-                StatusCode::UNAUTHORIZED
-            };
-            return reply::refused(Media::Json, status, error.client_message(), error.code());
-        }
+        Err(error) => return reply::authentication_failed(Media::Json, &error),
     };
     let peer = parts
         .extensions
@@ -144,13 +137,11 @@ impl Connection {
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
         let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
         let closing = loop {
-            let deadline = if !self.acked {
-                init_deadline
-            } else if operations.is_empty() {
+            // Only a connection running nothing can be idle (the branch below is off otherwise).
+            let deadline = if self.acked {
                 self.last_used + idle
             } else {
-                // Operations running: the connection is busy, not idle.
-                Instant::now() + idle
+                init_deadline
             };
             tokio::select! {
                 message = source.next() => {
