@@ -2,9 +2,12 @@
 //!
 //! Every layer returns [`ApiError`]; the GraphQL layer turns it into a GraphQL error with
 //! `extensions.code` in exactly one place (`graphql::errors`), where internal errors are logged
-//! with their context and masked for clients.
+//! with their context and masked for clients. Internal and unavailable errors keep their cause
+//! chain (an `anyhow::Error` behind an `Arc`, so the error stays `Clone`): the log shows every
+//! cause, clients see a fixed text.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What went wrong, in terms a client can act on.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -35,17 +38,17 @@ pub enum ApiError {
     #[error("{0}")]
     QueryTooComplex(String),
     /// The database cannot be reached or is not answering in time: retry in a moment. The
-    /// message is logged; clients get a fixed text.
-    #[error("unavailable: {0}")]
-    Unavailable(String),
+    /// cause is logged; clients get a fixed text.
+    #[error("unavailable: {0:#}")]
+    Unavailable(Arc<anyhow::Error>),
     /// This attempt at an idempotency key's operation lost the key to a retry that took it
     /// over: its answer does not count. Never shown to a client: the key's stored answer is
     /// given instead.
     #[error("attempt {attempt} no longer owns its idempotency key")]
     Fenced { attempt: i32 },
-    /// Anything the client cannot fix. The message is logged and never shown to clients.
-    #[error("internal error: {0}")]
-    Internal(String),
+    /// Anything the client cannot fix. The cause chain is logged and never shown to clients.
+    #[error("internal error: {0:#}")]
+    Internal(Arc<anyhow::Error>),
 }
 
 /// The machine-readable codes clients switch on (`extensions.code`).
@@ -119,12 +122,38 @@ impl ApiError {
         ApiError::NotFound(message.into())
     }
 
-    pub fn internal(context: impl fmt::Display) -> Self {
-        ApiError::Internal(context.to_string())
+    /// INTERNAL with a message of our own (no underlying error).
+    pub fn internal(message: impl fmt::Display) -> Self {
+        ApiError::Internal(Arc::new(anyhow::Error::msg(message.to_string())))
     }
 
-    pub fn unavailable(context: impl fmt::Display) -> Self {
-        ApiError::Unavailable(context.to_string())
+    /// INTERNAL caused by `cause`, which the log shows with its own causes after `context`.
+    pub fn internal_caused<E>(context: &'static str, cause: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        ApiError::Internal(Arc::new(anyhow::Error::new(cause).context(context)))
+    }
+
+    /// UNAVAILABLE with a message of our own.
+    pub fn unavailable(message: impl fmt::Display) -> Self {
+        ApiError::Unavailable(Arc::new(anyhow::Error::msg(message.to_string())))
+    }
+
+    /// UNAVAILABLE caused by `cause` (a database that is down or not answering).
+    pub fn unavailable_caused<E>(context: &'static str, cause: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        ApiError::Unavailable(Arc::new(anyhow::Error::new(cause).context(context)))
+    }
+
+    /// The underlying error of an INTERNAL or UNAVAILABLE error, with its causes.
+    pub fn cause(&self) -> Option<&anyhow::Error> {
+        match self {
+            ApiError::Internal(cause) | ApiError::Unavailable(cause) => Some(cause),
+            _ => None,
+        }
     }
 
     /// Whether the error leaves the effect of a write unknown (it may or may not have
@@ -168,8 +197,8 @@ impl ApiError {
             "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
             "NOT_FOUND" => ApiError::NotFound(message),
             "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),
-            "UNAVAILABLE" => ApiError::Unavailable(message),
-            _ => ApiError::Internal(message),
+            "UNAVAILABLE" => ApiError::unavailable(message),
+            _ => ApiError::internal(message),
         }
     }
 
@@ -187,3 +216,46 @@ impl ApiError {
 
 /// Shorthand for results of the API.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_error_keeps_its_causes_and_shows_clients_none() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "port 27017");
+        let error = ApiError::internal_caused("a database command failed", refused);
+        let cause = error.cause().expect("a cause");
+        assert_eq!(cause.chain().count(), 2, "the context, then the io error");
+        assert_eq!(
+            cause
+                .root_cause()
+                .downcast_ref::<std::io::Error>()
+                .map(|e| e.kind()),
+            Some(std::io::ErrorKind::ConnectionRefused)
+        );
+        assert_eq!(
+            error.to_string(),
+            "internal error: a database command failed: port 27017"
+        );
+        assert_eq!(error.client_message(), "internal error");
+        assert_eq!(error.code(), ErrorCode::Internal);
+        assert!(error.clone().effect_unknown());
+    }
+
+    #[test]
+    fn a_replayed_error_keeps_its_code_and_message() {
+        for code in [
+            ErrorCode::Unavailable,
+            ErrorCode::SeatUnavailable,
+            ErrorCode::NotFound,
+        ] {
+            let replayed = ApiError::from_parts(code.as_str(), "gone".into(), vec!["A1".into()]);
+            assert_eq!(replayed.code(), code);
+        }
+        assert_eq!(
+            ApiError::from_parts("NEW_CODE", "x".into(), vec![]).code(),
+            ErrorCode::Internal
+        );
+    }
+}

@@ -35,7 +35,7 @@ use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::holds::HoldPolicy;
-use boxoffice::domain::ids::{HoldId, ShowtimeId};
+use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
@@ -464,7 +464,7 @@ async fn booking_pair(
         name: "n".into(),
         contact: "c".into(),
     };
-    let hold = HoldId::from(held.hold.id);
+    let hold = held.hold.id;
     booking::confirm_hold(
         &store,
         "bench",

@@ -3,13 +3,11 @@
 //! `bench` (¥40) whose fresh key is returned.
 
 use boxoffice::domain::api_key::ApiKey;
-use boxoffice::domain::ids::ShowtimeId;
+use boxoffice::domain::ids::{CinemaId, HallId, MovieId, ShowtimeId};
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::{CatalogueBatch, Store};
-use bson::oid::ObjectId;
-use bson::DateTime;
+use boxoffice::store::{new_id, now, CatalogueBatch, Store};
 
 /// Inserts the catalogue; returns the showtimes' ids and the channel's key.
 pub async fn insert(
@@ -26,7 +24,7 @@ pub async fn insert(
         api_key_hash: key.hash(),
         rate_limit: None,
     });
-    let cinema = ObjectId::new();
+    let cinema: CinemaId = new_id();
     let layout = HallLayout {
         rows: (0..side)
             .map(|r| LayoutRow {
@@ -36,7 +34,7 @@ pub async fn insert(
             .collect(),
     };
     let hall = HallDoc {
-        id: ObjectId::new(),
+        id: new_id::<HallId>(),
         schema_version: SCHEMA_VERSION,
         cinema_id: cinema,
         name: "1号厅".into(),
@@ -44,14 +42,12 @@ pub async fn insert(
         capacity: layout.capacity() as i32,
         layout,
     };
-    let movie = ObjectId::new();
+    let movie: MovieId = new_id();
     let mut ids = Vec::new();
     for i in 0..showtimes {
-        let starts = DateTime::from_millis(
-            DateTime::now().timestamp_millis() + 86_400_000 + i as i64 * 60_000,
-        );
+        let starts = now() + chrono::TimeDelta::minutes(24 * 60 + i as i64);
         let showtime = ShowtimeDoc {
-            id: ObjectId::new(),
+            id: new_id::<ShowtimeId>(),
             schema_version: SCHEMA_VERSION,
             cinema: CinemaRef {
                 id: cinema,
@@ -80,7 +76,7 @@ pub async fn insert(
         batch
             .inventories
             .push(SeatInventoryDoc::for_showtime(&showtime, &hall));
-        ids.push(showtime.id.into());
+        ids.push(showtime.id);
         batch.showtimes.push(showtime);
     }
     batch.halls.push(hall);

@@ -103,7 +103,7 @@ async fn showtimes(db: &Database, params: &PageParams) -> Vec<Showtime> {
 }
 
 fn id_of(showtime: &Showtime) -> String {
-    GlobalId::Showtime(ShowtimeId::from(showtime.id)).encode()
+    GlobalId::Showtime(ShowtimeId(showtime.id.bytes())).encode()
 }
 
 fn time(at: DateTime) -> String {

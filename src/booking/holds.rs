@@ -2,10 +2,6 @@
 
 use std::collections::HashSet;
 
-use bson::oid::ObjectId;
-use bson::DateTime;
-use chrono::Utc;
-
 use super::{crash_point, Attempt, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
@@ -14,7 +10,7 @@ use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc};
-use crate::store::{CrashPoint, HoldFence, Store};
+use crate::store::{self, CrashPoint, HoldFence, Store};
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
@@ -48,8 +44,8 @@ struct Snapshot {
 
 impl Snapshot {
     fn new(inventory: SeatInventoryDoc) -> Self {
-        let now = DateTime::now();
-        let expired: HashSet<ObjectId> = inventory
+        let now = store::now();
+        let expired: HashSet<HoldId> = inventory
             .holds
             .iter()
             .filter(|hold| hold.expires_at < now)
@@ -130,7 +126,7 @@ impl Snapshot {
     }
 
     /// The hold `id` of `channel`, if it is live, with its seats' kinds.
-    fn existing_hold(&self, id: ObjectId, channel: &str) -> Option<HoldDoc> {
+    fn existing_hold(&self, id: HoldId, channel: &str) -> Option<HoldDoc> {
         let hold = self
             .inventory
             .holds
@@ -141,7 +137,7 @@ impl Snapshot {
 
     /// The expired holds that still hold some of `positions`.
     fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
-        let ids: HashSet<ObjectId> = positions
+        let ids: HashSet<HoldId> = positions
             .iter()
             .filter(|&&p| self.seat(p).state == SeatState::Held)
             .filter_map(|&p| self.seat(p).hold)
@@ -211,7 +207,7 @@ pub async fn hold_seats(
     }
     let hold_id = attempt.own_id();
     for _ in 0..MAX_ATTEMPTS {
-        if showtime.starts_at <= DateTime::now() {
+        if showtime.starts_at <= store::now() {
             return Err(ApiError::bad_input(
                 "the showtime has started: its seats can no longer be held",
             ));
@@ -242,7 +238,7 @@ pub async fn hold_seats(
         if !expired_all {
             continue;
         }
-        let now = Utc::now();
+        let now = store::now();
         let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
         let hold = HoldDoc {
             id: hold_id,
@@ -250,8 +246,8 @@ pub async fn hold_seats(
             seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
             kinds: positions.iter().map(|&p| snapshot.seat(p).kind).collect(),
             unit_price,
-            created_at: DateTime::from_chrono(now),
-            expires_at: DateTime::from_chrono(now + ttl),
+            created_at: now,
+            expires_at: now + ttl,
         };
         if store.place_hold(showtime_id, &hold).await? {
             return Ok(HeldSeats { showtime, hold });
@@ -296,10 +292,9 @@ pub async fn release_hold(
     attempt: Attempt,
 ) -> Result<Vec<String>, ApiError> {
     let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
-    let hold_oid = ObjectId::from_bytes(hold_id.0);
     let request = attempt.resource_id();
     let hold = store
-        .hold_of(showtime_id, hold_oid)
+        .hold_of(showtime_id, hold_id)
         .await?
         .filter(|hold| hold.channel == channel);
     let note = attempt.keyed().then_some(request);
@@ -310,7 +305,7 @@ pub async fn release_hold(
         }
     }
     if attempt.taken_over() {
-        if let Some(seats) = store.released_by(showtime_id, hold_oid, request).await? {
+        if let Some(seats) = store.released_by(showtime_id, hold_id, request).await? {
             return Ok(seats);
         }
     }
@@ -324,7 +319,5 @@ pub async fn forget_release(
     showtime_id: ShowtimeId,
     hold_id: HoldId,
 ) -> Result<(), ApiError> {
-    store
-        .forget_release(showtime_id, ObjectId::from_bytes(hold_id.0))
-        .await
+    store.forget_release(showtime_id, hold_id).await
 }

@@ -23,14 +23,14 @@
 use std::future::Future;
 use std::time::Duration;
 
-use bson::oid::ObjectId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::domain::ids::{HoldId, ResourceId};
 use crate::error::ApiError;
 use crate::store::idempotency::{Claim, KeyState, NewKey, Outcome, StoredError};
-use crate::store::{PausePoint, Store};
+use crate::store::{self, PausePoint, Store};
 
 /// How often a request waiting for another attempt's answer looks at the key again.
 const POLL: Duration = Duration::from_millis(25);
@@ -58,7 +58,7 @@ impl Default for KeyPolicy {
 /// creates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attempt {
-    resource: ObjectId,
+    resource: ResourceId,
     number: i32,
     keyed: bool,
 }
@@ -67,7 +67,7 @@ impl Attempt {
     /// An operation without a key: attempt 1 of nothing, with a fresh id.
     pub fn unkeyed() -> Self {
         Attempt {
-            resource: ObjectId::new(),
+            resource: store::new_id(),
             number: 1,
             keyed: false,
         }
@@ -81,7 +81,7 @@ impl Attempt {
 
     /// The id of what the key's operation creates or stamps, the same for every attempt (an
     /// order: whichever attempt sells the hold sells it to this order).
-    pub fn resource_id(&self) -> ObjectId {
+    pub fn resource_id(&self) -> ResourceId {
         self.resource
     }
 
@@ -98,12 +98,12 @@ impl Attempt {
     /// The id this attempt gives a hold: attempt 1's is the key's resource id, a later
     /// attempt's is derived from it, so that each attempt's hold id is its own and a
     /// taking-over attempt can fence off every earlier attempt's.
-    pub fn own_id(&self) -> ObjectId {
+    pub fn own_id(&self) -> HoldId {
         id_of_attempt(self.resource, self.number)
     }
 
     /// The hold ids of the earlier attempts of this key.
-    pub fn earlier_ids(&self) -> Vec<ObjectId> {
+    pub fn earlier_ids(&self) -> Vec<HoldId> {
         (1..self.number)
             .map(|n| id_of_attempt(self.resource, n))
             .collect()
@@ -112,18 +112,18 @@ impl Attempt {
 
 /// Attempt `n`'s id: the resource id for attempt 1; for later ones its timestamp (so the id
 /// still says when the key was first used) and 8 bytes of SHA-256(resource id, n).
-fn id_of_attempt(resource: ObjectId, n: i32) -> ObjectId {
+fn id_of_attempt(resource: ResourceId, n: i32) -> HoldId {
     if n <= 1 {
-        return resource;
+        return HoldId(resource.0);
     }
     let mut hasher = Sha256::new();
-    hasher.update(resource.bytes());
+    hasher.update(resource.0);
     hasher.update(n.to_be_bytes());
     let digest = hasher.finalize();
     let mut bytes = [0; 12];
-    bytes[..4].copy_from_slice(&resource.bytes()[..4]);
+    bytes[..4].copy_from_slice(&resource.0[..4]);
     bytes[4..].copy_from_slice(&digest[..8]);
-    ObjectId::from_bytes(bytes)
+    HoldId(bytes)
 }
 
 /// Validates a client's idempotency key: 1 to 100 printable ASCII characters.
@@ -183,7 +183,7 @@ where
         id: format!("{channel}:{key}"),
         operation: operation.to_owned(),
         request_hash: hash_request(operation, request)?,
-        resource_id: ObjectId::new(),
+        resource_id: store::new_id(),
         lease: policy.lease,
     };
     let id = new_key.id.as_str();
@@ -218,7 +218,7 @@ where
                 if let Some(outcome) = state.outcome {
                     return replay(outcome);
                 }
-                let lapsed = state.lease_until <= bson::DateTime::now();
+                let lapsed = state.lease_until <= store::now();
                 if lapsed && store.take_over_key(id, state.attempt, policy.lease).await? {
                     Step::Run(Attempt {
                         resource: state.resource_id,
@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn each_attempt_has_its_own_hold_id_and_knows_the_earlier_ones() {
-        let resource = ObjectId::new();
+        let resource: ResourceId = store::new_id();
         let first = Attempt {
             resource,
             number: 1,
@@ -383,12 +383,12 @@ mod tests {
             number: 3,
             keyed: true,
         };
-        assert_eq!(first.own_id(), resource);
+        assert_eq!(first.own_id(), HoldId(resource.0));
         assert!(first.earlier_ids().is_empty() && !first.taken_over());
         let earlier = third.earlier_ids();
         assert_eq!(earlier.len(), 2);
-        assert_eq!(earlier[0], resource);
-        assert_ne!(earlier[1], resource);
+        assert_eq!(earlier[0], HoldId(resource.0));
+        assert_ne!(earlier[1], HoldId(resource.0));
         assert!(!earlier.contains(&third.own_id()));
         assert_eq!(
             third.resource_id(),
@@ -396,8 +396,8 @@ mod tests {
             "one order id for every attempt"
         );
         assert_eq!(
-            third.own_id().timestamp(),
-            resource.timestamp(),
+            store::created_at(third.own_id()),
+            store::created_at(resource),
             "a derived id keeps the key's first use time"
         );
         assert_eq!(

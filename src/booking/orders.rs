@@ -2,9 +2,6 @@
 //! between two writes. The inventory document is the authority on which seats an order holds
 //! (invariant 6; the design is in `store::orders`).
 
-use bson::oid::ObjectId;
-use bson::DateTime;
-
 use super::holds::with_kinds;
 use super::{crash_point, Attempt};
 use crate::domain::holds::HoldPolicy;
@@ -17,7 +14,7 @@ use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SCHEMA_VERSION,
 };
-use crate::store::{CrashPoint, Store};
+use crate::store::{self, CrashPoint, Store};
 
 /// Who the tickets are for.
 #[derive(Debug, Clone)]
@@ -29,8 +26,10 @@ pub struct Customer {
 /// A hold that is not there: HOLD_EXPIRED when its id is older than a hold lives (it lapsed and
 /// was swept or taken over), NOT_FOUND otherwise (unknown, another channel's, or released).
 fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
-    let created = ObjectId::from_bytes(hold_id.0).timestamp();
-    let lapsed = created.saturating_add_duration(policy.ttl) < DateTime::now();
+    let ttl = chrono::TimeDelta::from_std(policy.ttl).unwrap_or(chrono::TimeDelta::MAX);
+    let lapsed = store::created_at(hold_id)
+        .checked_add_signed(ttl)
+        .is_some_and(|lapses| lapses < store::now());
     if lapsed {
         ApiError::HoldExpired(format!("hold {hold_id} has expired"))
     } else {
@@ -53,9 +52,9 @@ pub async fn confirm_hold(
     policy: &HoldPolicy,
     attempt: Attempt,
 ) -> Result<OrderDoc, ApiError> {
-    let order_id = attempt.resource_id();
+    let order_id = OrderId(attempt.resource_id().0);
     if attempt.taken_over() {
-        if let Some(earlier) = load_order(store, channel, order_id.into()).await? {
+        if let Some(earlier) = load_order(store, channel, order_id).await? {
             if let Some(settled) = settle_order(store, earlier).await? {
                 return Ok(settled);
             }
@@ -66,15 +65,14 @@ pub async fn confirm_hold(
         contact: text::required("customer.contact", &customer.contact)?,
     };
     // Only the hold is read, not the seats; the showtime (for the order's snapshot) beside it.
-    let hold_oid = ObjectId::from_bytes(hold_id.0);
     let (hold, showtimes) = tokio::try_join!(
-        store.hold_of(showtime_id, hold_oid),
+        store.hold_of(showtime_id, hold_id),
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
     )?;
     let hold: HoldDoc = hold
         .filter(|hold| hold.channel == channel)
         .ok_or_else(|| missing_hold(hold_id, policy))?;
-    if hold.expires_at <= DateTime::now() {
+    if hold.expires_at <= store::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
     }
     let showtime = showtimes
@@ -111,7 +109,7 @@ pub async fn confirm_hold(
         seats,
         currency: showtime.currency.clone(),
         customer,
-        created_at: DateTime::now(),
+        created_at: store::now(),
         cancelled_at: None,
         cancel_request: None,
         sales_counted: false,
@@ -122,7 +120,7 @@ pub async fn confirm_hold(
     crash_point(store, CrashPoint::ConfirmBeforeSell)?;
     if store.sell_hold(showtime_id, &hold, order.id).await? {
         crash_point(store, CrashPoint::ConfirmAfterSell)?;
-        let id = OrderId::from(order.id);
+        let id = order.id;
         if !store
             .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
             .await?
@@ -140,15 +138,11 @@ pub async fn confirm_hold(
     let inventory = store.inventory(showtime_id).await?;
     if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
         store
-            .set_order_status(
-                order.id.into(),
-                OrderStatus::Pending,
-                OrderStatus::Confirmed,
-            )
+            .set_order_status(order.id, OrderStatus::Pending, OrderStatus::Confirmed)
             .await?;
-        return order_of(store, channel, order.id.into()).await;
+        return order_of(store, channel, order.id).await;
     }
-    store.discard_pending_order(order.id.into()).await?;
+    store.discard_pending_order(order.id).await?;
     let still_there = inventory.is_some_and(|i| i.holds.iter().any(|h| h.id == hold.id));
     Err(if still_there {
         ApiError::HoldExpired(format!("hold {hold_id} has expired"))
@@ -189,12 +183,12 @@ async fn load_order(
 ///   CANCELLED.
 #[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
 pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<OrderDoc>, ApiError> {
-    let id = OrderId::from(order.id);
+    let id = order.id;
     match order.status {
         OrderStatus::Confirmed | OrderStatus::Cancelled => Ok(Some(order)),
         OrderStatus::Cancelling => finish_cancel(store, order).await.map(Some),
         OrderStatus::Pending => {
-            let showtime = ShowtimeId::from(order.showtime.id);
+            let showtime = order.showtime.id;
             let inventory = store.inventory(showtime).await?;
             if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
                 store
@@ -276,7 +270,7 @@ pub async fn cancel_order(
             // Settling never leaves an order PENDING.
             OrderStatus::Pending => return Err(not_found()),
             OrderStatus::Confirmed => {
-                let now = DateTime::now();
+                let now = store::now();
                 if store.start_cancel(order_id, now, request).await? {
                     crash_point(store, CrashPoint::CancelBeforeFree)?;
                     order.status = OrderStatus::Cancelling;
@@ -297,9 +291,8 @@ pub async fn cancel_order(
 async fn finish_cancel(store: &Store, mut order: OrderDoc) -> Result<OrderDoc, ApiError> {
     store.free_sold_seats(&order).await?;
     crash_point(store, CrashPoint::CancelAfterFree)?;
-    let id = OrderId::from(order.id);
     store
-        .set_order_status(id, OrderStatus::Cancelling, OrderStatus::Cancelled)
+        .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
         .await?;
     order.status = OrderStatus::Cancelled;
     Ok(order)

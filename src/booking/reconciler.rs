@@ -3,11 +3,9 @@
 
 use std::time::Duration;
 
-use bson::DateTime;
-
 use super::orders::settle_order;
 use crate::error::ApiError;
-use crate::store::Store;
+use crate::store::{self, Store};
 
 /// A PENDING order this young may belong to a confirmation still under way: leave it to that
 /// request. (Settling it would be safe anyway: a PENDING order is only discarded once its hold
@@ -21,8 +19,10 @@ const BATCH: usize = 500;
 /// were looked at.
 #[tracing::instrument(skip(store))]
 pub async fn settle_orders(store: &Store, grace: Duration) -> Result<usize, ApiError> {
-    let grace = i64::try_from(grace.as_millis()).unwrap_or(i64::MAX);
-    let before = DateTime::from_millis(DateTime::now().timestamp_millis().saturating_sub(grace));
+    let grace = chrono::TimeDelta::from_std(grace).unwrap_or(chrono::TimeDelta::MAX);
+    let before = store::now()
+        .checked_sub_signed(grace)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     let unsettled = store.unsettled_orders(before, BATCH).await?;
     let count = unsettled.len();
     for order in unsettled {

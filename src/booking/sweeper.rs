@@ -5,12 +5,10 @@
 
 use std::time::Duration;
 
-use bson::DateTime;
-
 use super::reconciler::{settle_orders, PENDING_GRACE};
 use super::sales::project_sales;
 use crate::error::ApiError;
-use crate::store::Store;
+use crate::store::{self, Store};
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -20,7 +18,7 @@ const BATCH: usize = 500;
 pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
     let mut released = 0;
     loop {
-        let now = DateTime::now();
+        let now = store::now();
         let found = store.inventories_with_expired_holds(now, BATCH).await?;
         let mut progressed = false;
         for (showtime, holds) in &found {

@@ -9,6 +9,7 @@ use super::random::{object_id, pick, rng, DemoRng, Stream};
 use super::roster::Slot;
 use super::showtimes::{hall_showtimes, Lineup};
 use super::DemoPlan;
+use crate::domain::ids::CinemaId;
 use crate::domain::seat::SeatKind;
 use crate::store::documents::{
     CinemaDoc, CinemaRef, GeoJsonPoint, HallDoc, SeatInventoryDoc, SCHEMA_VERSION,
@@ -33,7 +34,7 @@ pub fn add_cinema(
     slot: &Slot,
 ) {
     let mut rng = rng(plan.seed, Stream::Cinema(index));
-    let id = object_id(&mut rng);
+    let id = CinemaId(object_id(&mut rng));
     let location = location(&mut rng, slot);
     let address = address(&mut rng, slot);
     let halls = halls(&mut rng, id);

@@ -1,10 +1,10 @@
 //! The halls of a cinema: how many, their projection formats, names and seat layouts.
 
-use bson::oid::ObjectId;
 use rand::Rng;
 
 use super::layouts::{hall_layout, Size};
 use super::random::{object_id, weighted_index, DemoRng};
+use crate::domain::ids::{CinemaId, HallId};
 use crate::store::documents::{HallDoc, SCHEMA_VERSION};
 
 /// Halls per cinema, 4 to 10, weighted so a cinema has about eight on average.
@@ -19,7 +19,7 @@ const PREMIUM_HALLS: [(&str, &str, f64, Size); 3] = [
 ];
 
 /// The halls of the cinema `cinema`: numbered regular halls, then its premium halls.
-pub fn halls(rng: &mut DemoRng, cinema: ObjectId) -> Vec<HallDoc> {
+pub fn halls(rng: &mut DemoRng, cinema: CinemaId) -> Vec<HallDoc> {
     let weights: Vec<u32> = HALL_COUNT_WEIGHTS.iter().map(|w| w.1).collect();
     let count = HALL_COUNT_WEIGHTS[weighted_index(rng, &weights)].0;
     let premium: Vec<_> = PREMIUM_HALLS
@@ -53,8 +53,8 @@ fn regular_size(rng: &mut DemoRng) -> Size {
     }
 }
 
-fn hall(rng: &mut DemoRng, cinema: ObjectId, name: String, format: &str, size: Size) -> HallDoc {
-    let id = object_id(rng);
+fn hall(rng: &mut DemoRng, cinema: CinemaId, name: String, format: &str, size: Size) -> HallDoc {
+    let id = HallId(object_id(rng));
     let layout = hall_layout(rng, size);
     HallDoc {
         id,
@@ -79,7 +79,7 @@ mod tests {
         let mut total = 0;
         for cinema in 0..200 {
             let mut rng = rng(3, Stream::Cinema(cinema));
-            let cinema = object_id(&mut rng);
+            let cinema = CinemaId(object_id(&mut rng));
             let halls = halls(&mut rng, cinema);
             assert!((4..=10).contains(&halls.len()));
             let names: HashSet<_> = halls.iter().map(|h| h.name.as_str()).collect();

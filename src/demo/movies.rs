@@ -1,7 +1,6 @@
 //! Movies: what lists show (`movies`), what a detail page shows (`movie_details`), their
 //! reviews, and the lineup the cinemas schedule from. A few blockbusters get most showtimes.
 
-use bson::oid::ObjectId;
 use chrono::NaiveDate;
 use rand::Rng;
 
@@ -11,6 +10,7 @@ use super::random::{distinct_indexes, object_id, weighted_index, DemoRng};
 use super::reviews::{newest, reviews, summary};
 use super::showtimes::{Feature, Lineup};
 use super::titles::{Titles, GENRES};
+use crate::domain::ids::MovieId;
 use crate::store::documents::{
     ExternalRatingDoc, MovieDetailsDoc, MovieDoc, MovieRef, ReviewDoc, SalesDoc, SCHEMA_VERSION,
 };
@@ -44,7 +44,7 @@ pub fn movies(rng: &mut DemoRng, start_day: NaiveDate) -> (Movies, Lineup) {
 
 /// What is decided about a movie before its documents are written.
 struct Profile {
-    id: ObjectId,
+    id: MovieId,
     blockbuster: bool,
     origin: Origin,
     /// Indexes of [`GENRES`], the main genre first.
@@ -59,7 +59,7 @@ struct Profile {
 }
 
 fn profile(rng: &mut DemoRng, index: usize, titles: &mut Titles) -> Profile {
-    let id = object_id(rng);
+    let id = MovieId(object_id(rng));
     let blockbuster = index < BLOCKBUSTER_WEIGHTS.len();
     let origin = Origin::draw(rng);
     let genres = genres(rng, index);
@@ -176,7 +176,7 @@ fn movie(rng: &mut DemoRng, profile: &Profile, start_day: NaiveDate, all: &mut M
         directors,
         top_cast,
         rating: summary(&reviews),
-        poster_url: format!("https://img.example.cn/posters/{}.jpg", id.to_hex()),
+        poster_url: format!("https://img.example.cn/posters/{}.jpg", id),
         recent_reviews: newest(&reviews),
         sales: SalesDoc::default(),
     });
@@ -257,7 +257,7 @@ mod tests {
             assert!((1..=3).contains(&movie.genres.len()));
             assert!((3..=5).contains(&movie.top_cast.len()));
             assert!((8..=20).contains(&details.cast.len()));
-            assert!(movie.poster_url.contains(&movie.id.to_hex()));
+            assert!(movie.poster_url.contains(&movie.id.to_string()));
             assert_eq!(details.external_ratings.len(), 3);
         }
     }

@@ -4,8 +4,7 @@
 //! draws never shifts another's output: cinema 4,321 is the same whether it is generated alone,
 //! in a chunk of 25 or after a different number of movies.
 
-use bson::oid::ObjectId;
-use chrono::{Duration, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -34,9 +33,10 @@ pub fn rng(seed: u64, stream: Stream) -> DemoRng {
     rng
 }
 
-/// An ObjectId drawn from the stream, so ids are as reproducible as the rest of a document.
-pub fn object_id(rng: &mut DemoRng) -> ObjectId {
-    ObjectId::from_bytes(rng.random())
+/// The 12 bytes of an id drawn from the stream, so ids are as reproducible as the rest of a
+/// document.
+pub fn object_id(rng: &mut DemoRng) -> [u8; 12] {
+    rng.random()
 }
 
 /// One item of a non-empty constant list.
@@ -77,15 +77,15 @@ pub fn today_in_china() -> NaiveDate {
 }
 
 /// The instant `minutes` after midnight, China time, of `day`.
-pub fn china_time(day: NaiveDate, minutes: i64) -> bson::DateTime {
+pub fn china_time(day: NaiveDate, minutes: i64) -> DateTime<Utc> {
     let local = day.and_time(NaiveTime::MIN) + Duration::minutes(minutes);
-    bson::DateTime::from_chrono(local.and_utc() - Duration::hours(CHINA_UTC_OFFSET_HOURS))
+    local.and_utc() - Duration::hours(CHINA_UTC_OFFSET_HOURS)
 }
 
 /// Minutes after midnight, China time, of an instant (for checks).
 #[cfg(test)]
-pub fn china_minutes(at: bson::DateTime) -> i64 {
-    let local = at.to_chrono() + Duration::hours(CHINA_UTC_OFFSET_HOURS);
+pub fn china_minutes(at: DateTime<Utc>) -> i64 {
+    let local = at + Duration::hours(CHINA_UTC_OFFSET_HOURS);
     i64::from(chrono::Timelike::num_seconds_from_midnight(&local.time())) / 60
 }
 
@@ -105,7 +105,7 @@ mod tests {
     fn china_time_is_eight_hours_ahead_of_utc() {
         let day = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
         let ten = china_time(day, 10 * 60);
-        assert_eq!(ten.try_to_rfc3339_string().unwrap(), "2026-03-01T02:00:00Z");
+        assert_eq!(ten.to_rfc3339(), "2026-03-01T02:00:00+00:00");
         assert_eq!(china_minutes(ten), 600);
     }
 

@@ -3,12 +3,12 @@
 
 use std::cmp::Reverse;
 
-use bson::oid::ObjectId;
-use chrono::{Days, NaiveDate};
+use chrono::{DateTime, Days, NaiveDate};
 use rand::Rng;
 
 use super::people::{nickname, review_text};
 use super::random::{china_time, object_id, DemoRng};
+use crate::domain::ids::{MovieId, ReviewId};
 use crate::store::documents::{RatingSummary, ReviewDoc};
 
 /// Reviews are written over this many days before the plan's first day.
@@ -19,7 +19,7 @@ pub const RECENT_REVIEWS: usize = 10;
 /// `count` reviews of a movie whose reviewers rate it `quality` (1 to 10) on average.
 pub fn reviews(
     rng: &mut DemoRng,
-    movie: ObjectId,
+    movie: MovieId,
     count: usize,
     quality: f64,
     actors: &[String],
@@ -36,12 +36,12 @@ pub fn reviews(
             let rating = (quality + spread).round().clamp(1.0, 10.0) as i32;
             let seconds = rng.random_range(since / 1_000..until / 1_000);
             ReviewDoc {
-                id: object_id(rng),
+                id: ReviewId(object_id(rng)),
                 movie_id: movie,
                 author: nickname(rng),
                 rating,
                 text: review_text(rng, rating, actors),
-                created_at: bson::DateTime::from_millis(seconds * 1_000),
+                created_at: DateTime::from_timestamp(seconds, 0).unwrap_or_default(),
             }
         })
         .collect()
@@ -78,7 +78,7 @@ mod tests {
     fn reviews_fall_in_the_ninety_days_before_the_first_day() {
         let mut rng = rng(8, Stream::Movies);
         let day = NaiveDate::from_ymd_opt(2026, 5, 1).unwrap();
-        let movie = object_id(&mut rng);
+        let movie = MovieId(object_id(&mut rng));
         let all = reviews(&mut rng, movie, 500, 7.5, &["演员".into()], day);
         let (since, until) = (china_time(day - Days::new(90), 0), china_time(day, 0));
         assert!(all

@@ -6,6 +6,7 @@ use rand::Rng;
 
 use super::pricing::{base_price, channel_prices};
 use super::random::{china_time, object_id, pick, weighted_index, DemoRng};
+use crate::domain::ids::ShowtimeId;
 use crate::store::documents::{CinemaRef, HallDoc, HallRef, MovieRef, ShowtimeDoc, SCHEMA_VERSION};
 
 pub const SHOWS_PER_DAY: usize = 6;
@@ -110,7 +111,7 @@ pub fn hall_showtimes(
             let runtime = i64::from(feature.movie.runtime_minutes);
             let base = base_price(rng, &hall.format, minute);
             showtimes.push(ShowtimeDoc {
-                id: object_id(rng),
+                id: ShowtimeId(object_id(rng)),
                 schema_version: SCHEMA_VERSION,
                 cinema: cinema.clone(),
                 movie: feature.movie.clone(),
@@ -130,6 +131,7 @@ pub fn hall_showtimes(
 mod tests {
     use super::*;
     use crate::demo::random::{rng, Stream};
+    use crate::domain::ids::MovieId;
 
     fn lineup(runtimes: &[i32]) -> Lineup {
         let mut rng = rng(0, Stream::Movies);
@@ -138,7 +140,7 @@ mod tests {
                 .iter()
                 .map(|&runtime_minutes| Feature {
                     movie: MovieRef {
-                        id: object_id(&mut rng),
+                        id: MovieId(object_id(&mut rng)),
                         title: "片".into(),
                         runtime_minutes,
                     },

@@ -79,6 +79,11 @@ object_id!(
     /// An order: a confirmed hold.
     OrderId
 );
+object_id!(
+    /// What an idempotency key's operation creates or stamps (a hold, an order, a
+    /// cancellation, a release), the same for every attempt at the key.
+    ResourceId
+);
 
 fn parse_hex12(hex: &str) -> Option<[u8; 12]> {
     if hex.len() != 24 || !hex.is_ascii() {

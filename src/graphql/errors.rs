@@ -3,20 +3,13 @@
 //! Resolvers return [`ApiError`] with `?`; async-graphql keeps it as the error's source.
 //! [`classify_response`] reads it back for every error of a response, sets the code, and masks
 //! internal errors (logging them with their path first). Errors raised by async-graphql itself
-//! are validation and input-coercion errors: BAD_USER_INPUT, except its complexity limit,
-//! QUERY_TOO_COMPLEX. (Parse errors and our own limits are coded where they arise, in
-//! `shape_limits`.)
+//! are validation and input-coercion errors: BAD_USER_INPUT. (Parse errors and our own limits
+//! are coded where they arise, in `shape_limits`; the complexity limit's refusal is told by
+//! its figure in `complexity`, before this runs.)
 
 use async_graphql::{ErrorExtensionValues, Response, ServerError};
 
 use crate::error::{ApiError, ErrorCode};
-
-/// The message of async-graphql's complexity-limit error (7.2, `validation/mod.rs`): the one
-/// error it raises that nothing else tells apart. `limit_complexity` runs in its validation,
-/// and an extension hook to check the figure ourselves would put every field of every
-/// response through the extension chain (an eighth of the gateway's CPU on a page of
-/// showtimes). `tests/api/limits.rs` fails if the message changes.
-const TOO_COMPLEX: &str = "Query is too complex.";
 
 /// Sets the codes of every error of `response`.
 pub fn classify_response(response: &mut Response) {
@@ -36,8 +29,8 @@ pub fn classify(error: &mut ServerError) {
     let code = match error.source::<ApiError>().cloned() {
         Some(api_error) => {
             match &api_error {
-                ApiError::Unavailable(detail) => {
-                    tracing::warn!(path = ?error.path, detail, "database unavailable");
+                ApiError::Unavailable(cause) => {
+                    tracing::warn!(path = ?error.path, cause = format!("{cause:#}"), "database unavailable");
                 }
                 ApiError::Internal(_) | ApiError::Fenced { .. } => {
                     tracing::error!(path = ?error.path, error = %api_error, "internal error");
@@ -57,10 +50,6 @@ pub fn classify(error: &mut ServerError) {
             let code = api_error.code();
             error.message = api_error.client_message();
             code
-        }
-        None if error.message == TOO_COMPLEX && error.path.is_empty() => {
-            error.message = "the query is too complex: ask for fewer or smaller lists".to_owned();
-            ErrorCode::QueryTooComplex
         }
         None => ErrorCode::BadUserInput,
     };

@@ -79,7 +79,7 @@ fn details(store: &Store) -> BatchLoader<(MovieId, DetailFields), Arc<MovieDetai
             ids.sort_unstable();
             ids.dedup();
             let docs = store.movie_details_by_ids(&ids, fields).await?;
-            Ok(by_key(keys, docs, |doc| MovieId::from(doc.id)))
+            Ok(by_key(keys, docs, |doc| doc.id))
         })
     })
 }
@@ -113,7 +113,7 @@ fn seat_maps(store: &Store) -> BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMa
             ids.sort_unstable();
             ids.dedup();
             let docs = store.seat_maps_by_showtime_ids(&ids, with_seats).await?;
-            Ok(by_key(keys, docs, |doc| ShowtimeId::from(doc.id)))
+            Ok(by_key(keys, docs, |doc| doc.id))
         })
     })
 }

@@ -3,6 +3,7 @@
 //! (`errors`).
 
 mod batch_loader;
+mod complexity;
 pub mod context;
 mod document_cache;
 mod document_shape;
@@ -19,6 +20,7 @@ pub mod types;
 use std::sync::Arc;
 
 use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
+use complexity::{ComplexityProbe, Measurable};
 use document_cache::{Checked, DocumentCache};
 use futures::stream::{BoxStream, StreamExt};
 
@@ -49,6 +51,20 @@ pub struct QueryLimits {
     pub introspection: bool,
 }
 
+impl QueryLimits {
+    /// No limit at all: for printing the schema, which the limits do not change. (A served
+    /// schema gets its limits from `config`.)
+    pub const NONE: QueryLimits = QueryLimits {
+        max_depth: usize::MAX,
+        max_complexity: usize::MAX,
+        max_tokens: usize::MAX,
+        max_aliases: usize::MAX,
+        max_directives: usize::MAX,
+        max_nesting: usize::MAX,
+        introspection: true,
+    };
+}
+
 /// Builds the schema without any data: requests get theirs from [`prepare`], and run through
 /// [`execute`].
 ///
@@ -72,6 +88,7 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         .limit_recursive_depth(limits.max_nesting)
         .data(limits)
         .data(DocumentCache::new(DOCUMENT_CACHE_TEXT_BYTES))
+        .data(ComplexityProbe::new())
         .finish()
 }
 
@@ -83,11 +100,23 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
         Ok(checked) => checked,
         Err(error) => return Response::from_errors(vec![error]),
     };
-    finish(schema.execute(request).await, &checked)
+    let measurable = Measurable::of(&request);
+    let response = schema.execute(request).await;
+    finish(response, &checked, Some((schema, measurable, &limits))).await
 }
 
-/// A response with its error codes and the query's field order.
-fn finish(mut response: Response, checked: &Checked) -> Response {
+/// A response with its error codes and the query's field order. `refusable` is given for a
+/// response that may be a refusal of the whole operation (the first), to be measured if it
+/// looks like the complexity limit's.
+async fn finish(
+    mut response: Response,
+    checked: &Checked,
+    refusable: Option<(&AppSchema, Measurable, &QueryLimits)>,
+) -> Response {
+    if let Some((schema, measurable, limits)) = refusable {
+        complexity::code_refusal(schema, &mut response, &checked.document, measurable, limits)
+            .await;
+    }
     errors::classify_response(&mut response);
     if let Some(order) = &checked.order {
         order.apply(&mut response.data);
@@ -108,9 +137,21 @@ pub fn execute_stream(
             return futures::stream::once(async { Response::from_errors(vec![error]) }).boxed()
         }
     };
+    let measurable = Some(Measurable::of(&request));
+    let schema = schema.clone();
     schema
         .execute_stream(request)
-        .map(move |response| finish(response, &checked))
+        .scan(measurable, |measurable, response| {
+            // Only the first response can be a refusal of the whole operation.
+            futures::future::ready(Some((measurable.take(), response)))
+        })
+        .then(move |(measurable, response)| {
+            let (schema, checked) = (schema.clone(), Arc::clone(&checked));
+            async move {
+                let refusable = measurable.map(|measurable| (&schema, measurable, &limits));
+                finish(response, &checked, refusable).await
+            }
+        })
         .boxed()
 }
 
@@ -119,7 +160,7 @@ fn limits_of(schema: &AppSchema) -> QueryLimits {
     schema
         .data::<QueryLimits>()
         .copied()
-        .unwrap_or_else(|| crate::config::Limits::default().query())
+        .expect("`schema` keeps its limits in the schema's data")
 }
 
 /// The request's query parsed and within the shape limits, from the cache when this text was
@@ -177,5 +218,5 @@ impl QueryLimits {
 
 /// The SDL of the schema, as checked in at `schema.graphql`.
 pub fn sdl() -> String {
-    schema(crate::config::Limits::default().query()).sdl()
+    schema(QueryLimits::NONE).sdl()
 }

@@ -12,6 +12,7 @@ use futures::StreamExt;
 use mongodb::change_stream::event::{ChangeStreamEvent, OperationType, ResumeToken};
 use mongodb::change_stream::ChangeStream;
 
+use super::codec;
 use super::documents::{HoldDoc, OrderStatus};
 use super::holds::VERSION;
 use super::{names, Store};
@@ -133,12 +134,12 @@ fn read_event(event: ChangeStreamEvent<Document>) -> Option<FeedEvent> {
     match (collection, event.operation_type) {
         (names::SEAT_INVENTORY, OperationType::Update) => {
             Some(FeedEvent::Inventory(InventoryUpdate {
-                showtime: id.into(),
+                showtime: codec::id_of(id),
                 updated: event.update_description?.updated_fields,
             }))
         }
         (names::SEAT_INVENTORY, OperationType::Replace | OperationType::Delete) => {
-            Some(FeedEvent::InventoryRewritten(id.into()))
+            Some(FeedEvent::InventoryRewritten(codec::id_of(id)))
         }
         (names::ORDERS, OperationType::Update) => {
             let status = event
@@ -147,7 +148,7 @@ fn read_event(event: ChangeStreamEvent<Document>) -> Option<FeedEvent> {
                 .get("status")?
                 .clone();
             Some(FeedEvent::Order {
-                id: id.into(),
+                id: codec::id_of(id),
                 status: bson::from_bson(status).ok()?,
             })
         }
@@ -250,11 +251,11 @@ fn seat_state(row: &str, column: &str, value: &Bson, change: &mut SeatMapChange)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::oid::ObjectId;
+    use crate::store::{new_id, now};
 
     fn update(updated: Document) -> InventoryUpdate {
         InventoryUpdate {
-            showtime: ObjectId::new().into(),
+            showtime: new_id(),
             updated,
         }
     }
@@ -263,7 +264,7 @@ mod tests {
     fn a_hold_reads_as_its_seats_counts_and_version() {
         let change = update(doc! {
             "counts.available": 8, "counts.held": 2, "version": 5,
-            "seats.A.0.state": "HELD", "seats.A.0.hold": ObjectId::new(),
+            "seats.A.0.state": "HELD", "seats.A.0.hold": bson::oid::ObjectId::new(),
             "seats.B.3.state": "HELD", "holds": [],
         })
         .seat_change();
@@ -298,20 +299,21 @@ mod tests {
     #[test]
     fn updates_of_other_fields_touch_no_seat_map() {
         let change =
-            update(doc! { "fencedHolds": [ObjectId::new()], "releasedHolds": [] }).seat_change();
+            update(doc! { "fencedHolds": [bson::oid::ObjectId::new()], "releasedHolds": [] })
+                .seat_change();
         assert!(!change.touches_seats());
     }
 
     #[test]
     fn holds_are_read_whole_or_as_appended_entries() {
         let hold = HoldDoc {
-            id: ObjectId::new(),
+            id: new_id(),
             channel: "maoyan".into(),
             seats: vec!["A1".into()],
             kinds: vec![],
             unit_price: 4000,
-            created_at: bson::DateTime::now(),
-            expires_at: bson::DateTime::now(),
+            created_at: now(),
+            expires_at: now(),
         };
         let entry = bson::to_bson(&hold).unwrap();
         let whole = update(doc! { "holds": [entry.clone()] }).holds();

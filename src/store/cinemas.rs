@@ -4,7 +4,8 @@ use bson::{doc, Bson, Document};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::documents::{CinemaDoc, ObjectIdExt};
+use super::codec::ObjectIdExt;
+use super::documents::CinemaDoc;
 use super::{filters, names, Store};
 use crate::domain::cursor;
 use crate::domain::geo::GeoPoint;
@@ -70,9 +71,7 @@ impl Store {
                     &[city.into(), name.into(), id.oid().into()],
                 )
             },
-            |cinema: &CinemaDoc| {
-                CityNameKey(cinema.city.clone(), cinema.name.clone(), cinema.id.into())
-            },
+            |cinema: &CinemaDoc| CityNameKey(cinema.city.clone(), cinema.name.clone(), cinema.id),
         )
         .await
     }
@@ -126,10 +125,7 @@ impl Store {
             })
             .await?;
         Ok(Page::from_fetched(found, page, |c| {
-            cursor::encode(
-                "cinemasNear",
-                &DistanceKey(c.distance_meters, c.cinema.id.into()),
-            )
+            cursor::encode("cinemasNear", &DistanceKey(c.distance_meters, c.cinema.id))
         }))
     }
 }

@@ -1,12 +1,14 @@
 //! The shapes of the documents in every collection. Each carries a `schemaVersion`
 //! (schema versioning pattern) so later shapes can be migrated lazily.
 
-use bson::oid::ObjectId;
-use bson::DateTime;
+use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
+use super::codec;
+use crate::domain::ids::{
+    CinemaId, HallId, HoldId, MovieId, OrderId, ResourceId, ReviewId, ShowtimeId,
+};
 use crate::domain::layout::{parse_seat_label, HallLayout};
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
@@ -41,8 +43,8 @@ impl GeoJsonPoint {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CinemaDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: CinemaId,
     pub schema_version: i32,
     pub name: String,
     pub city: String,
@@ -56,10 +58,11 @@ pub struct CinemaDoc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HallDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: HallId,
     pub schema_version: i32,
-    pub cinema_id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub cinema_id: CinemaId,
     pub name: String,
     /// "2D", "3D", "IMAX", "DOLBY", "4DX", ...
     pub format: String,
@@ -71,14 +74,16 @@ pub struct HallDoc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
-    pub movie_id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ReviewId,
+    #[serde(with = "codec::id")]
+    pub movie_id: MovieId,
     pub author: String,
     /// 1 to 10.
     pub rating: i32,
     pub text: String,
-    pub created_at: DateTime,
+    #[serde(with = "codec::time")]
+    pub created_at: DateTime<Utc>,
 }
 
 /// The rating summary a movie keeps (computed pattern).
@@ -94,8 +99,8 @@ pub struct RatingSummary {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MovieDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: MovieId,
     pub schema_version: i32,
     pub title: String,
     pub original_title: String,
@@ -132,9 +137,11 @@ pub struct HourlySalesDoc {
     /// `<cinema id>:<hour in epoch milliseconds>`.
     #[serde(rename = "_id")]
     pub id: String,
-    pub cinema_id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub cinema_id: CinemaId,
     /// The start of the hour (UTC).
-    pub hour: DateTime,
+    #[serde(with = "codec::time")]
+    pub hour: DateTime<Utc>,
     #[serde(flatten)]
     pub sales: SalesDoc,
 }
@@ -162,8 +169,8 @@ pub struct ExternalRatingDoc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MovieDetailsDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: MovieId,
     #[serde(default)]
     pub schema_version: i32,
     #[serde(default)]
@@ -220,7 +227,8 @@ impl std::ops::BitOr for DetailFields {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CinemaRef {
-    pub id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub id: CinemaId,
     pub name: String,
     pub city: String,
 }
@@ -229,7 +237,8 @@ pub struct CinemaRef {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MovieRef {
-    pub id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub id: MovieId,
     pub title: String,
     pub runtime_minutes: i32,
 }
@@ -238,7 +247,8 @@ pub struct MovieRef {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HallRef {
-    pub id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub id: HallId,
     pub name: String,
     pub format: String,
 }
@@ -256,14 +266,16 @@ pub struct ChannelPriceDoc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShowtimeDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
     pub schema_version: i32,
     pub cinema: CinemaRef,
     pub movie: MovieRef,
     pub theater: HallRef,
-    pub starts_at: DateTime,
-    pub ends_at: DateTime,
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
+    #[serde(with = "codec::time")]
+    pub ends_at: DateTime<Utc>,
     pub language: String,
     pub currency: String,
     /// Empty when listed without them (`ShowtimeParts`); a stored showtime always has them.
@@ -278,11 +290,19 @@ pub struct SeatCellDoc {
     pub kind: SeatKind,
     pub state: SeatState,
     /// The live hold a HELD seat belongs to (one of `SeatInventoryDoc::holds`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hold: Option<ObjectId>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub hold: Option<HoldId>,
     /// The order a SOLD seat belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub order: Option<ObjectId>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub order: Option<OrderId>,
 }
 
 /// A live hold, kept in its showtime's inventory so that taking seats and recording the hold
@@ -290,7 +310,8 @@ pub struct SeatCellDoc {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HoldDoc {
-    pub id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub id: HoldId,
     pub channel: String,
     /// Seat labels, e.g. "D7".
     pub seats: Vec<String>,
@@ -300,10 +321,12 @@ pub struct HoldDoc {
     pub kinds: Vec<SeatKind>,
     /// The channel's price of one seat, in minor units of the showtime's currency.
     pub unit_price: i64,
-    pub created_at: DateTime,
+    #[serde(with = "codec::time")]
+    pub created_at: DateTime<Utc>,
     /// Written from the gateway's clock, but always judged against the database's (`$$NOW`):
     /// whether a hold has expired is decided by one clock for every gateway.
-    pub expires_at: DateTime,
+    #[serde(with = "codec::time")]
+    pub expires_at: DateTime<Utc>,
 }
 
 /// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).
@@ -312,12 +335,14 @@ pub struct HoldDoc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SeatInventoryDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
     pub schema_version: i32,
-    pub theater_id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub theater_id: HallId,
     /// Copied from the showtime: no seat is held once the film has started.
-    pub starts_at: DateTime,
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
     pub capacity: i32,
     pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
     pub counts: SeatCounts,
@@ -331,8 +356,8 @@ pub struct SeatInventoryDoc {
     pub holds: Vec<HoldDoc>,
     /// Hold ids that may never be placed: those of idempotency-key attempts that were taken
     /// over (the fence; see `booking::idempotency`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fenced_holds: Vec<ObjectId>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "codec::ids")]
+    pub fenced_holds: Vec<HoldId>,
     /// Notes of keyed releases whose answer is not stored yet, so a release retried after a
     /// crash finds its own (dropped once the answer is stored; at most
     /// `RELEASE_NOTES_KEPT`, should crashes leave some behind).
@@ -346,8 +371,8 @@ pub struct SeatInventoryDoc {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SeatMapDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
     pub capacity: i32,
     pub counts: SeatCounts,
     /// The inventory's version (read for live seat maps; 0 otherwise).
@@ -375,10 +400,12 @@ pub const RELEASE_NOTES_KEPT: i32 = 64;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReleasedHoldDoc {
-    pub id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub id: HoldId,
     pub seats: Vec<String>,
     /// The id of the release request (its idempotency key's resource id).
-    pub request: ObjectId,
+    #[serde(with = "codec::id")]
+    pub request: ResourceId,
 }
 
 impl SeatInventoryDoc {
@@ -489,10 +516,14 @@ impl From<RateLimitDoc> for RateLimit {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderShowtimeDoc {
-    pub id: ObjectId,
-    pub cinema_id: ObjectId,
-    pub movie_id: ObjectId,
-    pub starts_at: DateTime,
+    #[serde(with = "codec::id")]
+    pub id: ShowtimeId,
+    #[serde(with = "codec::id")]
+    pub cinema_id: CinemaId,
+    #[serde(with = "codec::id")]
+    pub movie_id: MovieId,
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
     pub movie_title: String,
     pub cinema_name: String,
     pub hall_name: String,
@@ -534,49 +565,37 @@ pub enum OrderStatus {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDoc {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: OrderId,
     pub schema_version: i32,
     pub channel: String,
     pub status: OrderStatus,
     /// The hold it confirmed.
-    pub hold_id: ObjectId,
+    #[serde(with = "codec::id")]
+    pub hold_id: HoldId,
     pub showtime: OrderShowtimeDoc,
     pub seats: Vec<OrderSeatDoc>,
     pub total: i64,
     pub currency: String,
     pub customer: CustomerDoc,
-    pub created_at: DateTime,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancelled_at: Option<DateTime>,
+    #[serde(with = "codec::time")]
+    pub created_at: DateTime<Utc>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_time"
+    )]
+    pub cancelled_at: Option<DateTime<Utc>>,
     /// The cancellation request that cancelled it (its idempotency key's resource id), so a
     /// retry of that request after a crash knows the cancellation as its own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancel_request: Option<ObjectId>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub cancel_request: Option<ResourceId>,
     /// Whether the sales figures (the movie's totals, the cinema's hourly bucket) count this
     /// order: the projection makes it true for CONFIRMED orders and false for CANCELLED ones.
     #[serde(default)]
     pub sales_counted: bool,
 }
-
-/// Converts between domain ids and ObjectIds.
-pub trait ObjectIdExt {
-    fn oid(self) -> ObjectId;
-}
-
-macro_rules! id_conversions {
-    ($($id:ident),*) => {$(
-        impl ObjectIdExt for $id {
-            fn oid(self) -> ObjectId {
-                ObjectId::from_bytes(self.0)
-            }
-        }
-        impl From<ObjectId> for $id {
-            fn from(oid: ObjectId) -> Self {
-                $id(oid.bytes())
-            }
-        }
-    )*};
-}
-
-id_conversions!(CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId);

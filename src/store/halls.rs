@@ -3,7 +3,8 @@
 use bson::doc;
 use serde::{Deserialize, Serialize};
 
-use super::documents::{HallDoc, ObjectIdExt};
+use super::codec::ObjectIdExt;
+use super::documents::HallDoc;
 use super::{filters, names, Store};
 use crate::domain::ids::{CinemaId, HallId};
 use crate::domain::paging::{Page, PageRequest};
@@ -36,7 +37,7 @@ impl Store {
             |NameKey(name, id)| {
                 filters::after_ascending(&["name", "_id"], &[name.into(), id.oid().into()])
             },
-            |hall: &HallDoc| NameKey(hall.name.clone(), hall.id.into()),
+            |hall: &HallDoc| NameKey(hall.name.clone(), hall.id),
         )
         .await
     }

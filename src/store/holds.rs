@@ -2,12 +2,13 @@
 //! whose filter checks the precondition of every seat it changes (invariant 1). The counts move
 //! in the same update (invariant 5).
 
-use bson::oid::ObjectId;
 use bson::{doc, Bson, Document};
+use chrono::{DateTime, Utc};
 
-use super::documents::{HoldDoc, ObjectIdExt, SeatInventoryDoc, RELEASE_NOTES_KEPT};
+use super::codec::{self, date, oids, ObjectIdExt};
+use super::documents::{HoldDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT};
 use super::{names, Store};
-use crate::domain::ids::ShowtimeId;
+use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
@@ -24,13 +25,13 @@ pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
 
 /// `$expr` that is true when the document holds `hold` and its expiry compares to the
 /// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
-fn hold_expiry(hold: ObjectId, operator: &str) -> Document {
+fn hold_expiry(hold: HoldId, operator: &str) -> Document {
     doc! {
         "$expr": { "$anyElementTrue": [{ "$map": {
             "input": "$holds",
             "as": "h",
             "in": { "$and": [
-                { "$eq": ["$$h.id", hold] },
+                { "$eq": ["$$h.id", hold.oid()] },
                 { operator: ["$$h.expiresAt", "$$NOW"] },
             ] },
         } }] },
@@ -51,23 +52,24 @@ pub(super) fn with_expiry(showtime: ShowtimeId, hold: &HoldDoc, operator: &str) 
 pub(super) fn end_hold(
     hold: &HoldDoc,
     to: SeatState,
-    order: Option<bson::oid::ObjectId>,
+    order: Option<OrderId>,
 ) -> Result<(Document, Document), ApiError> {
     let (to_state, counter) = match (to, order) {
         (SeatState::Available, None) => ("AVAILABLE", "counts.available"),
         (SeatState::Sold, Some(_)) => ("SOLD", "counts.sold"),
         _ => return Err(ApiError::internal(format!("a hold cannot end in {to:?}"))),
     };
-    let entry = doc! { "id": hold.id, "channel": &hold.channel, "createdAt": hold.created_at };
+    let (id, created_at) = (hold.id.oid(), date(hold.created_at));
+    let entry = doc! { "id": id, "channel": &hold.channel, "createdAt": created_at };
     let mut filter = doc! { "holds": { "$elemMatch": entry } };
     let mut set = Document::new();
     let mut unset = Document::new();
     for label in &hold.seats {
         filter.insert(seat_path(label, "state")?, "HELD");
-        filter.insert(seat_path(label, "hold")?, hold.id);
+        filter.insert(seat_path(label, "hold")?, id);
         set.insert(seat_path(label, "state")?, to_state);
         if let Some(order) = order {
-            set.insert(seat_path(label, "order")?, order);
+            set.insert(seat_path(label, "order")?, order.oid());
         }
         unset.insert(seat_path(label, "hold")?, Bson::String(String::new()));
     }
@@ -76,7 +78,7 @@ pub(super) fn end_hold(
         "$set": set,
         "$unset": unset,
         // Only the entry the filter matched (hold ids are unique, and this says so).
-        "$pull": { "holds": { "id": hold.id, "createdAt": hold.created_at } },
+        "$pull": { "holds": { "id": id, "createdAt": created_at } },
         "$inc": { "counts.held": -count, counter: count, VERSION: 1 },
     };
     Ok((filter, update))
@@ -128,7 +130,7 @@ impl Store {
     pub async fn hold_of(
         &self,
         showtime: ShowtimeId,
-        hold: bson::oid::ObjectId,
+        hold: HoldId,
     ) -> Result<Option<HoldDoc>, ApiError> {
         Ok(self.live_hold_among(showtime, &[hold]).await?.flatten())
     }
@@ -139,7 +141,7 @@ impl Store {
     async fn live_hold_among(
         &self,
         showtime: ShowtimeId,
-        ids: &[ObjectId],
+        ids: &[HoldId],
     ) -> Result<Option<Option<HoldDoc>>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Holds {
@@ -150,7 +152,7 @@ impl Store {
             .bounded(
                 self.collection::<Holds>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": ids } } } }),
+                    .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": oids(ids) } } } }),
             )
             .await?;
         Ok(found.map(|found| found.holds.into_iter().find(|h| ids.contains(&h.id))))
@@ -161,13 +163,13 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn inventories_with_expired_holds(
         &self,
-        before: bson::DateTime,
+        before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<(ShowtimeId, Vec<HoldDoc>)>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Holds {
-            #[serde(rename = "_id")]
-            id: bson::oid::ObjectId,
+            #[serde(rename = "_id", with = "codec::id")]
+            id: ShowtimeId,
             holds: Vec<HoldDoc>,
         }
         use futures::TryStreamExt;
@@ -175,7 +177,7 @@ impl Store {
         let found: Vec<Holds> = self
             .bounded(async {
                 holds
-                    .find(doc! { "holds.expiresAt": { "$lt": before } })
+                    .find(doc! { "holds.expiresAt": { "$lt": date(before) } })
                     .projection(doc! { "holds": 1 })
                     .limit(limit as i64)
                     .await?
@@ -185,7 +187,7 @@ impl Store {
             .await?;
         Ok(found
             .into_iter()
-            .map(|inventory| (inventory.id.into(), inventory.holds))
+            .map(|inventory| (inventory.id, inventory.holds))
             .collect())
     }
 
@@ -202,14 +204,14 @@ impl Store {
                 { "_id": showtime.oid() },
                 { "$expr": { "$gt": ["$startsAt", "$$NOW"] } },
             ],
-            "holds.id": { "$ne": hold.id },
-            "fencedHolds": { "$ne": hold.id },
+            "holds.id": { "$ne": hold.id.oid() },
+            "fencedHolds": { "$ne": hold.id.oid() },
         };
         let mut set = Document::new();
         for label in &hold.seats {
             filter.insert(seat_path(label, "state")?, "AVAILABLE");
             set.insert(seat_path(label, "state")?, "HELD");
-            set.insert(seat_path(label, "hold")?, hold.id);
+            set.insert(seat_path(label, "hold")?, hold.id.oid());
         }
         let count = hold.seats.len() as i64;
         let update = doc! {
@@ -228,11 +230,12 @@ impl Store {
         &self,
         showtime: ShowtimeId,
         hold: &HoldDoc,
-        request: Option<ObjectId>,
+        request: Option<ResourceId>,
     ) -> Result<bool, ApiError> {
         let (seats, mut update) = end_hold(hold, SeatState::Available, None)?;
         if let Some(request) = request {
-            let released = doc! { "id": hold.id, "seats": &hold.seats, "request": request };
+            let released =
+                doc! { "id": hold.id.oid(), "seats": &hold.seats, "request": request.oid() };
             update.insert(
                 "$push",
                 doc! { "releasedHolds": { "$each": [released], "$slice": -RELEASE_NOTES_KEPT } },
@@ -249,8 +252,8 @@ impl Store {
     pub async fn released_by(
         &self,
         showtime: ShowtimeId,
-        hold: ObjectId,
-        request: ObjectId,
+        hold: HoldId,
+        request: ResourceId,
     ) -> Result<Option<Vec<String>>, ApiError> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase")]
@@ -262,7 +265,7 @@ impl Store {
             .bounded(
                 self.collection::<Released>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "releasedHolds": { "$elemMatch": { "id": hold, "request": request } } }),
+                    .projection(doc! { "releasedHolds": { "$elemMatch": { "id": hold.oid(), "request": request.oid() } } }),
             )
             .await?;
         Ok(found.and_then(|found| {
@@ -276,16 +279,12 @@ impl Store {
 
     /// Drops the note of hold `hold`'s release (its answer is stored).
     #[tracing::instrument(skip(self))]
-    pub async fn forget_release(
-        &self,
-        showtime: ShowtimeId,
-        hold: ObjectId,
-    ) -> Result<(), ApiError> {
+    pub async fn forget_release(&self, showtime: ShowtimeId, hold: HoldId) -> Result<(), ApiError> {
         self.bounded(
             self.collection::<Document>(names::SEAT_INVENTORY)
                 .update_one(
-                    doc! { "_id": showtime.oid(), "releasedHolds.id": hold },
-                    doc! { "$pull": { "releasedHolds": { "id": hold } } },
+                    doc! { "_id": showtime.oid(), "releasedHolds.id": hold.oid() },
+                    doc! { "$pull": { "releasedHolds": { "id": hold.oid() } } },
                 ),
         )
         .await?;
@@ -300,7 +299,7 @@ impl Store {
     pub async fn fence_holds(
         &self,
         showtime: ShowtimeId,
-        ids: &[ObjectId],
+        ids: &[HoldId],
     ) -> Result<HoldFence, ApiError> {
         // A live hold found by the update's miss may expire before it is read: look again.
         for _ in 0..3 {
@@ -308,8 +307,8 @@ impl Store {
                 .bounded(
                     self.collection::<Document>(names::SEAT_INVENTORY)
                         .update_one(
-                            doc! { "_id": showtime.oid(), "holds.id": { "$nin": ids } },
-                            doc! { "$addToSet": { "fencedHolds": { "$each": ids } } },
+                            doc! { "_id": showtime.oid(), "holds.id": { "$nin": oids(ids) } },
+                            doc! { "$addToSet": { "fencedHolds": { "$each": oids(ids) } } },
                         ),
                 )
                 .await?;

@@ -9,13 +9,15 @@
 
 use std::time::Duration;
 
-use bson::oid::ObjectId;
-use bson::{doc, Bson, DateTime, Document};
+use bson::{doc, Bson, Document};
+use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::channels::is_duplicate_key;
+use super::codec;
 use super::{names, Store};
+use crate::domain::ids::ResourceId;
 use crate::error::ApiError;
 
 /// How long a key is remembered (at least the promised 24 hours).
@@ -33,16 +35,19 @@ struct KeyDoc {
     /// SHA-256 of the request's input: the same key with another input is refused.
     request_hash: String,
     /// The id the operation gives what it creates, fixed for the key.
-    resource_id: ObjectId,
+    #[serde(with = "codec::id")]
+    resource_id: ResourceId,
     /// The attempt that owns the key: 1 for the first, bumped by each take-over.
     attempt: i32,
     /// The owning attempt's lease: renewed while it runs; once past (by the database's
     /// clock) a retry may take the key over.
-    lease_until: DateTime,
+    #[serde(with = "codec::time")]
+    lease_until: DateTime<Utc>,
     /// The stored answer once an attempt finished; absent while one runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     outcome: Option<Bson>,
-    created_at: DateTime,
+    #[serde(with = "codec::time")]
+    created_at: DateTime<Utc>,
 }
 
 /// What a new key's record says.
@@ -52,7 +57,7 @@ pub struct NewKey {
     pub id: String,
     pub operation: String,
     pub request_hash: String,
-    pub resource_id: ObjectId,
+    pub resource_id: ResourceId,
     pub lease: Duration,
 }
 
@@ -76,11 +81,11 @@ pub struct StoredError {
 /// Where a key stands.
 #[derive(Debug, Clone)]
 pub struct KeyState<T> {
-    pub resource_id: ObjectId,
+    pub resource_id: ResourceId,
     /// The attempt that owns it (or answered).
     pub attempt: i32,
     /// The owning attempt's lease, as written (judged by the database's clock).
-    pub lease_until: DateTime,
+    pub lease_until: DateTime<Utc>,
     pub outcome: Option<Outcome<T>>,
 }
 
@@ -134,14 +139,14 @@ impl Store {
     #[tracing::instrument(skip(self, key), fields(id = %key.id))]
     pub async fn claim_key<T: DeserializeOwned>(&self, key: &NewKey) -> Result<Claim<T>, ApiError> {
         let keys = self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS);
-        let now = DateTime::now();
+        let now = Utc::now();
         let record = KeyDoc {
             id: key.id.clone(),
             operation: key.operation.clone(),
             request_hash: key.request_hash.clone(),
             resource_id: key.resource_id,
             attempt: 1,
-            lease_until: DateTime::from_millis(now.timestamp_millis() + millis(key.lease)),
+            lease_until: now + chrono::TimeDelta::milliseconds(millis(key.lease)),
             outcome: None,
             created_at: now,
         };
@@ -230,7 +235,7 @@ impl Store {
             self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                 .update_one(
                     owned_by(id, attempt, None),
-                    doc! { "$set": { "leaseUntil": DateTime::from_millis(0) } },
+                    doc! { "$set": { "leaseUntil": bson::DateTime::from_millis(0) } },
                 ),
         )
         .await?;

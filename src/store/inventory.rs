@@ -2,7 +2,8 @@
 
 use bson::doc;
 
-use super::documents::{ObjectIdExt, SeatMapDoc};
+use super::codec::ObjectIdExt;
+use super::documents::SeatMapDoc;
 use super::holds::VERSION;
 use super::{names, Store};
 use crate::domain::ids::ShowtimeId;

@@ -8,6 +8,7 @@ mod catalogue_writes;
 mod change_feed;
 mod channels;
 mod cinemas;
+mod codec;
 mod command_log;
 pub mod documents;
 mod explain;
@@ -39,6 +40,7 @@ pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
 };
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
+pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
 pub use explain::Plan;
 pub use faults::{CrashPoint, FeedBreak, PausePoint};
@@ -263,22 +265,22 @@ impl From<mongodb::error::Error> for ApiError {
             _ => false,
         };
         if unavailable {
-            ApiError::unavailable(format!("mongodb: {error}"))
+            ApiError::unavailable_caused("the database is not answering", error)
         } else {
-            ApiError::internal(format!("mongodb: {error}"))
+            ApiError::internal_caused("a database command failed", error)
         }
     }
 }
 
 impl From<bson::de::Error> for ApiError {
     fn from(error: bson::de::Error) -> Self {
-        ApiError::internal(format!("decoding a document: {error}"))
+        ApiError::internal_caused("decoding a document", error)
     }
 }
 
 impl From<bson::ser::Error> for ApiError {
     fn from(error: bson::ser::Error) -> Self {
-        ApiError::internal(format!("encoding a document: {error}"))
+        ApiError::internal_caused("encoding a document", error)
     }
 }
 

@@ -3,7 +3,8 @@
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::documents::{DetailFields, MovieDetailsDoc, MovieDoc, ObjectIdExt, ReviewDoc};
+use super::codec::ObjectIdExt;
+use super::documents::{DetailFields, MovieDetailsDoc, MovieDoc, ReviewDoc};
 use super::{filters, names, Store};
 use crate::domain::ids::{MovieId, ReviewId};
 use crate::domain::paging::{Page, PageRequest};
@@ -80,7 +81,7 @@ impl Store {
             |TitleKey(title, id)| {
                 filters::after_ascending(&["title", "_id"], &[title.into(), id.oid().into()])
             },
-            |movie: &MovieDoc| TitleKey(movie.title.clone(), movie.id.into()),
+            |movie: &MovieDoc| TitleKey(movie.title.clone(), movie.id),
         )
         .await
     }
@@ -105,7 +106,7 @@ impl Store {
                     &[DateTime::from_millis(millis).into(), id.oid().into()],
                 )
             },
-            |review: &ReviewDoc| NewestKey(review.created_at.timestamp_millis(), review.id.into()),
+            |review: &ReviewDoc| NewestKey(review.created_at.timestamp_millis(), review.id),
         )
         .await
     }

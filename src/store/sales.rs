@@ -9,13 +9,13 @@
 
 use std::collections::BTreeMap;
 
-use bson::oid::ObjectId;
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::documents::{HourlySalesDoc, ObjectIdExt, OrderDoc, OrderStatus};
+use super::codec::{oids, ObjectIdExt};
+use super::documents::{HourlySalesDoc, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
-use crate::domain::ids::CinemaId;
+use crate::domain::ids::{CinemaId, MovieId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
@@ -76,7 +76,7 @@ impl Delta {
 }
 
 /// The start of the hour of `at`, in epoch milliseconds.
-fn hour_of(at: DateTime) -> i64 {
+fn hour_of(at: chrono::DateTime<chrono::Utc>) -> i64 {
     let millis = at.timestamp_millis();
     millis - millis.rem_euclid(3_600_000)
 }
@@ -99,8 +99,8 @@ impl Store {
     /// changed meanwhile (a cancellation, another projector): the next pass sees it again.
     #[tracing::instrument(skip(self, orders), fields(orders = orders.len()))]
     pub async fn project_sales(&self, orders: &[OrderDoc]) -> Result<bool, ApiError> {
-        let mut movies: BTreeMap<ObjectId, Delta> = BTreeMap::new();
-        let mut buckets: BTreeMap<(ObjectId, i64), Delta> = BTreeMap::new();
+        let mut movies: BTreeMap<MovieId, Delta> = BTreeMap::new();
+        let mut buckets: BTreeMap<(CinemaId, i64), Delta> = BTreeMap::new();
         let (mut counted, mut uncounted) = (Vec::new(), Vec::new());
         for order in orders {
             let sign = match (order.status, order.sales_counted) {
@@ -136,7 +136,7 @@ impl Store {
                     let (status, was) = (*status, *was);
                     let flipped = orders
                         .update_many(
-                            doc! { "_id": { "$in": ids }, "status": status, "salesCounted": was },
+                            doc! { "_id": { "$in": oids(ids) }, "status": status, "salesCounted": was },
                             doc! { "$set": { "salesCounted": !was } },
                         )
                         .session(&mut *session)
@@ -149,7 +149,7 @@ impl Store {
                     store
                         .collection::<Document>(names::MOVIES)
                         .update_one(
-                            doc! { "_id": movie },
+                            doc! { "_id": movie.oid() },
                             doc! { "$inc": {
                                 "sales.tickets": delta.tickets,
                                 "sales.revenue": delta.revenue,
@@ -171,7 +171,7 @@ impl Store {
                                     "orders": delta.orders,
                                 },
                                 "$setOnInsert": {
-                                    "cinemaId": cinema,
+                                    "cinemaId": cinema.oid(),
                                     "hour": DateTime::from_millis(*hour),
                                 },
                             },

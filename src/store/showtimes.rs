@@ -3,7 +3,8 @@
 use bson::{doc, Bson, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::documents::{ObjectIdExt, ShowtimeDoc};
+use super::codec::{self, ObjectIdExt};
+use super::documents::ShowtimeDoc;
 use super::{filters, names, Store};
 use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
@@ -91,9 +92,7 @@ impl Store {
                     &[DateTime::from_millis(millis).into(), id.oid().into()],
                 )
             },
-            |showtime: &ShowtimeDoc| {
-                StartKey(showtime.starts_at.timestamp_millis(), showtime.id.into())
-            },
+            |showtime: &ShowtimeDoc| StartKey(showtime.starts_at.timestamp_millis(), showtime.id),
         )
         .await
     }
@@ -116,7 +115,7 @@ impl Store {
         Ok(ids
             .into_iter()
             .filter_map(|id| match id {
-                Bson::ObjectId(oid) => Some(MovieId::from(oid)),
+                Bson::ObjectId(oid) => Some(codec::id_of::<MovieId>(oid)),
                 _ => None,
             })
             .collect())

@@ -5,10 +5,11 @@
 
 use bson::{doc, Bson, Document};
 
+use super::codec::ObjectIdExt;
 use super::documents::{HoldDoc, OrderDoc};
 use super::holds::{end_hold, seat_path, with_expiry, VERSION};
 use super::Store;
-use crate::domain::ids::ShowtimeId;
+use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
@@ -21,7 +22,7 @@ impl Store {
         &self,
         showtime: ShowtimeId,
         hold: &HoldDoc,
-        order: bson::oid::ObjectId,
+        order: OrderId,
     ) -> Result<bool, ApiError> {
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
@@ -33,12 +34,12 @@ impl Store {
     /// False when it did not match (they were given back already).
     #[tracing::instrument(skip(self, order), fields(order = %order.id))]
     pub async fn free_sold_seats(&self, order: &OrderDoc) -> Result<bool, ApiError> {
-        let mut filter = doc! { "_id": order.showtime.id };
+        let mut filter = doc! { "_id": order.showtime.id.oid() };
         let mut set = Document::new();
         let mut unset = Document::new();
         for seat in &order.seats {
             filter.insert(seat_path(&seat.label, "state")?, "SOLD");
-            filter.insert(seat_path(&seat.label, "order")?, order.id);
+            filter.insert(seat_path(&seat.label, "order")?, order.id.oid());
             set.insert(seat_path(&seat.label, "state")?, "AVAILABLE");
             unset.insert(
                 seat_path(&seat.label, "order")?,

@@ -337,11 +337,11 @@ async fn node_fetches_every_kind_of_object() {
         ... on Cinema { name } ... on Hall { name } ... on Movie { title }
         ... on Review { text } ... on Showtime { language } } }"#;
     for (kind, id, field, value) in [
-        ("Cinema", cinema.id, "name", "大地影院"),
-        ("Hall", hall.id, "name", "3号厅"),
-        ("Movie", movie.id, "title", "长安三万里"),
-        ("Review", review.id, "text", "好看"),
-        ("Showtime", showtime.id, "language", "国语"),
+        ("Cinema", cinema.id.0, "name", "大地影院"),
+        ("Hall", hall.id.0, "name", "3号厅"),
+        ("Movie", movie.id.0, "title", "长安三万里"),
+        ("Review", review.id.0, "text", "好看"),
+        ("Showtime", showtime.id.0, "language", "国语"),
     ] {
         let global = global_id(kind, id);
         let response = app.graphql(query, json!({ "id": global })).await;

@@ -306,7 +306,7 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
 
     let (sale, _other) = two_gateways().await;
     let store = &sale.app.store;
-    let now = bson::DateTime::now();
+    let now = boxoffice::store::now();
     let hold = |id, seat: &str| HoldDoc {
         id,
         channel: "maoyan".into(),
@@ -314,9 +314,9 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         kinds: Vec::new(),
         unit_price: 4000,
         created_at: now,
-        expires_at: bson::DateTime::from_millis(now.timestamp_millis() + 600_000),
+        expires_at: now + chrono::TimeDelta::minutes(10),
     };
-    let placed = bson::oid::ObjectId::new();
+    let placed = boxoffice::store::new_id();
     assert!(store
         .place_hold(sale.showtime_id, &hold(placed, "A1"))
         .await
@@ -337,7 +337,7 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         HoldFence::Live(live) => assert_eq!(live.seats, ["A1"]),
         other => panic!("{other:?}"),
     }
-    let fenced = bson::oid::ObjectId::new();
+    let fenced = boxoffice::store::new_id();
     assert!(matches!(
         store
             .fence_holds(sale.showtime_id, &[fenced])

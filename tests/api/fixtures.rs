@@ -1,12 +1,12 @@
 //! Small, exactly known catalogues for tests, written through the store.
 
 use boxoffice::domain::api_key::ApiKey;
+use boxoffice::domain::ids::*;
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::CatalogueBatch;
+use boxoffice::store::{new_id, CatalogueBatch};
 use bson::oid::ObjectId;
-use bson::DateTime;
 use chrono::{Duration, Utc};
 
 use crate::helpers::TestApp;
@@ -49,7 +49,7 @@ impl Catalogue {
 
     pub fn cinema(&mut self, name: &str, city: &str, latitude: f64, longitude: f64) -> CinemaDoc {
         let cinema = CinemaDoc {
-            id: ObjectId::new(),
+            id: new_id(),
             schema_version: SCHEMA_VERSION,
             name: name.into(),
             city: city.into(),
@@ -84,7 +84,7 @@ impl Catalogue {
                 .collect(),
         };
         let hall = HallDoc {
-            id: ObjectId::new(),
+            id: new_id(),
             schema_version: SCHEMA_VERSION,
             cinema_id: cinema.id,
             name: name.into(),
@@ -97,7 +97,7 @@ impl Catalogue {
     }
 
     pub fn movie(&mut self, title: &str, genres: &[&str]) -> MovieDoc {
-        let id = ObjectId::new();
+        let id: MovieId = new_id();
         let movie = MovieDoc {
             id,
             schema_version: SCHEMA_VERSION,
@@ -141,12 +141,12 @@ impl Catalogue {
     /// A review written `minutes_ago` before now.
     pub fn review(&mut self, movie: &MovieDoc, minutes_ago: i64, rating: i32) -> ReviewDoc {
         let review = ReviewDoc {
-            id: ObjectId::new(),
+            id: new_id(),
             movie_id: movie.id,
             author: format!("观众{minutes_ago}"),
             rating,
             text: "好看".into(),
-            created_at: DateTime::from_chrono(Utc::now() - Duration::minutes(minutes_ago)),
+            created_at: Utc::now() - Duration::minutes(minutes_ago),
         };
         self.0.reviews.push(review.clone());
         review
@@ -163,7 +163,7 @@ impl Catalogue {
     ) -> ShowtimeDoc {
         let starts = Utc::now() + Duration::hours(hours_from_now);
         let showtime = ShowtimeDoc {
-            id: ObjectId::new(),
+            id: new_id(),
             schema_version: SCHEMA_VERSION,
             cinema: CinemaRef {
                 id: cinema.id,
@@ -180,8 +180,8 @@ impl Catalogue {
                 name: hall.name.clone(),
                 format: hall.format.clone(),
             },
-            starts_at: DateTime::from_chrono(starts),
-            ends_at: DateTime::from_chrono(starts + Duration::minutes(120)),
+            starts_at: starts,
+            ends_at: starts + Duration::minutes(120),
             language: "国语".into(),
             currency: "CNY".into(),
             prices: prices
@@ -200,11 +200,39 @@ impl Catalogue {
     }
 }
 
-/// The global id the API gives an object of `kind` with ObjectId `id`.
-pub fn global_id(kind: &str, id: ObjectId) -> String {
+/// An id as its 12 bytes: a typed id of a document, or an ObjectId read with the driver.
+pub trait IdBytes {
+    fn id_bytes(&self) -> [u8; 12];
+}
+
+impl IdBytes for ObjectId {
+    fn id_bytes(&self) -> [u8; 12] {
+        self.bytes()
+    }
+}
+
+impl IdBytes for [u8; 12] {
+    fn id_bytes(&self) -> [u8; 12] {
+        *self
+    }
+}
+
+macro_rules! id_bytes {
+    ($($id:ident),*) => {$(
+        impl IdBytes for $id {
+            fn id_bytes(&self) -> [u8; 12] {
+                self.0
+            }
+        }
+    )*};
+}
+
+id_bytes!(CinemaId, HallId, MovieId, OrderId, ReviewId, ShowtimeId);
+
+/// The global id the API gives an object of `kind` with id `id`.
+pub fn global_id(kind: &str, id: impl IdBytes) -> String {
     use boxoffice::domain::global_id::GlobalId;
-    use boxoffice::domain::ids::*;
-    let bytes = id.bytes();
+    let bytes = id.id_bytes();
     match kind {
         "Cinema" => GlobalId::Cinema(CinemaId(bytes)),
         "Hall" => GlobalId::Hall(HallId(bytes)),

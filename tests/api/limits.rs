@@ -148,6 +148,27 @@ async fn deep_and_costly_queries_are_refused_before_running() {
     let costly = "{ cinemas(first: 50) { edges { node { showtimes(first: 50) { edges { node { id } } } } } } }";
     let response = app.graphql(costly, json!({})).await;
     assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    let message = response.0["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("at most 500"),
+        "the figure and the cap: {message}"
+    );
+
+    // The figure depends on the variables: the same text is refused with big pages only.
+    let paged = "query ($n: Int!) { cinemas(first: $n) { edges { node { showtimes(first: $n) { edges { node { id } } } } } } }";
+    let response = app.graphql(paged, json!({ "n": 50 })).await;
+    assert_eq!(response.error_code(), "QUERY_TOO_COMPLEX");
+    app.graphql(paged, json!({ "n": 3 })).await.data();
+
+    // Other errors async-graphql gives no location are not mistaken for it.
+    let two = "query A { movies { edges { cursor } } } query B { cinemas { edges { cursor } } }";
+    let (_, body) = app
+        .post_json(&json!({ "query": two, "operationName": "C" }))
+        .await;
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{body}"
+    );
 
     // The same shape with small pages is fine.
     let cheap = "{ cinemas(first: 3) { edges { node { showtimes(first: 3) { edges { node { id } } } } } } }";

@@ -1,5 +1,6 @@
 //! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
 
+mod architecture;
 mod browser;
 mod channels;
 mod cinemas;

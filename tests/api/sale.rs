@@ -65,7 +65,7 @@ pub async fn sale_on(app: TestApp, rows: &[&str]) -> Sale {
         maoyan: maoyan.as_str().to_owned(),
         wechat: wechat.as_str().to_owned(),
         showtime: global_id("Showtime", showtime.id),
-        showtime_id: showtime.id.into(),
+        showtime_id: showtime.id,
     }
 }
 

@@ -28,14 +28,14 @@ pub struct Cinema {
 impl Cinema {
     pub fn from_doc(doc: Arc<CinemaDoc>) -> Self {
         Cinema {
-            doc: Lazy::loaded(doc.id.into(), doc),
+            doc: Lazy::loaded(doc.id, doc),
             copied: None,
         }
     }
 
     pub fn from_ref(copied: &CinemaRef) -> Self {
         Cinema {
-            doc: Lazy::unloaded(copied.id.into()),
+            doc: Lazy::unloaded(copied.id),
             copied: Some(copied.clone()),
         }
     }

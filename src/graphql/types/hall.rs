@@ -23,14 +23,14 @@ pub struct Hall {
 impl Hall {
     pub fn from_doc(doc: Arc<HallDoc>) -> Self {
         Hall {
-            doc: Lazy::loaded(doc.id.into(), doc),
+            doc: Lazy::loaded(doc.id, doc),
             copied: None,
         }
     }
 
     pub fn from_ref(copied: &HallRef) -> Self {
         Hall {
-            doc: Lazy::unloaded(copied.id.into()),
+            doc: Lazy::unloaded(copied.id),
             copied: Some(copied.clone()),
         }
     }
@@ -122,7 +122,7 @@ impl Hall {
 
     /// The cinema the hall belongs to.
     async fn cinema(&self, ctx: &Context<'_>) -> Result<Cinema, ApiError> {
-        Ok(Cinema::from_id(self.full(ctx).await?.cinema_id.into()))
+        Ok(Cinema::from_id(self.full(ctx).await?.cinema_id))
     }
 
     /// The seat layout.

@@ -43,7 +43,7 @@ impl Hold {
 impl Hold {
     /// The hold's id: pass it to `releaseHold`.
     async fn id(&self) -> ID {
-        GlobalId::Hold(self.0.showtime.id.into(), self.0.hold.id.into())
+        GlobalId::Hold(self.0.showtime.id, self.0.hold.id)
             .encode()
             .into()
     }
@@ -81,6 +81,6 @@ impl Hold {
 
     /// When the hold lapses and its seats are free again, unless confirmed before.
     async fn expires_at(&self) -> DateTime<Utc> {
-        self.0.hold.expires_at.to_chrono()
+        self.0.hold.expires_at
     }
 }

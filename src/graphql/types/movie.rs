@@ -25,14 +25,14 @@ pub struct Movie {
 impl Movie {
     pub fn from_doc(doc: Arc<MovieDoc>) -> Self {
         Movie {
-            doc: Lazy::loaded(doc.id.into(), doc),
+            doc: Lazy::loaded(doc.id, doc),
             copied: None,
         }
     }
 
     pub fn from_ref(copied: &MovieRef) -> Self {
         Movie {
-            doc: Lazy::unloaded(copied.id.into()),
+            doc: Lazy::unloaded(copied.id),
             copied: Some(copied.clone()),
         }
     }

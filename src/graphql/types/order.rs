@@ -69,7 +69,7 @@ impl Order {
 impl Order {
     /// The order's id.
     async fn id(&self) -> ID {
-        GlobalId::Order(self.0.id.into()).encode().into()
+        GlobalId::Order(self.0.id).encode().into()
     }
 
     /// CONFIRMED, or CANCELLED.
@@ -94,8 +94,8 @@ impl Order {
     async fn showtime(&self) -> OrderShowtime {
         let showtime = &self.0.showtime;
         OrderShowtime {
-            id: GlobalId::Showtime(showtime.id.into()).encode().into(),
-            starts_at: showtime.starts_at.to_chrono(),
+            id: GlobalId::Showtime(showtime.id).encode().into(),
+            starts_at: showtime.starts_at,
             movie_title: showtime.movie_title.clone(),
             cinema_name: showtime.cinema_name.clone(),
             hall_name: showtime.hall_name.clone(),
@@ -129,11 +129,11 @@ impl Order {
 
     /// When it was confirmed.
     async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at.to_chrono()
+        self.0.created_at
     }
 
     /// When it was cancelled, if it was.
     async fn cancelled_at(&self) -> Option<DateTime<Utc>> {
-        self.0.cancelled_at.map(|at| at.to_chrono())
+        self.0.cancelled_at
     }
 }

@@ -7,7 +7,6 @@ use chrono::{DateTime, Utc};
 
 use super::Movie;
 use crate::domain::global_id::GlobalId;
-use crate::domain::ids::ReviewId;
 use crate::store::documents::ReviewDoc;
 
 /// An audience review.
@@ -24,7 +23,7 @@ impl Review {
 impl Review {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
-        GlobalId::Review(ReviewId::from(self.0.id)).encode().into()
+        GlobalId::Review(self.0.id).encode().into()
     }
 
     /// The reviewer's display name.
@@ -44,11 +43,11 @@ impl Review {
 
     /// When it was written.
     async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at.to_chrono()
+        self.0.created_at
     }
 
     /// The movie reviewed.
     async fn movie(&self) -> Movie {
-        Movie::from_id(self.0.movie_id.into())
+        Movie::from_id(self.0.movie_id)
     }
 }

@@ -40,7 +40,7 @@ pub struct HourlySales {
 impl From<HourlySalesDoc> for HourlySales {
     fn from(bucket: HourlySalesDoc) -> Self {
         HourlySales {
-            hour: bucket.hour.to_chrono(),
+            hour: bucket.hour,
             sales: bucket.sales.into(),
         }
     }

@@ -51,7 +51,7 @@ impl Showtime {
     }
 
     fn showtime_id(&self) -> ShowtimeId {
-        self.0.id.into()
+        self.0.id
     }
 
     fn money(&self, amount: i64) -> Money {
@@ -73,12 +73,12 @@ impl Showtime {
 
     /// When the film starts.
     async fn starts_at(&self) -> DateTime<Utc> {
-        self.0.starts_at.to_chrono()
+        self.0.starts_at
     }
 
     /// When the film ends.
     async fn ends_at(&self) -> DateTime<Utc> {
-        self.0.ends_at.to_chrono()
+        self.0.ends_at
     }
 
     /// The language the film is shown in, e.g. "国语", "英语".
