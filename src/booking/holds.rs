@@ -239,7 +239,8 @@ pub async fn hold_seats(
             continue;
         }
         let now = store::now();
-        let ttl = chrono::Duration::from_std(policy.ttl).map_err(ApiError::internal)?;
+        let ttl = chrono::Duration::from_std(policy.ttl)
+            .map_err(|error| ApiError::internal_caused("the hold time", error))?;
         let hold = HoldDoc {
             id: hold_id,
             channel: channel.to_owned(),

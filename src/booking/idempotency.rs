@@ -138,7 +138,8 @@ fn validate_key(key: &str) -> Result<(), ApiError> {
 }
 
 fn hash_request(operation: &str, request: &impl Serialize) -> Result<String, ApiError> {
-    let json = serde_json::to_vec(request).map_err(ApiError::internal)?;
+    let json = serde_json::to_vec(request)
+        .map_err(|error| ApiError::internal_caused("hashing a request", error))?;
     let mut hasher = Sha256::new();
     hasher.update(operation.as_bytes());
     hasher.update([0]);

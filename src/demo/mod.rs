@@ -148,7 +148,7 @@ pub async fn load(store: &Store, plan: &DemoPlan, progress: bool) -> Result<Load
         .buffer_unordered(CHUNKS_IN_FLIGHT);
     while let Some(written) = writes.next().await {
         let chunk =
-            written.map_err(|e| ApiError::internal(format!("writing demo cinemas: {e}")))??;
+            written.map_err(|error| ApiError::internal_caused("writing demo cinemas", error))??;
         bar.advance(chunk.cinemas);
         loaded += chunk;
     }

@@ -303,7 +303,8 @@ impl Store {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let limit = i64::try_from(limit).map_err(ApiError::internal)?;
+        let limit = i64::try_from(limit)
+            .map_err(|error| ApiError::internal_caused("a find limit", error))?;
         let documents = self.collection::<T>(collection);
         let mut find = documents
             .find(filter)
