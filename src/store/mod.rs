@@ -13,6 +13,7 @@ pub mod documents;
 mod explain;
 mod faults;
 mod filters;
+mod gateways;
 mod halls;
 mod holds;
 pub mod idempotency;
@@ -41,9 +42,10 @@ pub use change_feed::{
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use command_log::{CommandLog, SentCommand};
 pub use explain::Plan;
-pub use faults::{CrashPoint, FeedBreak, PausePoint};
+pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
+pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
@@ -63,9 +65,10 @@ pub mod names {
     pub const ORDERS: &str = "orders";
     pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
+    pub const GATEWAYS: &str = "gateways";
 
     /// Every collection.
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 12] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -77,6 +80,7 @@ pub mod names {
         ORDERS,
         IDEMPOTENCY_KEYS,
         CINEMA_SALES_HOURLY,
+        GATEWAYS,
     ];
 }
 

@@ -23,6 +23,7 @@ impl Store {
         hold: &HoldDoc,
         order: bson::oid::ObjectId,
     ) -> Result<bool, ApiError> {
+        self.delay_point(super::DelayPoint::ConfirmBeforeSell).await;
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);

@@ -9,7 +9,8 @@
 //! Limits (all in `config::Limits`): connections per process (503 before the upgrade),
 //! `connection_init` within a timeout (4408), operations per connection (SUBSCRIPTION_LIMIT on
 //! that operation alone), an idle connection is closed (1000), each `subscribe` costs one
-//! token of the caller's rate limit, and a message may be at most `max_body_bytes`.
+//! token of the caller's rate limit, and a message may be at most `max_body_bytes`. When the
+//! gateway stops (SIGTERM, Ctrl-C) every connection is closed with 1001 "going away".
 
 mod operation;
 mod protocol;
@@ -136,6 +137,7 @@ impl Connection {
         let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
         let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
+        let shutdown = self.state.shutdown.clone();
         let closing = loop {
             // Only a connection running nothing can be idle (the branch below is off otherwise).
             let deadline = if self.acked {
@@ -177,6 +179,8 @@ impl Connection {
                         break None;
                     }
                 }
+                // The gateway is stopping: the client should reconnect elsewhere.
+                () = shutdown.requested() => break Some((1001, "going away".into())),
                 _ = tokio::time::sleep_until(deadline), if !self.acked || operations.is_empty() => {
                     break Some(if self.acked {
                         (1000, "idle".into())
