@@ -38,7 +38,7 @@ fn gateways(database: &str, count: usize, per_second: u32, burst: u32) -> Vec<Ga
         "--channel-burst",
         &burst,
         "--gateway-heartbeat-ms",
-        "100",
+        "2000",
     ];
     (0..count)
         .map(|_| GatewayProcess::start(&mongodb_uri(), database, &flags))
@@ -220,4 +220,29 @@ async fn channel_limit_figures() {
             store.drop_database().await.unwrap();
         }
     }
+    // How long a gateway killed without a word (SIGKILL) keeps being counted.
+    let app = TestApp::spawn().await;
+    channel_database(&app).await;
+    let mut running = gateways(app.store.database_name(), 2, PER_SECOND, BURST);
+    wait_until_each_sees(&app.store, 2).await;
+    println!(
+        "records before the kill: {:?}",
+        app.store.gateways().await.unwrap()
+    );
+    let killed = Instant::now();
+    running[1].kill();
+    // The dead gateway's record stays (until the TTL index removes it); the survivor's says 1.
+    loop {
+        let seen = app.store.gateways().await.unwrap();
+        if seen.iter().any(|(_, sees)| *sees == 1) {
+            println!("records when the survivor counted itself alone: {seen:?}");
+            break;
+        }
+        assert!(killed.elapsed() < PATIENCE, "gateways seen: {seen:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!(
+        "a gateway killed with SIGKILL stopped being counted after {:.1} s (heartbeat 2 s)",
+        killed.elapsed().as_secs_f64()
+    );
 }
