@@ -103,3 +103,26 @@ where
         pass().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stop_lets_the_pass_in_progress_finish_and_starts_no_other() {
+        let stop = Shutdown::default();
+        let (started, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        every(Duration::from_millis(1), &stop, || async {
+            started.fetch_add(1, Ordering::SeqCst);
+            // Stopped half way through the pass: it still runs to its end.
+            stop.trigger();
+            tokio::task::yield_now().await;
+            finished.fetch_add(1, Ordering::SeqCst);
+        })
+        .await;
+        assert_eq!(started.load(Ordering::SeqCst), 1);
+        assert_eq!(finished.load(Ordering::SeqCst), 1);
+    }
+}
