@@ -60,6 +60,12 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
+    if state.shutdown.is_requested() {
+        // A keep-alive connection asking while the gateway drains: go to another gateway.
+        let message = "this gateway is stopping; connect again".to_owned();
+        let status = StatusCode::SERVICE_UNAVAILABLE;
+        return reply::refused(Media::Json, status, message, ErrorCode::Unavailable);
+    }
     let Ok(permit) = Arc::clone(&state.live_connections).try_acquire_owned() else {
         let message = format!(
             "this gateway has its most WebSocket connections open ({}); retry in a moment",
