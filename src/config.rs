@@ -128,6 +128,8 @@ pub struct ServeArgs {
     pub limits: Limits,
     #[command(flatten)]
     pub sales: SalesArgs,
+    #[command(flatten)]
+    pub process: ProcessArgs,
     /// The header in which a trusted reverse proxy names the client's address (e.g.
     /// `X-Forwarded-For`; its last address counts, the one the proxy added). Without it, the
     /// peer address of the connection names the client.
@@ -339,6 +341,33 @@ impl Limits {
         PageLimits {
             max_first: self.max_page_size,
         }
+    }
+}
+
+/// How a gateway process stops, and how it finds the others on its database.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ProcessArgs {
+    /// After SIGTERM or Ctrl-C, how long requests in flight (and WebSocket connections, closed
+    /// with 1001) may take to finish, in milliseconds; past it they are dropped and the process
+    /// exits anyway.
+    #[arg(long, env = "BOXOFFICE_SHUTDOWN_GRACE_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    pub shutdown_grace_ms: u64,
+    /// How often this process records itself alive in the `gateways` collection and counts the
+    /// live gateways (those seen within three of these), in milliseconds. Each process takes
+    /// that share of every rate limit.
+    #[arg(long, env = "BOXOFFICE_GATEWAY_HEARTBEAT_MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=600_000))]
+    pub gateway_heartbeat_ms: u64,
+}
+
+impl ProcessArgs {
+    /// The grace of a graceful stop.
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_millis(self.shutdown_grace_ms)
+    }
+
+    /// The gateway heartbeat's interval.
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_millis(self.gateway_heartbeat_ms)
     }
 }
 

@@ -12,7 +12,8 @@ pub mod error;
 pub mod graphql;
 pub mod http;
 pub mod live;
+pub mod shutdown;
 pub mod store;
 
 pub use graphql::schema;
-pub use http::{app, serve, AppState};
+pub use http::{app, serve, serve_until_shutdown, AppState};

@@ -7,7 +7,7 @@ use boxoffice::config::{ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, Se
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
-use boxoffice::{app, booking, demo, graphql, AppState};
+use boxoffice::{booking, demo, graphql, AppState};
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
@@ -75,9 +75,18 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         print_channel_keys(&loaded);
     }
     warm_up(&store).await?;
-    tokio::spawn(booking::run_background(
+    let state = AppState::new(store.clone(), args.limits, args.sales.hold_policy())
+        .with_key_policy(args.sales.key_policy())
+        .with_client_ip_header(args.client_ip_header)
+        .with_cors_origins(args.cors_origins);
+    // Counted among the gateways (for its share of the rate limits) before it serves.
+    let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
+    membership.heartbeat(&store).await;
+    let background = tokio::spawn(booking::run_background(
         store.clone(),
         args.sales.intervals(),
+        membership,
+        state.shutdown.clone(),
     ));
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await
@@ -85,14 +94,10 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
     println!("Seat picker (live seat maps): http://{address}/seats");
-    let state = AppState::new(store, args.limits, args.sales.hold_policy())
-        .with_key_policy(args.sales.key_policy())
-        .with_client_ip_header(args.client_ip_header)
-        .with_cors_origins(args.cors_origins);
-    boxoffice::serve(listener, app(state), async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await?;
+    state.shutdown.on_signal();
+    let grace = args.process.shutdown_grace();
+    let drained = boxoffice::serve_until_shutdown(listener, state, grace).await?;
+    boxoffice::shutdown::finish(&store, background, drained, grace).await;
     Ok(())
 }
 

@@ -313,6 +313,8 @@ fn main() -> anyhow::Result<()> {
                 servers.spawn(booking::run_background(
                     store.clone(),
                     SalesArgs::default().intervals(),
+                    booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
+                    boxoffice::shutdown::Shutdown::default(),
                 ))
             });
             let meters = Meters {

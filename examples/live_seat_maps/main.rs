@@ -118,6 +118,8 @@ fn main() -> anyhow::Result<()> {
     let background = servers.spawn(booking::run_background(
         store.clone(),
         SalesArgs::default().intervals(),
+        booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
+        boxoffice::shutdown::Shutdown::default(),
     ));
     println!("{scenario}: the gateway on {address}, database {DATABASE}");
     let mut clients = Clients::start(scenario, &address)?;

@@ -6,6 +6,7 @@
 //! the precondition of each seat it changes, so a stale read can only make a write miss (and
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
+mod gateways;
 mod holds;
 mod idempotency;
 mod orders;
@@ -14,6 +15,7 @@ mod sales;
 mod showtime_locks;
 mod sweeper;
 
+pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, SeatChoice};
 pub use idempotency::{once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};

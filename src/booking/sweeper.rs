@@ -5,9 +5,11 @@
 
 use std::time::Duration;
 
+use super::gateways::Membership;
 use super::reconciler::{settle_orders, PENDING_GRACE};
 use super::sales::project_sales;
 use crate::error::ApiError;
+use crate::shutdown::Shutdown;
 use crate::store::{self, Store};
 
 /// Inventories looked at per pass; a pass repeats until none is left.
@@ -46,11 +48,18 @@ pub struct Intervals {
     pub sales: Duration,
 }
 
-/// Runs the background tasks until the process ends: the sweeper and the reconciler every
-/// `sweep`, the sales projection every `sales`. Errors are logged and the next pass tries
-/// again.
-pub async fn run_background(store: Store, intervals: Intervals) {
-    let sweeper = every(intervals.sweep, || async {
+/// Runs the background tasks until `shutdown` is triggered: the sweeper and the reconciler
+/// every `sweep`, the sales projection every `sales`, the gateway heartbeat every
+/// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
+/// each task between two passes, never in the middle of one; then this process's gateway
+/// record is deleted.
+pub async fn run_background(
+    store: Store,
+    intervals: Intervals,
+    membership: Membership,
+    shutdown: Shutdown,
+) {
+    let sweeper = every(intervals.sweep, &shutdown, || async {
         match sweep_expired_holds(&store).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
@@ -62,15 +71,21 @@ pub async fn run_background(store: Store, intervals: Intervals) {
             Err(error) => tracing::warn!(%error, "settling orders failed"),
         }
     });
-    let sales = every(intervals.sales, || async {
+    let sales = every(intervals.sales, &shutdown, || async {
         if let Err(error) = project_sales(&store).await {
             tracing::warn!(%error, "projecting sales failed");
         }
     });
-    futures::join!(sweeper, sales);
+    let heartbeat = every(membership.interval(), &shutdown, || {
+        membership.heartbeat(&store)
+    });
+    futures::join!(sweeper, sales, heartbeat);
+    membership.leave(&store).await;
 }
 
-async fn every<F, Fut>(interval: Duration, mut pass: F)
+/// Runs `pass` every `interval` until `stop` is triggered; a pass that has begun runs to its
+/// end.
+async fn every<F, Fut>(interval: Duration, stop: &Shutdown, mut pass: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = ()>,
@@ -78,7 +93,34 @@ where
     let mut ticks = tokio::time::interval(interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        ticks.tick().await;
+        tokio::select! {
+            biased;
+            () = stop.requested() => return,
+            _ = ticks.tick() => {}
+        }
         pass().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stop_lets_the_pass_in_progress_finish_and_starts_no_other() {
+        let stop = Shutdown::default();
+        let (started, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        every(Duration::from_millis(1), &stop, || async {
+            started.fetch_add(1, Ordering::SeqCst);
+            // Stopped half way through the pass: it still runs to its end.
+            stop.trigger();
+            tokio::task::yield_now().await;
+            finished.fetch_add(1, Ordering::SeqCst);
+        })
+        .await;
+        assert_eq!(started.load(Ordering::SeqCst), 1);
+        assert_eq!(finished.load(Ordering::SeqCst), 1);
     }
 }

@@ -4,6 +4,7 @@
 //! seat picker, `GET /health` checks the database.
 
 mod auth;
+mod graceful;
 mod graphql_get;
 mod graphql_route;
 mod health;
@@ -16,6 +17,7 @@ mod seat_picker;
 mod websocket;
 
 pub use auth::KnownKeys;
+pub use graceful::{serve_until_shutdown, Drained};
 pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
@@ -58,10 +60,17 @@ pub struct AppState {
     pub live: Live,
     /// One permit per open WebSocket connection (`max_live_connections`).
     pub live_connections: Arc<tokio::sync::Semaphore>,
+    /// Asked for on SIGTERM or Ctrl-C; counts the requests in flight.
+    pub shutdown: crate::shutdown::Shutdown,
+    /// How many gateway processes share each rate limit (the `gateways` heartbeat sets it).
+    pub share: Arc<crate::domain::rate_limit::Share>,
 }
 
 impl AppState {
     pub fn new(store: Store, limits: Limits, hold_policy: HoldPolicy) -> Self {
+        let share = Arc::<crate::domain::rate_limit::Share>::default();
+        let clock = Arc::new(crate::domain::clock::SystemClock);
+        let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
         AppState {
             schema: graphql::schema(limits.query()),
             live: Live::new(store.clone(), limits.live_buffer),
@@ -70,8 +79,8 @@ impl AppState {
             hold_policy,
             key_policy: KeyPolicy::default(),
             showtime_locks: Arc::default(),
-            rate_limiter: Arc::new(RateLimiter::new(limits.channel_rate())),
-            anonymous_limiter: Arc::new(RateLimiter::new(limits.anonymous_rate())),
+            rate_limiter: Arc::new(limiter(limits.channel_rate())),
+            anonymous_limiter: Arc::new(limiter(limits.anonymous_rate())),
             client_ip_header: None,
             cors_origins: Vec::new(),
             persisted_queries: Arc::new(persisted_queries::PersistedQueries::new(
@@ -79,6 +88,24 @@ impl AppState {
             )),
             known_keys: Arc::default(),
             live_connections: Arc::new(tokio::sync::Semaphore::new(limits.max_live_connections)),
+            shutdown: crate::shutdown::Shutdown::default(),
+            share,
+        }
+    }
+
+    /// The same state with rate limits timed by `clock` (tests drive a manual one), each this
+    /// process's part of the limits `share` divides; the buckets start afresh.
+    pub fn with_clock(
+        self,
+        clock: Arc<dyn crate::domain::clock::Clock>,
+        share: Arc<crate::domain::rate_limit::Share>,
+    ) -> Self {
+        let limiter = |rate| RateLimiter::shared(rate, Arc::clone(&clock), Arc::clone(&share));
+        AppState {
+            rate_limiter: Arc::new(limiter(self.limits.channel_rate())),
+            anonymous_limiter: Arc::new(limiter(self.limits.anonymous_rate())),
+            share,
+            ..self
         }
     }
 
@@ -154,6 +181,10 @@ pub fn app(state: AppState) -> Router {
         );
     }
     router
+        .layer(axum::middleware::from_fn_with_state(
+            state.shutdown.clone(),
+            graceful::count_in_flight,
+        ))
         .layer(TraceLayer::new_for_http())
         .layer(CatchPanicLayer::custom(panicked))
         .with_state(state)

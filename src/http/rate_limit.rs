@@ -1,29 +1,42 @@
 //! Rate limits, in this gateway process: each channel has a token bucket, filled at its own
 //! limit if its record sets one, else at the configured default; each anonymous client (by
 //! address) has one at the anonymous limit. A request costs one token per operation (a batch
-//! costs its length).
+//! costs its length). Each process takes its part of every limit: the limit divided by the
+//! live gateways (`Share`, kept by the `gateways` heartbeat; see docs/deployment.md), so a
+//! channel's limit holds across processes. Time comes from the state's `Clock`.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderName};
 
-use crate::domain::rate_limit::{RateLimit, TokenBucket};
+use crate::domain::clock::{Clock, SystemClock};
+use crate::domain::rate_limit::{RateLimit, Share, TokenBucket};
 
 /// The buckets of every channel that called this process.
 #[derive(Debug)]
 pub struct RateLimiter {
     default: RateLimit,
     buckets: Mutex<HashMap<String, TokenBucket>>,
+    clock: Arc<dyn Clock>,
+    share: Arc<Share>,
 }
 
 impl RateLimiter {
+    /// Buckets at `default`, on the system clock, for a process alone.
     pub fn new(default: RateLimit) -> Self {
+        RateLimiter::shared(default, Arc::new(SystemClock), Arc::default())
+    }
+
+    /// Buckets at `default` on `clock`, each this process's part of a limit `share` divides.
+    pub fn shared(default: RateLimit, clock: Arc<dyn Clock>, share: Arc<Share>) -> Self {
         RateLimiter {
             default,
             buckets: Mutex::new(HashMap::new()),
+            clock,
+            share,
         }
     }
 
@@ -31,13 +44,19 @@ impl RateLimiter {
     /// says how long to wait.
     pub fn check(&self, channel: &str, own: Option<RateLimit>, cost: u32) -> Result<(), Duration> {
         let limit = own.unwrap_or(self.default);
-        let now = Instant::now();
+        let now = self.clock.now();
+        let share = self.share.get();
         let mut buckets = self.buckets.lock().expect("rate limiter lock");
         match buckets.get_mut(channel) {
             // A changed limit starts the channel afresh under the new one.
-            Some(bucket) if bucket.limit() == limit => bucket.take(cost, now),
+            Some(bucket) if bucket.limit() == limit => {
+                if bucket.share() != share {
+                    bucket.reshare(share, now);
+                }
+                bucket.take(cost, now)
+            }
             _ => {
-                let mut bucket = TokenBucket::full(limit, now);
+                let mut bucket = TokenBucket::full_shared(limit, share, now);
                 let taken = bucket.take(cost, now);
                 buckets.insert(channel.to_owned(), bucket);
                 taken

@@ -29,7 +29,41 @@ pub enum PausePoint {
     BeforeEffect,
 }
 
+/// A point where a booking can be made slow, as a slow database would make it: armed in a
+/// gateway process from the environment (so the tests can slow down a real `boxoffice`
+/// process, which they build with `test-hooks`), never in a production build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DelayPoint {
+    /// Confirm: the PENDING order is written, the seats are about to be sold. Armed by
+    /// `BOXOFFICE_TEST_DELAY_BEFORE_SELL_MS`.
+    ConfirmBeforeSell,
+}
+
+impl DelayPoint {
+    /// The environment variable that arms the point, in milliseconds.
+    pub const fn variable(self) -> &'static str {
+        match self {
+            DelayPoint::ConfirmBeforeSell => "BOXOFFICE_TEST_DELAY_BEFORE_SELL_MS",
+        }
+    }
+}
+
 impl super::Store {
+    /// Waits at `point` as long as the environment says (see [`DelayPoint`]). Returns at once
+    /// without the `test-hooks` feature.
+    pub(crate) async fn delay_point(&self, point: DelayPoint) {
+        #[cfg(feature = "test-hooks")]
+        if let Some(millis) = std::env::var(point.variable())
+            .ok()
+            .and_then(|value| value.parse::<u64>().ok())
+        {
+            tracing::warn!(?point, millis, "a test-only delay");
+            tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+        }
+        #[cfg(not(feature = "test-hooks"))]
+        let _ = point;
+    }
+
     /// Panics (once) when a test armed a panic: the panic-catching layer's test. Does nothing
     /// without the `test-hooks` feature.
     pub(crate) fn panic_point(&self) {

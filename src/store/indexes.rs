@@ -112,6 +112,11 @@ fn wanted() -> Vec<Wanted> {
             )),
             ..index(IDEMPOTENCY_KEYS, doc! { "createdAt": 1 }, "expiry")
         },
+        // Records of gateways that died without deleting theirs.
+        Wanted {
+            expire_after: Some(super::gateways::RECORD_TTL),
+            ..index(GATEWAYS, doc! { "seenAt": 1 }, "seen_expiry")
+        },
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
     ]

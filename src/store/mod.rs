@@ -14,6 +14,7 @@ pub mod documents;
 mod explain;
 mod faults;
 mod filters;
+mod gateways;
 mod halls;
 mod holds;
 pub mod idempotency;
@@ -43,9 +44,10 @@ pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
 pub use explain::Plan;
-pub use faults::{CrashPoint, FeedBreak, PausePoint};
+pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
+pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
@@ -65,9 +67,10 @@ pub mod names {
     pub const ORDERS: &str = "orders";
     pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
+    pub const GATEWAYS: &str = "gateways";
 
     /// Every collection.
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 12] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -79,6 +82,7 @@ pub mod names {
         ORDERS,
         IDEMPOTENCY_KEYS,
         CINEMA_SALES_HOURLY,
+        GATEWAYS,
     ];
 }
 

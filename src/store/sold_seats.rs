@@ -24,6 +24,7 @@ impl Store {
         hold: &HoldDoc,
         order: OrderId,
     ) -> Result<bool, ApiError> {
+        self.delay_point(super::DelayPoint::ConfirmBeforeSell).await;
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);

@@ -125,6 +125,21 @@ impl TestApp {
         TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
     }
 
+    /// A gateway whose rate limits run on `clock` (a test's manual clock), alone.
+    pub async fn spawn_with_clock(
+        limits: Limits,
+        clock: std::sync::Arc<boxoffice::domain::clock::ManualClock>,
+    ) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
+            .await
+            .expect("connect to the test database");
+        store.ensure_indexes().await.expect("create indexes");
+        let hold_policy = SalesArgs::default().hold_policy();
+        let state = AppState::new(store.clone(), limits, hold_policy)
+            .with_clock(clock, std::sync::Arc::default());
+        TestApp::listen(store, state).await
+    }
+
     async fn serve(
         store: Store,
         limits: Limits,
@@ -158,6 +173,14 @@ impl TestApp {
             .await
             .expect("connect to the test database");
         TestApp::serve(store, Limits::default(), self.hold_policy, self.key_policy).await
+    }
+
+    /// [`TestApp::another_gateway`] whose holds follow `hold_policy` (another hold lifetime).
+    pub async fn another_gateway_with(&self, hold_policy: HoldPolicy) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), self.store.database_name())
+            .await
+            .expect("connect to the test database");
+        TestApp::serve(store, Limits::default(), hold_policy, self.key_policy).await
     }
 
     pub fn url(&self, path: &str) -> String {

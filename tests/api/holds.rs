@@ -2,15 +2,13 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
 use serde_json::{json, Value};
 
 use crate::fixtures::{global_id, Catalogue};
 use crate::helpers::TestApp;
-use crate::sale::{sale, sale_with, HOLD};
+use crate::sale::{sale, HOLD};
 
 const RELEASE: &str = "mutation ($id: ID!) { releaseHold(holdId: $id) }";
 
@@ -198,29 +196,6 @@ async fn best_available_takes_central_adjacent_seats_without_orphans() {
 }
 
 #[tokio::test]
-async fn seats_of_an_expired_hold_go_to_the_next_hold_at_once() {
-    let policy = HoldPolicy {
-        max_seats: 6,
-        ttl: Duration::from_secs(1),
-    };
-    let sale = sale_with(policy).await;
-    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
-    let early = sale.hold(&sale.wechat, &["A2", "A3"]).await;
-    assert_eq!(early.error_code(), "SEAT_UNAVAILABLE");
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let late = sale.hold(&sale.wechat, &["A2", "A3"]).await;
-    assert_eq!(late.data()["holdSeats"]["channel"], "wechat");
-    // The expired hold is gone whole: A1 is free again, A2 and A3 are wechat's.
-    assert_eq!(
-        sale.states(&["A1", "A2", "A3"]).await,
-        [SeatState::Available, SeatState::Held, SeatState::Held]
-    );
-    let inventory = sale.inventory().await;
-    assert_eq!(inventory.holds.len(), 1);
-    assert_eq!(inventory.holds[0].channel, "wechat");
-}
-
-#[tokio::test]
 async fn racing_holds_never_share_a_seat_and_counts_stay_exact() {
     let sale = Arc::new(sale().await);
     let seats = [
@@ -266,32 +241,4 @@ async fn racing_holds_never_share_a_seat_and_counts_stay_exact() {
     let states = sale.check_invariants().await;
     let held_now = states.iter().filter(|(_, s)| *s == SeatState::Held).count();
     assert_eq!(held_now, held.len());
-}
-
-#[tokio::test]
-async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
-    let short = HoldPolicy {
-        max_seats: 6,
-        ttl: Duration::from_millis(500),
-    };
-    let sale = sale_with(short).await;
-    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    // A live hold placed after the first expired.
-    sale.hold(&sale.wechat, &["B1"]).await.data();
-    let released = boxoffice::booking::sweep_expired_holds(&sale.app.store)
-        .await
-        .unwrap();
-    assert_eq!(released, 1);
-    assert_eq!(
-        sale.states(&["A1", "A2", "B1"]).await,
-        [SeatState::Available, SeatState::Available, SeatState::Held]
-    );
-    assert_eq!(sale.inventory().await.holds.len(), 1);
-    assert_eq!(
-        boxoffice::booking::sweep_expired_holds(&sale.app.store)
-            .await
-            .unwrap(),
-        0
-    );
 }

@@ -30,7 +30,11 @@ fn start_listening(mut command: Command, marker: &str) -> (Child, SocketAddr) {
     // address once.
     std::thread::spawn(move || {
         let mut found = Some(found);
+        let echo = std::env::var_os("BOXOFFICE_TEST_PROCESS_OUTPUT").is_some();
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if echo {
+                eprintln!("[child] {line}");
+            }
             if let Some(rest) = line.split(&marker).nth(1) {
                 let address: String = rest
                     .trim_start_matches("http://")
@@ -172,15 +176,55 @@ pub struct GatewayProcess {
 
 impl GatewayProcess {
     pub fn start(uri: &str, database: &str, extra: &[&str]) -> GatewayProcess {
+        GatewayProcess::start_with_env(uri, database, extra, &[])
+    }
+
+    /// [`GatewayProcess::start`] with more environment variables (test-only delay points).
+    pub fn start_with_env(
+        uri: &str,
+        database: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> GatewayProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_boxoffice"));
         command
             .env("MONGODB_URI", uri)
             .env("BOXOFFICE_DATABASE", database)
-            .env("RUST_LOG", "warn")
+            // BOXOFFICE_TEST_PROCESS_OUTPUT=1 shows what the process prints (its logs too).
+            .env(
+                "RUST_LOG",
+                std::env::var("BOXOFFICE_TEST_GATEWAY_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .envs(env.iter().copied())
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(extra);
         let (child, address) = start_listening(command, "Playground: ");
         GatewayProcess { child, address }
+    }
+
+    /// Asks the gateway to stop (SIGTERM), as an orchestrator does.
+    pub fn terminate(&self) {
+        signal(self.child.id(), libc::SIGTERM);
+    }
+
+    /// Whether the process is still running.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits for the process to exit, up to `within`; its exit status, or None if it is still
+    /// running then.
+    pub async fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for the gateway") {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     pub fn url(&self) -> String {

@@ -150,7 +150,14 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
         sweep: Duration::from_millis(50),
         sales: Duration::from_millis(50),
     };
-    let background = tokio::spawn(booking::run_background(sale.app.store.clone(), intervals));
+    let membership = booking::Membership::new(Default::default(), Duration::from_millis(50));
+    let shutdown = boxoffice::shutdown::Shutdown::default();
+    let background = tokio::spawn(booking::run_background(
+        sale.app.store.clone(),
+        intervals,
+        membership,
+        shutdown.clone(),
+    ));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         let swept = sale.states(&["A1"]).await == [SeatState::Available];
@@ -164,5 +171,11 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    background.abort();
+    // Stopped between passes, the loop ends by itself and deletes its gateway record.
+    shutdown.trigger();
+    tokio::time::timeout(Duration::from_secs(10), background)
+        .await
+        .expect("the background loop stops")
+        .unwrap();
+    assert_eq!(sale.app.store.gateways().await.unwrap(), []);
 }

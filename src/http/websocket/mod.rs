@@ -9,7 +9,8 @@
 //! Limits (all in `config::Limits`): connections per process (503 before the upgrade),
 //! `connection_init` within a timeout (4408), operations per connection (SUBSCRIPTION_LIMIT on
 //! that operation alone), an idle connection is closed (1000), each `subscribe` costs one
-//! token of the caller's rate limit, and a message may be at most `max_body_bytes`.
+//! token of the caller's rate limit, and a message may be at most `max_body_bytes`. When the
+//! gateway stops (SIGTERM, Ctrl-C) every connection is closed with 1001 "going away".
 
 mod operation;
 mod protocol;
@@ -59,6 +60,12 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
+    if state.shutdown.is_requested() {
+        // A keep-alive connection asking while the gateway drains: go to another gateway.
+        let message = "this gateway is stopping; connect again".to_owned();
+        let status = StatusCode::SERVICE_UNAVAILABLE;
+        return reply::refused(Media::Json, status, message, ErrorCode::Unavailable);
+    }
     let Ok(permit) = Arc::clone(&state.live_connections).try_acquire_owned() else {
         let message = format!(
             "this gateway has its most WebSocket connections open ({}); retry in a moment",
@@ -136,6 +143,7 @@ impl Connection {
         let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
         let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
+        let shutdown = self.state.shutdown.clone();
         let closing = loop {
             // Only a connection running nothing can be idle (the branch below is off otherwise).
             let deadline = if self.acked {
@@ -177,6 +185,8 @@ impl Connection {
                         break None;
                     }
                 }
+                // The gateway is stopping: the client should reconnect elsewhere.
+                () = shutdown.requested() => break Some((1001, "going away".into())),
                 _ = tokio::time::sleep_until(deadline), if !self.acked || operations.is_empty() => {
                     break Some(if self.acked {
                         (1000, "idle".into())
