@@ -163,18 +163,19 @@ impl Store {
                     store
                         .collection::<Document>(names::CINEMA_SALES_HOURLY)
                         .update_one(
-                            doc! { "_id": format!("{cinema}:{hour}") },
+                            // The whole shard key of the collection sharded (see
+                            // docs/deployment.md) is in the filter, so the upsert is targeted;
+                            // an inserted bucket takes `cinemaId` and `hour` from it.
                             doc! {
-                                "$inc": {
-                                    "tickets": delta.tickets,
-                                    "revenue": delta.revenue,
-                                    "orders": delta.orders,
-                                },
-                                "$setOnInsert": {
-                                    "cinemaId": cinema.oid(),
-                                    "hour": DateTime::from_millis(*hour),
-                                },
+                                "_id": format!("{cinema}:{hour}"),
+                                "cinemaId": cinema.oid(),
+                                "hour": DateTime::from_millis(*hour),
                             },
+                            doc! { "$inc": {
+                                "tickets": delta.tickets,
+                                "revenue": delta.revenue,
+                                "orders": delta.orders,
+                            } },
                         )
                         .upsert(true)
                         .session(&mut *session)
