@@ -18,6 +18,8 @@ use crate::store::{DatabaseOptions, WriteAcknowledgment};
 pub struct Cli {
     #[command(flatten)]
     pub database: DatabaseArgs,
+    #[command(flatten)]
+    pub telemetry: crate::telemetry::TelemetryArgs,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -13,6 +13,7 @@ pub mod graphql;
 pub mod http;
 pub mod live;
 pub mod store;
+pub mod telemetry;
 
 pub use graphql::schema;
 pub use http::{app, serve, AppState};

@@ -254,6 +254,7 @@ pub async fn hold_seats(
             expires_at: DateTime::from_chrono(now + ttl),
         };
         if store.place_hold(showtime_id, &hold).await? {
+            crate::telemetry::metrics::hold_placed();
             return Ok(HeldSeats { showtime, hold });
         }
     }

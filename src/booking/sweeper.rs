@@ -11,6 +11,7 @@ use super::reconciler::{settle_orders, PENDING_GRACE};
 use super::sales::project_sales;
 use crate::error::ApiError;
 use crate::store::Store;
+use crate::telemetry::lag::{self, Task};
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -29,6 +30,9 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
                 // not agree yet: the next pass sees it again.
                 if store.expire_hold(*showtime, hold).await? {
                     released += 1;
+                    crate::telemetry::metrics::hold_expired(
+                        crate::telemetry::metrics::Expirer::Sweeper,
+                    );
                     progressed = true;
                 }
             }
@@ -53,19 +57,19 @@ pub struct Intervals {
 /// again.
 pub async fn run_background(store: Store, intervals: Intervals) {
     let sweeper = every(intervals.sweep, || async {
-        match sweep_expired_holds(&store).await {
+        match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
         }
-        match settle_orders(&store, PENDING_GRACE).await {
+        match lag::pass(Task::Reconciler, settle_orders(&store, PENDING_GRACE)).await {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
         }
     });
     let sales = every(intervals.sales, || async {
-        if let Err(error) = project_sales(&store).await {
+        if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {
             tracing::warn!(%error, "projecting sales failed");
         }
     });

@@ -10,6 +10,7 @@ pub mod errors;
 mod field_order;
 pub mod loaders;
 mod mutation;
+mod observed;
 mod query;
 mod query_text;
 mod shape_limits;
@@ -17,6 +18,7 @@ mod subscription;
 pub mod types;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
 use document_cache::{Checked, DocumentCache};
@@ -78,12 +80,22 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
 /// Runs one request: the shape limits before it reaches the schema, then the schema, then
 /// the error codes and the query's field order on its response.
 pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) -> Response {
+    let started = Instant::now();
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
-        Err(error) => return Response::from_errors(vec![error]),
+        Err(error) => {
+            let response = Response::from_errors(vec![error]);
+            let label = observed::operation_label(request.operation_name.as_deref(), None);
+            observed::record(&label, started, &response);
+            return response;
+        }
     };
-    finish(schema.execute(request).await, &checked)
+    let label =
+        observed::operation_label(request.operation_name.as_deref(), Some(&checked.document));
+    let response = finish(schema.execute(request).await, &checked);
+    observed::record(&label, started, &response);
+    response
 }
 
 /// A response with its error codes and the query's field order.
@@ -101,16 +113,32 @@ pub fn execute_stream(
     schema: &AppSchema,
     mut request: async_graphql::Request,
 ) -> BoxStream<'static, Response> {
+    let started = Instant::now();
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
         Err(error) => {
-            return futures::stream::once(async { Response::from_errors(vec![error]) }).boxed()
+            let response = Response::from_errors(vec![error]);
+            let label = observed::operation_label(request.operation_name.as_deref(), None);
+            observed::record(&label, started, &response);
+            return futures::stream::once(async { response }).boxed();
         }
     };
+    let label =
+        observed::operation_label(request.operation_name.as_deref(), Some(&checked.document));
+    let mut first = true;
     schema
         .execute_stream(request)
-        .map(move |response| finish(response, &checked))
+        .map(move |response| {
+            let response = finish(response, &checked);
+            // The first response counts as the operation (its time: until it came).
+            if std::mem::take(&mut first) {
+                observed::record(&label, started, &response);
+            } else {
+                observed::record_errors(&label, &response);
+            }
+            response
+        })
         .boxed()
 }
 

@@ -9,6 +9,7 @@ mod change_feed;
 mod channels;
 mod cinemas;
 mod command_log;
+mod command_metrics;
 pub mod documents;
 mod explain;
 mod faults;
@@ -20,6 +21,7 @@ pub mod indexes;
 mod inventory;
 mod movies;
 mod orders;
+mod readiness;
 mod sales;
 mod showtimes;
 mod sold_seats;
@@ -46,6 +48,7 @@ pub use faults::{CrashPoint, FeedBreak, PausePoint};
 pub use faults::{Faults, Pause};
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
+pub use readiness::Readiness;
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 
 use crate::error::ApiError;
@@ -93,10 +96,9 @@ pub struct DatabaseOptions {
     pub journal: bool,
     /// The read concern of every read (`majority`, `local`, `linearizable`).
     pub read_concern: String,
-    /// Whether commands are monitored for [`Store::commands`] (round-trip and byte counts in
-    /// tests). Off in production: with a monitor installed the driver turns every reply into
-    /// a `Document` for its event, which cost a sixth of the gateway's CPU on a page of 100
-    /// showtimes. On by default when built with `test-hooks`.
+    /// Whether commands are recorded for [`Store::commands`] (round-trip and byte counts in
+    /// tests). Off in production. (The command metrics monitor every command anyway.) On by
+    /// default when built with `test-hooks`.
     pub monitor_commands: bool,
 }
 
@@ -163,11 +165,15 @@ impl Store {
         );
         options.read_concern = Some(ReadConcern::custom(settings.read_concern.clone()));
         let commands = Arc::new(CommandLog::default());
-        if settings.monitor_commands {
-            let log = Arc::clone(&commands);
-            options.command_event_handler =
-                Some(EventHandler::callback(move |event| log.record(&event)));
-        }
+        let log = Arc::clone(&commands);
+        let monitor = settings.monitor_commands;
+        let figures = command_metrics::CommandMetrics::default();
+        options.command_event_handler = Some(EventHandler::callback(move |event| {
+            figures.record(&event);
+            if monitor {
+                log.record(&event);
+            }
+        }));
         let client = Client::with_options(options)?;
         Ok(Store {
             db: client.database(database),
