@@ -1,6 +1,6 @@
 //! The figures of every MongoDB command (`boxoffice_mongodb_commands_total`,
-//! `boxoffice_mongodb_command_duration_seconds`), from the driver's command monitoring, always
-//! on. Cheap by design: the collection is read off the started command in place (the value of
+//! `boxoffice_mongodb_command_duration_seconds`), from the driver's command monitoring, on
+//! unless `--command-metrics false`. Cheap by design: the collection is read off the started command in place (the value of
 //! its first key, or `collection` for a `getMore`) and matched against the known collection
 //! names, so a label is a `&'static str`; nothing of the command or its reply is copied. The
 //! driver itself turns each reply into a `Document` for the event as soon as any monitor is

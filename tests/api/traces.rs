@@ -72,7 +72,9 @@ async fn post_as(url: &str, key: &str, id: &str, body: Value) -> (Value, String)
     (response.json().await.unwrap(), echoed)
 }
 
-#[tokio::test]
+// Multi-threaded: the receiver must answer while this test waits for the gateway to exit
+// (the gateway flushes its last spans to it on the way out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_are_exported_and_no_log_or_span_names_the_customer() {
     let sale = sale().await;
     let (endpoint, bodies) = receiver().await;
@@ -80,7 +82,8 @@ async fn spans_are_exported_and_no_log_or_span_names_the_customer() {
     let env = [
         ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
         ("RUST_LOG", "trace"),
-        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        // Exported only when the gateway stops: the test sees the flush at exit.
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
     ];
     let (mut gateway, output) =
         GatewayProcess::start_captured(&mongodb_uri(), &database, &env, &["--log-format", "json"]);
@@ -99,7 +102,7 @@ async fn spans_are_exported_and_no_log_or_span_names_the_customer() {
         "{confirmed}"
     );
     // A graceful stop flushes the spans not yet exported.
-    gateway.stop();
+    tokio::task::block_in_place(|| gateway.stop());
 
     let deadline = Instant::now() + Duration::from_secs(10);
     let received = loop {
