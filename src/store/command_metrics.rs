@@ -7,13 +7,36 @@
 //! installed: that is the cost of these figures (see the README for what it measured).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use mongodb::bson::Document;
 use mongodb::event::command::CommandEvent;
+use mongodb::event::EventHandler;
 
-use super::names;
+use super::{names, CommandLog, DatabaseOptions};
 use crate::telemetry::metrics;
+
+/// The driver's command monitor: these figures (`command_metrics`) and the tests' command log
+/// (`monitor_commands`); none when neither is wanted (the driver then decodes no reply).
+pub(super) fn handler(
+    log: &Arc<CommandLog>,
+    settings: &DatabaseOptions,
+) -> Option<EventHandler<CommandEvent>> {
+    let (count, monitor) = (settings.command_metrics, settings.monitor_commands);
+    if !count && !monitor {
+        return None;
+    }
+    let log = Arc::clone(log);
+    let figures = CommandMetrics::default();
+    Some(EventHandler::callback(move |event| {
+        if count {
+            figures.record(&event);
+        }
+        if monitor {
+            log.record(&event);
+        }
+    }))
+}
 
 /// The collection of each command sent and not yet answered, by request id.
 #[derive(Debug, Default)]

@@ -32,7 +32,6 @@ use std::future::IntoFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mongodb::event::EventHandler;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
@@ -171,19 +170,7 @@ impl Store {
         );
         options.read_concern = Some(ReadConcern::custom(settings.read_concern.clone()));
         let commands = Arc::new(CommandLog::default());
-        let (monitor, count) = (settings.monitor_commands, settings.command_metrics);
-        if monitor || count {
-            let log = Arc::clone(&commands);
-            let figures = command_metrics::CommandMetrics::default();
-            options.command_event_handler = Some(EventHandler::callback(move |event| {
-                if count {
-                    figures.record(&event);
-                }
-                if monitor {
-                    log.record(&event);
-                }
-            }));
-        }
+        options.command_event_handler = command_metrics::handler(&commands, settings);
         let client = Client::with_options(options)?;
         Ok(Store {
             db: client.database(database),
