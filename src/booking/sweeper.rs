@@ -12,6 +12,7 @@ use super::sales::project_sales;
 use crate::error::ApiError;
 use crate::store::Store;
 use crate::telemetry::lag::{self, Task};
+use crate::telemetry::metrics::{self, Expirer};
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -30,9 +31,7 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
                 // not agree yet: the next pass sees it again.
                 if store.expire_hold(*showtime, hold).await? {
                     released += 1;
-                    crate::telemetry::metrics::hold_expired(
-                        crate::telemetry::metrics::Expirer::Sweeper,
-                    );
+                    metrics::hold_expired(Expirer::Sweeper);
                     progressed = true;
                 }
             }
