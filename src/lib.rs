@@ -14,6 +14,7 @@ pub mod http;
 pub mod live;
 pub mod shutdown;
 pub mod store;
+pub mod telemetry;
 
 pub use graphql::schema;
 pub use http::{app, serve, serve_until_shutdown, AppState};

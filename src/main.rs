@@ -7,9 +7,8 @@ use boxoffice::config::{ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, Se
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
-use boxoffice::{booking, demo, graphql, AppState};
+use boxoffice::{booking, demo, graphql, telemetry, AppState};
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
 /// worker thread; glibc's allocator spent a quarter of the gateway's CPU on them (and on its
@@ -17,12 +16,20 @@ use tracing_subscriber::EnvFilter;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // Before the runtime: the trace exporter's HTTP client must not be built or dropped on it.
+    let mut telemetry = telemetry::init(&cli.telemetry)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(run(cli));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    telemetry.shutdown();
+    outcome
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Schema => {
             print!("{}", graphql::sdl());

@@ -251,6 +251,7 @@ pub async fn hold_seats(
             expires_at: now + ttl,
         };
         if store.place_hold(showtime_id, &hold).await? {
+            crate::telemetry::metrics::hold_placed();
             return Ok(HeldSeats { showtime, hold });
         }
     }

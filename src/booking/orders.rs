@@ -129,6 +129,7 @@ pub async fn confirm_hold(
             return order_of(store, channel, id).await;
         }
         order.status = OrderStatus::Confirmed;
+        crate::telemetry::metrics::order_confirmed();
         return Ok(order);
     }
     // Not sold by this update. Read the seats once: they may have been sold to this order by
@@ -274,6 +275,7 @@ pub async fn cancel_order(
                 if store.start_cancel(order_id, now, request).await? {
                     crash_point(store, CrashPoint::CancelBeforeFree)?;
                     order.status = OrderStatus::Cancelling;
+                    crate::telemetry::metrics::order_cancelled();
                     order.cancelled_at = Some(now);
                     order.cancel_request = Some(request);
                     return finish_cancel(store, order).await;

@@ -11,6 +11,8 @@ use super::sales::project_sales;
 use crate::error::ApiError;
 use crate::shutdown::Shutdown;
 use crate::store::{self, Store};
+use crate::telemetry::lag::{self, Task};
+use crate::telemetry::metrics::{self, Expirer};
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -29,6 +31,7 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
                 // not agree yet: the next pass sees it again.
                 if store.expire_hold(*showtime, hold).await? {
                     released += 1;
+                    metrics::hold_expired(Expirer::Sweeper);
                     progressed = true;
                 }
             }
@@ -60,19 +63,19 @@ pub async fn run_background(
     shutdown: Shutdown,
 ) {
     let sweeper = every(intervals.sweep, &shutdown, || async {
-        match sweep_expired_holds(&store).await {
+        match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
         }
-        match settle_orders(&store, PENDING_GRACE).await {
+        match lag::pass(Task::Reconciler, settle_orders(&store, PENDING_GRACE)).await {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
         }
     });
     let sales = every(intervals.sales, &shutdown, || async {
-        if let Err(error) = project_sales(&store).await {
+        if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {
             tracing::warn!(%error, "projecting sales failed");
         }
     });

@@ -11,6 +11,7 @@ pub mod errors;
 mod field_order;
 pub mod loaders;
 mod mutation;
+mod observed;
 mod query;
 mod query_text;
 mod shape_limits;
@@ -18,6 +19,7 @@ mod subscription;
 pub mod types;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
 use complexity::{ComplexityProbe, Measurable};
@@ -95,14 +97,24 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
 /// Runs one request: the shape limits before it reaches the schema, then the schema, then
 /// the error codes and the query's field order on its response.
 pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) -> Response {
+    let started = Instant::now();
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
-        Err(error) => return Response::from_errors(vec![error]),
+        Err(error) => {
+            let response = Response::from_errors(vec![error]);
+            let label = observed::operation_label(request.operation_name.as_deref(), None);
+            observed::record(&label, started, &response);
+            return response;
+        }
     };
+    let label =
+        observed::operation_label(request.operation_name.as_deref(), Some(&checked.document));
     let measurable = Measurable::of(&request);
     let response = schema.execute(request).await;
-    finish(response, &checked, Some((schema, measurable, &limits))).await
+    let response = finish(response, &checked, Some((schema, measurable, &limits))).await;
+    observed::record(&label, started, &response);
+    response
 }
 
 /// A response with its error codes and the query's field order. `refusable` is given for a
@@ -130,26 +142,42 @@ pub fn execute_stream(
     schema: &AppSchema,
     mut request: async_graphql::Request,
 ) -> BoxStream<'static, Response> {
+    let started = Instant::now();
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
         Err(error) => {
-            return futures::stream::once(async { Response::from_errors(vec![error]) }).boxed()
+            let response = Response::from_errors(vec![error]);
+            let label = observed::operation_label(request.operation_name.as_deref(), None);
+            observed::record(&label, started, &response);
+            return futures::stream::once(async { response }).boxed();
         }
     };
+    let label: Arc<str> =
+        observed::operation_label(request.operation_name.as_deref(), Some(&checked.document))
+            .into();
     let measurable = Some(Measurable::of(&request));
     let schema = schema.clone();
     schema
         .execute_stream(request)
         .scan(measurable, |measurable, response| {
-            // Only the first response can be a refusal of the whole operation.
+            // Only the first response can be a refusal of the whole operation, and it counts
+            // as the operation (its time: until it came).
             futures::future::ready(Some((measurable.take(), response)))
         })
         .then(move |(measurable, response)| {
-            let (schema, checked) = (schema.clone(), Arc::clone(&checked));
+            let (schema, checked, label) =
+                (schema.clone(), Arc::clone(&checked), Arc::clone(&label));
             async move {
+                let first = measurable.is_some();
                 let refusable = measurable.map(|measurable| (&schema, measurable, &limits));
-                finish(response, &checked, refusable).await
+                let response = finish(response, &checked, refusable).await;
+                if first {
+                    observed::record(&label, started, &response);
+                } else {
+                    observed::record_errors(&label, &response);
+                }
+                response
             }
         })
         .boxed()

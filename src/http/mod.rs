@@ -1,7 +1,8 @@
 //! HTTP: the axum routes. `POST /graphql` runs operations (with body-size and batch limits),
 //! `GET /graphql` runs queries or upgrades to a WebSocket for subscriptions (`websocket`),
 //! `GET /` serves the GraphiQL playground with the example operations, `GET /seats/{id}` the
-//! seat picker, `GET /health` checks the database.
+//! seat picker, `GET /health` checks the database (`/health/live`, `/health/ready` for probes),
+//! `GET /metrics` gives the Prometheus figures. Every answer carries an `x-request-id`.
 
 mod auth;
 mod graceful;
@@ -9,10 +10,12 @@ mod graphql_get;
 mod graphql_route;
 mod health;
 mod media;
+mod metrics_route;
 mod persisted_queries;
 mod playground;
 mod rate_limit;
 mod reply;
+pub mod request_id;
 mod seat_picker;
 mod websocket;
 
@@ -68,6 +71,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(store: Store, limits: Limits, hold_policy: HoldPolicy) -> Self {
+        crate::telemetry::metrics::install();
         let share = Arc::<crate::domain::rate_limit::Share>::default();
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
@@ -167,7 +171,10 @@ pub fn app(state: AppState) -> Router {
         .route("/seats", get(seat_picker::page))
         .route("/seats/{showtime}", get(seat_picker::page))
         .route("/seats/assets/{file}", get(seat_picker::asset))
-        .route("/health", get(health::health));
+        .route("/health", get(health::health))
+        .route("/health/live", get(health::live))
+        .route("/health/ready", get(health::ready))
+        .route("/metrics", get(metrics_route::metrics));
     // Browsers may call from the configured origins only; with none, no CORS headers at all,
     // so no other site's page can read an answer.
     if !state.cors_origins.is_empty() {
@@ -180,14 +187,28 @@ pub fn app(state: AppState) -> Router {
                 .max_age(std::time::Duration::from_secs(600)),
         );
     }
+    // Outermost first: the request id, then the request's span (carrying it), then the panic
+    // catcher (so a panic is logged inside the span and its 500 carries the id too).
     router
         .layer(axum::middleware::from_fn_with_state(
             state.shutdown.clone(),
             graceful::count_in_flight,
         ))
-        .layer(TraceLayer::new_for_http())
         .layer(CatchPanicLayer::custom(panicked))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(axum::middleware::from_fn(request_id::propagate))
         .with_state(state)
+}
+
+/// The root span of a request: its id, method and path (never the query string, which may
+/// carry variables), at INFO so that every log line of the request carries the id.
+fn request_span(request: &axum::extract::Request) -> tracing::Span {
+    tracing::info_span!(
+        "request",
+        request_id = %request_id::of(request),
+        method = %request.method(),
+        path = %request.uri().path(),
+    )
 }
 
 /// A request whose handling panicked: 500 with a GraphQL error coded INTERNAL, never a dropped

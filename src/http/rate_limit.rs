@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, HeaderName};
 
 use crate::domain::clock::{Clock, SystemClock};
 use crate::domain::rate_limit::{RateLimit, Share, TokenBucket};
+use crate::telemetry::metrics::{self, Limited};
 
 /// The buckets of every channel that called this process.
 #[derive(Debug)]
@@ -76,10 +77,16 @@ pub(super) fn charge(
 ) -> Result<(), (String, Duration)> {
     if let Some(channel) = &caller.channel {
         let checked = state.rate_limiter.check(channel, caller.rate_limit, cost);
-        checked.map_err(|wait| (format!("channel {channel}"), wait))
+        checked.map_err(|wait| {
+            metrics::rate_limited(Limited::Channel);
+            (format!("channel {channel}"), wait)
+        })
     } else if let Some(client) = client {
         let checked = state.anonymous_limiter.check(client, None, cost);
-        checked.map_err(|wait| (format!("client {client}"), wait))
+        checked.map_err(|wait| {
+            metrics::rate_limited(Limited::Anonymous);
+            (format!("client {client}"), wait)
+        })
     } else {
         Ok(())
     }

@@ -54,6 +54,7 @@ pub fn refused(media: Media, status: StatusCode, message: String, code: ErrorCod
         (Media::GraphqlResponse, StatusCode::OK) => StatusCode::BAD_REQUEST,
         _ => status,
     };
+    crate::telemetry::metrics::graphql_refused(code.as_str());
     let response = GqlResponse::from_errors(vec![error_with_code(message, code)]);
     write(media, status, &Wire::One(&response))
 }
@@ -110,6 +111,7 @@ pub fn authentication_failed(media: Media, error: &crate::error::ApiError) -> Re
 /// `extensions.retryAfterMs`.
 pub fn rate_limited(media: Media, who: &str, wait: Duration) -> Response {
     let (error, millis) = rate_limited_error(who, wait);
+    crate::telemetry::metrics::graphql_refused(ErrorCode::RateLimited.as_str());
     let response = GqlResponse::from_errors(vec![error]);
     let mut reply = write(media, StatusCode::TOO_MANY_REQUESTS, &Wire::One(&response));
     retry_after(&mut reply, millis.div_ceil(1000));

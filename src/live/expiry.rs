@@ -15,6 +15,7 @@ use super::{watched, Inner};
 use crate::domain::ids::ShowtimeId;
 use crate::store::documents::HoldDoc;
 use crate::store::HoldsSeen;
+use crate::telemetry::metrics;
 
 /// After a hold's `expiresAt`, how long before the expiry is tried (the database's `$lt` is
 /// strict).
@@ -138,7 +139,7 @@ pub(super) async fn run(hub: Weak<Inner>, expiry: Arc<Expiry>) {
                 async move {
                     let expired = store.expire_hold(showtime, &hold).await;
                     let again = match expired {
-                        Ok(true) => return,
+                        Ok(true) => return metrics::hold_expired(metrics::Expirer::OnTime),
                         Ok(false) => RETRY_MS,
                         Err(error) => {
                             tracing::warn!(%error, hold = %hold.id, "expiring a hold on time failed");

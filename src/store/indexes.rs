@@ -122,6 +122,14 @@ fn wanted() -> Vec<Wanted> {
     ]
 }
 
+/// Every index, as (collection, name).
+pub(super) fn wanted_names() -> Vec<(&'static str, &'static str)> {
+    wanted()
+        .into_iter()
+        .map(|w| (w.collection, w.name))
+        .collect()
+}
+
 impl Store {
     /// Creates every index that does not exist yet, so this runs at each start. Existing ones
     /// are left alone by name: re-sending a 2dsphere spec conflicts with the stored one, which
@@ -172,7 +180,10 @@ impl Store {
     }
 
     /// The names of the indexes of a collection; none when it does not exist yet.
-    async fn existing_index_names(&self, collection: &str) -> Result<Vec<String>, ApiError> {
+    pub(super) async fn existing_index_names(
+        &self,
+        collection: &str,
+    ) -> Result<Vec<String>, ApiError> {
         match self
             .collection::<Document>(collection)
             .list_index_names()

@@ -90,8 +90,18 @@ impl Store {
             { "status": "CONFIRMED", "salesCounted": false },
             { "status": "CANCELLED", "salesCounted": true },
         ] };
-        self.find_limited(names::ORDERS, filter, None, None, limit)
-            .await
+        let orders: Vec<OrderDoc> = self
+            .find_limited(names::ORDERS, filter, None, None, limit)
+            .await?;
+        let unprojected = orders
+            .iter()
+            .filter(|order| order.status == OrderStatus::Confirmed && !order.sales_counted);
+        crate::telemetry::lag::unprojected(
+            unprojected
+                .map(|order| order.created_at.timestamp_millis())
+                .min(),
+        );
+        Ok(orders)
     }
 
     /// Moves the sales figures by `orders` (as `orders_to_project` returned them) and marks them

@@ -15,25 +15,57 @@ fn signal(pid: u32, signal: libc::c_int) {
     assert_eq!(status, 0, "kill({pid}, {signal})");
 }
 
+/// What a process wrote on stdout and stderr, line by line, as it came.
+pub type Captured = std::sync::Arc<std::sync::Mutex<String>>;
+
 /// Starts `command`, whose stdout will print a line containing `marker` followed by the
-/// address it listens on; returns the child and that address.
-fn start_listening(mut command: Command, marker: &str) -> (Child, SocketAddr) {
+/// address it listens on; returns the child and that address. With `capture`, both outputs
+/// are kept there.
+fn start_listening(
+    mut command: Command,
+    marker: &str,
+    capture: Option<&Captured>,
+) -> (Child, SocketAddr) {
+    // BOXOFFICE_TEST_PROCESS_OUTPUT=1 shows what the process prints (its logs too).
+    let echo = std::env::var_os("BOXOFFICE_TEST_PROCESS_OUTPUT").is_some();
+    let stderr = if capture.is_some() {
+        Stdio::piped()
+    } else if echo {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    };
     let mut child = command
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap_or_else(|error| panic!("starting {command:?}: {error}"));
     let stdout = child.stdout.take().expect("piped stdout");
+    if let (Some(stderr), Some(capture)) = (child.stderr.take(), capture) {
+        let capture = std::sync::Arc::clone(capture);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut captured = capture.lock().unwrap();
+                captured.push_str(&line);
+                captured.push('\n');
+            }
+        });
+    }
+    let stdout_capture = capture.cloned();
     let (found, address) = std::sync::mpsc::channel();
     let marker = marker.to_owned();
     // Reads the whole output (so the process never blocks on a full pipe), reporting the
     // address once.
     std::thread::spawn(move || {
         let mut found = Some(found);
-        let echo = std::env::var_os("BOXOFFICE_TEST_PROCESS_OUTPUT").is_some();
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if echo {
                 eprintln!("[child] {line}");
+            }
+            if let Some(capture) = &stdout_capture {
+                let mut captured = capture.lock().unwrap();
+                captured.push_str(&line);
+                captured.push('\n');
             }
             if let Some(rest) = line.split(&marker).nth(1) {
                 let address: String = rest
@@ -89,7 +121,7 @@ impl OwnDatabase {
             .arg(&self.storage)
             .arg("--log-level")
             .arg("WARNING");
-        let (child, address) = start_listening(command, "listening on ");
+        let (child, address) = start_listening(command, "listening on ", None);
         self.child = Some(child);
         self.address = address;
     }
@@ -176,7 +208,7 @@ pub struct GatewayProcess {
 
 impl GatewayProcess {
     pub fn start(uri: &str, database: &str, extra: &[&str]) -> GatewayProcess {
-        GatewayProcess::start_with_env(uri, database, extra, &[])
+        GatewayProcess::launch(uri, database, &[], extra, None)
     }
 
     /// [`GatewayProcess::start`] with more environment variables (test-only delay points).
@@ -186,11 +218,33 @@ impl GatewayProcess {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> GatewayProcess {
+        GatewayProcess::launch(uri, database, env, extra, None)
+    }
+
+    /// A gateway with `env` set (after the defaults, so `RUST_LOG` may be overridden), whose
+    /// stdout and stderr are kept in the returned buffer.
+    pub fn start_captured(
+        uri: &str,
+        database: &str,
+        env: &[(&str, &str)],
+        extra: &[&str],
+    ) -> (GatewayProcess, Captured) {
+        let captured = Captured::default();
+        let process = GatewayProcess::launch(uri, database, env, extra, Some(&captured));
+        (process, captured)
+    }
+
+    fn launch(
+        uri: &str,
+        database: &str,
+        env: &[(&str, &str)],
+        extra: &[&str],
+        capture: Option<&Captured>,
+    ) -> GatewayProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_boxoffice"));
         command
             .env("MONGODB_URI", uri)
             .env("BOXOFFICE_DATABASE", database)
-            // BOXOFFICE_TEST_PROCESS_OUTPUT=1 shows what the process prints (its logs too).
             .env(
                 "RUST_LOG",
                 std::env::var("BOXOFFICE_TEST_GATEWAY_LOG").unwrap_or_else(|_| "warn".into()),
@@ -198,8 +252,14 @@ impl GatewayProcess {
             .envs(env.iter().copied())
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(extra);
-        let (child, address) = start_listening(command, "Playground: ");
+        let (child, address) = start_listening(command, "Playground: ", capture);
         GatewayProcess { child, address }
+    }
+
+    /// Stops the gateway as an operator would (SIGTERM) and waits until it has exited.
+    pub fn stop(&mut self) {
+        self.terminate();
+        let _ = self.child.wait();
     }
 
     /// Asks the gateway to stop (SIGTERM), as an orchestrator does.

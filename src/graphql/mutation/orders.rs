@@ -37,7 +37,8 @@ pub struct ConfirmHoldInput {
 impl OrderMutation {
     /// Confirms a live hold of the calling channel into an order: its seats become SOLD. An
     /// expired hold is HOLD_EXPIRED and can never be confirmed.
-    #[tracing::instrument(skip(self, ctx))]
+    // The input carries the customer's name and contact: personal data, never in a span.
+    #[tracing::instrument(skip_all, fields(hold = %input.hold_id.as_str()))]
     async fn confirm_hold(
         &self,
         ctx: &Context<'_>,

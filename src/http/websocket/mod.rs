@@ -91,27 +91,32 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
     let offered = ws
         .requested_protocols()
         .any(|protocol| protocol == PROTOCOL);
+    // The connection's task runs in a span of the upgrade request's: its lines carry the id.
+    let span = tracing::info_span!("live_connection");
     ws.protocols([PROTOCOL])
         .max_message_size(state.limits.max_body_bytes)
         // tungstenite's default read buffer is 128 KiB, zero-filled before every read: 140 KiB
         // of memory per connection, and 30% of the gateway's CPU while events go out
         // (`examples/live_seat_maps`). Client messages are small; 4 KiB holds most in one read.
         .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| async move {
-            let _permit = permit;
-            let connection = Connection {
-                state,
-                caller,
-                client,
-                acked: false,
-                last_used: Instant::now(),
+        .on_upgrade(move |socket| {
+            let connection = async move {
+                let _permit = permit;
+                let connection = Connection {
+                    state,
+                    caller,
+                    client,
+                    acked: false,
+                    last_used: Instant::now(),
+                };
+                if offered {
+                    connection.run(socket).await;
+                } else {
+                    let (mut sink, _) = socket.split();
+                    close(&mut sink, 4406, "Subprotocol not acceptable").await;
+                }
             };
-            if offered {
-                connection.run(socket).await;
-            } else {
-                let (mut sink, _) = socket.split();
-                close(&mut sink, 4406, "Subprotocol not acceptable").await;
-            }
+            tracing::Instrument::instrument(connection, span)
         })
 }
 

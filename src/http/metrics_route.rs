@@ -1,0 +1,30 @@
+//! `GET /metrics`: the process's figures in the Prometheus text format (`telemetry::metrics`),
+//! with the live hub's gauges and the background tasks' lags read at the moment of the scrape.
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use crate::telemetry::metrics;
+
+/// The media type of the Prometheus text format.
+const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// The exposition.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let open = state
+        .limits
+        .max_live_connections
+        .saturating_sub(state.live_connections.available_permits());
+    metrics::live(open, state.live.subscriptions());
+    let body = metrics::render();
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(PROMETHEUS_TEXT),
+        )],
+        body,
+    )
+        .into_response()
+}

@@ -1,0 +1,278 @@
+//! The process's figures in the Prometheus text format (`GET /metrics`), through the `metrics`
+//! facade. The recorder is process-global: [`install`] sets it once (later calls return the
+//! same handle), and the recording functions below are what the other layers call, one line
+//! each, so that every metric name and label lives here.
+//!
+//! Metric names (see the README): `boxoffice_graphql_requests_total{operation}`,
+//! `boxoffice_graphql_errors_total{operation,code}`,
+//! `boxoffice_graphql_request_duration_seconds{operation}`,
+//! `boxoffice_mongodb_commands_total{collection,command,outcome}`,
+//! `boxoffice_mongodb_command_duration_seconds{collection,command}`,
+//! `boxoffice_holds_placed_total`, `boxoffice_orders_confirmed_total`,
+//! `boxoffice_orders_cancelled_total`, `boxoffice_holds_expired_total{by}`,
+//! `boxoffice_rate_limited_total{kind}`, and the gauges of [`super::lag`] and of the live hub.
+
+use std::collections::HashSet;
+use std::sync::{OnceLock, RwLock};
+use std::time::Duration;
+
+use metrics::{counter, describe_counter, describe_gauge, describe_histogram, histogram, Unit};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+/// Histogram buckets, in seconds: 0.5 ms to 10 s (a request's timeout).
+const BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The most distinct operation names a process labels; later new names count as `other`, so
+/// clients naming each request differently cannot grow the exposition without bound.
+const MAX_OPERATION_NAMES: usize = 256;
+
+/// The longest operation name used as a label.
+const MAX_OPERATION_NAME_CHARS: usize = 64;
+
+/// How often histogram samples are folded in when nobody scrapes.
+const UPKEEP: Duration = Duration::from_secs(5);
+
+static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// Installs the process's Prometheus recorder (once; later calls return the same handle), and
+/// starts its upkeep the first time it is called on a Tokio runtime.
+pub fn install() -> &'static PrometheusHandle {
+    let handle = HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("duration_seconds".into()), &BUCKETS)
+            .expect("buckets are not empty")
+            .build_recorder();
+        let handle = recorder.handle();
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("another metrics recorder is installed: /metrics will stay empty");
+        }
+        describe();
+        handle
+    });
+    static UPKEEP_STARTED: OnceLock<()> = OnceLock::new();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        UPKEEP_STARTED.get_or_init(|| {
+            let handle = handle.clone();
+            runtime.spawn(async move {
+                let mut ticks = tokio::time::interval(UPKEEP);
+                loop {
+                    ticks.tick().await;
+                    handle.run_upkeep();
+                }
+            });
+        });
+    }
+    handle
+}
+
+fn describe() {
+    describe_counter!(
+        "boxoffice_graphql_requests_total",
+        "GraphQL operations answered, by operation name (`none`: refused before parsing)"
+    );
+    describe_counter!(
+        "boxoffice_graphql_errors_total",
+        "Errors in GraphQL answers, by operation name and extensions.code"
+    );
+    describe_histogram!(
+        "boxoffice_graphql_request_duration_seconds",
+        Unit::Seconds,
+        "Time to run a GraphQL operation, limits and schema"
+    );
+    describe_counter!(
+        "boxoffice_mongodb_commands_total",
+        "MongoDB commands sent, by collection, command and outcome"
+    );
+    describe_histogram!(
+        "boxoffice_mongodb_command_duration_seconds",
+        Unit::Seconds,
+        "Round trip of a MongoDB command, as the driver measured it"
+    );
+    describe_counter!("boxoffice_holds_placed_total", "Holds placed");
+    describe_counter!("boxoffice_orders_confirmed_total", "Orders confirmed");
+    describe_counter!(
+        "boxoffice_orders_cancelled_total",
+        "Cancellations accepted (the order moved to CANCELLING, once per order)"
+    );
+    describe_counter!(
+        "boxoffice_holds_expired_total",
+        "Expired holds whose seats were returned, by who did it (sweeper, on_time)"
+    );
+    describe_counter!(
+        "boxoffice_rate_limited_total",
+        "Requests and subscriptions refused RATE_LIMITED, by kind (channel, anonymous)"
+    );
+    describe_gauge!(
+        "boxoffice_live_connections",
+        "Open GraphQL WebSocket connections"
+    );
+    describe_gauge!(
+        "boxoffice_live_subscriptions",
+        "Seat-map and order subscriptions served"
+    );
+    super::lag::describe();
+}
+
+/// The label of an operation name: the name itself when it is at most 64 characters of
+/// `[A-Za-z0-9_]` and one of the first 256 names this process saw, `other` when it is not,
+/// `anonymous` when there is none.
+pub fn operation_label(name: Option<&str>) -> String {
+    static SEEN: OnceLock<RwLock<HashSet<String>>> = OnceLock::new();
+    let Some(name) = name.filter(|name| !name.is_empty()) else {
+        return "anonymous".to_owned();
+    };
+    let sane = name.len() <= MAX_OPERATION_NAME_CHARS
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !sane {
+        return "other".to_owned();
+    }
+    let seen = SEEN.get_or_init(Default::default);
+    if seen.read().expect("operation names lock").contains(name) {
+        return name.to_owned();
+    }
+    let mut seen = seen.write().expect("operation names lock");
+    if seen.len() < MAX_OPERATION_NAMES || seen.contains(name) {
+        seen.insert(name.to_owned());
+        name.to_owned()
+    } else {
+        "other".to_owned()
+    }
+}
+
+/// An operation answered: its label (see [`operation_label`]), how long it ran, and the code
+/// of each error of its answer.
+pub fn graphql_operation<'a>(
+    operation: &str,
+    took: Duration,
+    codes: impl IntoIterator<Item = &'a str>,
+) {
+    let operation = operation.to_owned();
+    counter!("boxoffice_graphql_requests_total", "operation" => operation.clone()).increment(1);
+    histogram!("boxoffice_graphql_request_duration_seconds", "operation" => operation.clone())
+        .record(took.as_secs_f64());
+    graphql_errors(&operation, codes);
+}
+
+/// Errors of an operation's answer (a subscription's later events), by code.
+pub fn graphql_errors<'a>(operation: &str, codes: impl IntoIterator<Item = &'a str>) {
+    for code in codes {
+        counter!(
+            "boxoffice_graphql_errors_total",
+            "operation" => operation.to_owned(),
+            "code" => code.to_owned()
+        )
+        .increment(1);
+    }
+}
+
+/// A request refused before its operation was parsed (authentication, body, batch, rate
+/// limits): counted under the operation `none`.
+pub fn graphql_refused(code: &str) {
+    counter!("boxoffice_graphql_requests_total", "operation" => "none").increment(1);
+    counter!(
+        "boxoffice_graphql_errors_total",
+        "operation" => "none",
+        "code" => code.to_owned()
+    )
+    .increment(1);
+}
+
+/// A MongoDB command finished (`succeeded` or not) after `took`.
+pub fn mongodb_command(collection: &'static str, command: &str, succeeded: bool, took: Duration) {
+    let command = command.to_owned();
+    let outcome = if succeeded { "succeeded" } else { "failed" };
+    counter!(
+        "boxoffice_mongodb_commands_total",
+        "collection" => collection,
+        "command" => command.clone(),
+        "outcome" => outcome
+    )
+    .increment(1);
+    histogram!(
+        "boxoffice_mongodb_command_duration_seconds",
+        "collection" => collection,
+        "command" => command
+    )
+    .record(took.as_secs_f64());
+}
+
+/// A hold was placed.
+pub fn hold_placed() {
+    counter!("boxoffice_holds_placed_total").increment(1);
+}
+
+/// An order was confirmed.
+pub fn order_confirmed() {
+    counter!("boxoffice_orders_confirmed_total").increment(1);
+}
+
+/// A cancellation was accepted.
+pub fn order_cancelled() {
+    counter!("boxoffice_orders_cancelled_total").increment(1);
+}
+
+/// Who returned an expired hold's seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expirer {
+    /// The sweeper, within its interval.
+    Sweeper,
+    /// The live hub, at `expiresAt`, for a watched showtime.
+    OnTime,
+}
+
+/// An expired hold's seats were returned to sale.
+pub fn hold_expired(by: Expirer) {
+    let by = match by {
+        Expirer::Sweeper => "sweeper",
+        Expirer::OnTime => "on_time",
+    };
+    counter!("boxoffice_holds_expired_total", "by" => by).increment(1);
+}
+
+/// Whose rate limit refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limited {
+    /// A sales channel's.
+    Channel,
+    /// An anonymous client address's.
+    Anonymous,
+}
+
+/// A request or subscription was refused RATE_LIMITED.
+pub fn rate_limited(kind: Limited) {
+    let kind = match kind {
+        Limited::Channel => "channel",
+        Limited::Anonymous => "anonymous",
+    };
+    counter!("boxoffice_rate_limited_total", "kind" => kind).increment(1);
+}
+
+/// The live hub's figures, read when scraped: open WebSocket connections and subscriptions.
+pub fn live(connections: usize, subscriptions: usize) {
+    metrics::gauge!("boxoffice_live_connections").set(connections as f64);
+    metrics::gauge!("boxoffice_live_subscriptions").set(subscriptions as f64);
+}
+
+/// The exposition: the lags computed now, then every figure in the Prometheus text format.
+pub fn render() -> String {
+    let handle = install();
+    super::lag::publish();
+    handle.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_names_are_bounded() {
+        assert_eq!(operation_label(None), "anonymous");
+        assert_eq!(operation_label(Some("")), "anonymous");
+        assert_eq!(operation_label(Some("HoldSeats_2")), "HoldSeats_2");
+        assert_eq!(operation_label(Some("hold-seats")), "other");
+        assert_eq!(operation_label(Some(&"a".repeat(65))), "other");
+        assert_eq!(operation_label(Some(&"a".repeat(64))), "a".repeat(64));
+    }
+}
