@@ -91,9 +91,6 @@ pub struct DatabaseArgs {
     /// Read concern of every read: `majority`, `local` or `linearizable`.
     #[arg(long, env = "BOXOFFICE_READ_CONCERN", default_value = "majority", global = true, value_parser = ["majority", "local", "linearizable"])]
     pub read_concern: String,
-    /// Whether every MongoDB command is counted and timed for `/metrics` (`true`/`false`).
-    #[arg(long, env = "BOXOFFICE_COMMAND_METRICS", default_value_t = true, global = true, action = clap::ArgAction::Set)]
-    pub command_metrics: bool,
 }
 
 impl DatabaseArgs {
@@ -105,7 +102,6 @@ impl DatabaseArgs {
             journal: self.write_journal,
             read_concern: self.read_concern.clone(),
             monitor_commands: false,
-            command_metrics: self.command_metrics,
         }
     }
 }

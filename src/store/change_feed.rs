@@ -13,6 +13,7 @@ use mongodb::change_stream::event::{ChangeStreamEvent, OperationType, ResumeToke
 use mongodb::change_stream::ChangeStream;
 
 use super::codec;
+use super::command_metrics::Call;
 use super::documents::{HoldDoc, OrderStatus};
 use super::holds::VERSION;
 use super::{names, Store};
@@ -90,7 +91,10 @@ impl Store {
             .watch()
             .pipeline(pipeline)
             .resume_after(from.map(|position| position.0.clone()));
-        match self.bounded_raw(watch).await {
+        match self
+            .bounded_raw(Call::new("none", "changeStream"), watch)
+            .await
+        {
             Ok(Ok(stream)) => Ok(ChangeFeed { stream }),
             Ok(Err(error)) if from.is_some() && is_refusal(&error) => {
                 Err(FeedOpenError::PositionLost(error.into()))

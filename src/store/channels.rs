@@ -3,6 +3,7 @@
 use bson::doc;
 use serde::{Deserialize, Serialize};
 
+use super::command_metrics::Call;
 use super::documents::{ChannelDoc, RateLimitDoc, SCHEMA_VERSION};
 use super::{filters, names, Store};
 use crate::domain::paging::{Page, PageRequest};
@@ -33,6 +34,7 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn channel_by_code(&self, code: &str) -> Result<Option<ChannelDoc>, ApiError> {
         self.bounded(
+            Call::new(names::CHANNELS, "find"),
             self.collection::<ChannelDoc>(names::CHANNELS)
                 .find_one(doc! { "_id": code }),
         )
@@ -46,6 +48,7 @@ impl Store {
         key_hash: &str,
     ) -> Result<Option<ChannelDoc>, ApiError> {
         self.bounded(
+            Call::new(names::CHANNELS, "find"),
             self.collection::<ChannelDoc>(names::CHANNELS)
                 .find_one(doc! { "apiKeyHash": key_hash }),
         )
@@ -70,6 +73,7 @@ impl Store {
         };
         match self
             .bounded_raw(
+                Call::new(names::CHANNELS, "insert"),
                 self.collection::<ChannelDoc>(names::CHANNELS)
                     .insert_one(&channel),
             )

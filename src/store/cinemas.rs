@@ -5,6 +5,7 @@ use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::codec::ObjectIdExt;
+use super::command_metrics::Call;
 use super::documents::CinemaDoc;
 use super::{filters, names, Store};
 use crate::domain::cursor;
@@ -114,7 +115,7 @@ impl Store {
         pipeline.push(doc! { "$limit": limit });
         let cinemas = self.collection::<CinemaDoc>(names::CINEMAS);
         let found: Vec<CinemaWithDistance> = self
-            .bounded(async {
+            .bounded(Call::new(names::CINEMAS, "aggregate"), async {
                 cinemas
                     .aggregate(pipeline)
                     .batch_size(limit as u32)

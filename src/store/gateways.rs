@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use bson::{doc, Document};
 
+use super::command_metrics::Call;
 use super::{names, Store};
 use crate::error::ApiError;
 
@@ -36,8 +37,11 @@ impl Store {
             .await?;
         let live = u32::try_from(others.len()).unwrap_or(u32::MAX - 1) + 1;
         let seen = vec![doc! { "$set": { "seenAt": "$$NOW", "sees": i64::from(live) } }];
-        self.bounded(gateways.update_one(doc! { "_id": id }, seen).upsert(true))
-            .await?;
+        self.bounded(
+            Call::new(names::GATEWAYS, "update"),
+            gateways.update_one(doc! { "_id": id }, seen).upsert(true),
+        )
+        .await?;
         Ok(live)
     }
 
@@ -46,8 +50,11 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn forget_gateway(&self, id: &str) -> Result<(), ApiError> {
         let gateways = self.collection::<Document>(names::GATEWAYS);
-        self.bounded(gateways.delete_one(doc! { "_id": id }))
-            .await?;
+        self.bounded(
+            Call::new(names::GATEWAYS, "delete"),
+            gateways.delete_one(doc! { "_id": id }),
+        )
+        .await?;
         Ok(())
     }
 

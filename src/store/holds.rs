@@ -6,6 +6,7 @@ use bson::{doc, Bson, Document};
 use chrono::{DateTime, Utc};
 
 use super::codec::{self, date, oids, ObjectIdExt};
+use super::command_metrics::Call;
 use super::documents::{HoldDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT};
 use super::{names, Store};
 use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
@@ -105,6 +106,7 @@ impl Store {
     ) -> Result<bool, ApiError> {
         let result = self
             .bounded(
+                Call::new(names::SEAT_INVENTORY, "update"),
                 self.collection::<Document>(names::SEAT_INVENTORY)
                     .update_one(filter, update),
             )
@@ -119,6 +121,7 @@ impl Store {
         showtime: ShowtimeId,
     ) -> Result<Option<SeatInventoryDoc>, ApiError> {
         self.bounded(
+            Call::new(names::SEAT_INVENTORY, "find"),
             self.collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
                 .find_one(doc! { "_id": showtime.oid() }),
         )
@@ -150,6 +153,7 @@ impl Store {
         }
         let found = self
             .bounded(
+                Call::new(names::SEAT_INVENTORY, "find"),
                 self.collection::<Holds>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
                     .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": oids(ids) } } } }),
@@ -175,7 +179,7 @@ impl Store {
         use futures::TryStreamExt;
         let holds = self.collection::<Holds>(names::SEAT_INVENTORY);
         let found: Vec<Holds> = self
-            .bounded(async {
+            .bounded(Call::new(names::SEAT_INVENTORY, "find"), async {
                 holds
                     .find(doc! { "holds.expiresAt": { "$lt": date(before) } })
                     .projection(doc! { "holds": 1 })
@@ -262,7 +266,7 @@ impl Store {
             released_holds: Vec<super::documents::ReleasedHoldDoc>,
         }
         let found = self
-            .bounded(
+            .bounded(Call::new(names::SEAT_INVENTORY, "find"), 
                 self.collection::<Released>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
                     .projection(doc! { "releasedHolds": { "$elemMatch": { "id": hold.oid(), "request": request.oid() } } }),
@@ -281,6 +285,7 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn forget_release(&self, showtime: ShowtimeId, hold: HoldId) -> Result<(), ApiError> {
         self.bounded(
+            Call::new(names::SEAT_INVENTORY, "update"),
             self.collection::<Document>(names::SEAT_INVENTORY)
                 .update_one(
                     doc! { "_id": showtime.oid(), "releasedHolds.id": hold.oid() },
@@ -305,6 +310,7 @@ impl Store {
         for _ in 0..3 {
             let fenced = self
                 .bounded(
+                    Call::new(names::SEAT_INVENTORY, "update"),
                     self.collection::<Document>(names::SEAT_INVENTORY)
                         .update_one(
                             doc! { "_id": showtime.oid(), "holds.id": { "$nin": oids(ids) } },

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::channels::is_duplicate_key;
 use super::codec;
+use super::command_metrics::Call;
 use super::{names, Store};
 use crate::domain::ids::ResourceId;
 use crate::error::ApiError;
@@ -150,11 +151,20 @@ impl Store {
             outcome: None,
             created_at: now,
         };
-        match self.bounded_raw(keys.insert_one(&record)).await? {
+        match self
+            .bounded_raw(
+                Call::new(names::IDEMPOTENCY_KEYS, "insert"),
+                keys.insert_one(&record),
+            )
+            .await?
+        {
             Ok(_) => Ok(Claim::Fresh),
             Err(error) if is_duplicate_key(&error) => {
                 let existing = self
-                    .bounded(keys.find_one(doc! { "_id": &key.id }))
+                    .bounded(
+                        Call::new(names::IDEMPOTENCY_KEYS, "find"),
+                        keys.find_one(doc! { "_id": &key.id }),
+                    )
                     .await?
                     .ok_or_else(|| {
                         ApiError::internal("an idempotency key vanished while claimed")
@@ -176,6 +186,7 @@ impl Store {
         id: &str,
     ) -> Result<Option<KeyState<T>>, ApiError> {
         self.bounded(
+            Call::new(names::IDEMPOTENCY_KEYS, "find"),
             self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                 .find_one(doc! { "_id": id }),
         )
@@ -196,6 +207,7 @@ impl Store {
         let update = vec![doc! { "$set": { "leaseUntil": lease_from_now(lease) } }];
         let result = self
             .bounded(
+                Call::new(names::IDEMPOTENCY_KEYS, "update"),
                 self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                     .update_one(owned_by(id, attempt, None), update),
             )
@@ -220,6 +232,7 @@ impl Store {
         } }];
         let result = self
             .bounded(
+                Call::new(names::IDEMPOTENCY_KEYS, "update"),
                 self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                     .update_one(owned_by(id, attempt, Some(lapsed)), update),
             )
@@ -232,6 +245,7 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn abandon_key(&self, id: &str, attempt: i32) -> Result<(), ApiError> {
         self.bounded(
+            Call::new(names::IDEMPOTENCY_KEYS, "update"),
             self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                 .update_one(
                     owned_by(id, attempt, None),
@@ -253,6 +267,7 @@ impl Store {
     ) -> Result<bool, ApiError> {
         let result = self
             .bounded(
+                Call::new(names::IDEMPOTENCY_KEYS, "update"),
                 self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
                     .update_one(
                         owned_by(id, attempt, None),

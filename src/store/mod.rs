@@ -55,6 +55,7 @@ pub use readiness::Readiness;
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 
 use crate::error::ApiError;
+use command_metrics::Call;
 
 /// Collection names.
 pub mod names {
@@ -102,14 +103,9 @@ pub struct DatabaseOptions {
     /// The read concern of every read (`majority`, `local`, `linearizable`).
     pub read_concern: String,
     /// Whether commands are recorded for [`Store::commands`] (round-trip and byte counts in
-    /// tests). Off in production. (The command metrics monitor every command anyway.) On by
+    /// tests). Off in production: the driver's command monitor decodes every reply. On by
     /// default when built with `test-hooks`.
     pub monitor_commands: bool,
-    /// Whether every command is counted and timed for `/metrics` (`command_metrics`). On by
-    /// default. Its cost is the driver's: with any monitor installed it turns every reply into
-    /// a `Document` for the event (a sixth of the gateway's CPU on a page of 100 showtimes
-    /// was measured for that before these metrics existed; see the README).
-    pub command_metrics: bool,
 }
 
 /// `w` of a write concern.
@@ -129,7 +125,6 @@ impl Default for DatabaseOptions {
             journal: true,
             read_concern: "majority".to_owned(),
             monitor_commands: cfg!(feature = "test-hooks"),
-            command_metrics: true,
         }
     }
 }
@@ -197,27 +192,33 @@ impl Store {
     }
 
     /// Runs one driver operation within the operation timeout: a database that does not
-    /// answer in time is UNAVAILABLE, like one that cannot be reached.
+    /// answer in time is UNAVAILABLE, like one that cannot be reached. `call` names it for
+    /// its figures (`command_metrics`).
     pub(crate) async fn bounded<T>(
         &self,
+        call: Call,
         operation: impl IntoFuture<Output = mongodb::error::Result<T>>,
     ) -> Result<T, ApiError> {
-        Ok(self.bounded_raw(operation).await??)
+        Ok(self.bounded_raw(call, operation).await??)
     }
 
     /// [`Store::bounded`], keeping the driver's error for the caller to look into.
     pub(crate) async fn bounded_raw<T>(
         &self,
+        call: Call,
         operation: impl IntoFuture<Output = mongodb::error::Result<T>>,
     ) -> Result<mongodb::error::Result<T>, ApiError> {
-        tokio::time::timeout(self.timeout, operation.into_future())
+        let started = std::time::Instant::now();
+        let answer = tokio::time::timeout(self.timeout, operation.into_future())
             .await
             .map_err(|_| {
                 ApiError::unavailable(format!(
                     "the database did not answer within {} ms",
                     self.timeout.as_millis()
                 ))
-            })
+            });
+        call.record(matches!(answer, Ok(Ok(_))), started.elapsed());
+        answer
     }
 
     /// The commands sent so far (for round-trip accounting).
@@ -239,8 +240,11 @@ impl Store {
     /// Pings the server: the health check.
     #[tracing::instrument(skip(self))]
     pub async fn ping(&self) -> Result<(), ApiError> {
-        self.bounded(self.db.run_command(bson::doc! { "ping": 1 }))
-            .await?;
+        self.bounded(
+            Call::new("none", "ping"),
+            self.db.run_command(bson::doc! { "ping": 1 }),
+        )
+        .await?;
         Ok(())
     }
 
@@ -297,7 +301,7 @@ impl Store {
     /// `killCursors`). With a `projection`, only its fields are read.
     async fn find_limited<T>(
         &self,
-        collection: &str,
+        collection: &'static str,
         filter: bson::Document,
         sort: Option<bson::Document>,
         projection: Option<bson::Document>,
@@ -321,14 +325,16 @@ impl Store {
         if let Some(projection) = projection {
             find = find.projection(projection);
         }
-        self.bounded(async { find.await?.try_collect().await })
-            .await
+        self.bounded(Call::new(collection, "find"), async {
+            find.await?.try_collect().await
+        })
+        .await
     }
 
     /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.
     async fn find_by_ids<T>(
         &self,
-        collection: &str,
+        collection: &'static str,
         ids: Vec<bson::oid::ObjectId>,
     ) -> Result<Vec<T>, ApiError>
     where
@@ -343,7 +349,7 @@ impl Store {
     /// The same, with the fields of `projection` only.
     async fn find_by_ids_projected<T>(
         &self,
-        collection: &str,
+        collection: &'static str,
         ids: Vec<bson::oid::ObjectId>,
         projection: bson::Document,
     ) -> Result<Vec<T>, ApiError>
@@ -361,7 +367,7 @@ impl Store {
     #[allow(clippy::too_many_arguments)]
     async fn find_page<T, K>(
         &self,
-        collection: &str,
+        collection: &'static str,
         kind: &str,
         filter: bson::Document,
         sort: bson::Document,

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::channels::is_duplicate_key;
 use super::codec::{date, ObjectIdExt};
+use super::command_metrics::Call;
 use super::documents::{OrderDoc, OrderStatus};
 use super::{filters, names, Store};
 use crate::domain::ids::{OrderId, ResourceId};
@@ -42,13 +43,17 @@ impl Store {
         debug_assert_eq!(order.status, OrderStatus::Pending);
         let orders = self.collection::<OrderDoc>(names::ORDERS);
         if !may_exist {
-            match self.bounded_raw(orders.insert_one(order)).await? {
+            match self
+                .bounded_raw(Call::new(names::ORDERS, "insert"), orders.insert_one(order))
+                .await?
+            {
                 Ok(_) => return Ok(order.clone()),
                 Err(error) if is_duplicate_key(&error) => {}
                 Err(error) => return Err(error.into()),
             }
         }
         self.bounded(
+            Call::new(names::ORDERS, "findAndModify"),
             orders
                 .find_one_and_update(
                     doc! { "_id": order.id.oid() },
@@ -71,14 +76,17 @@ impl Store {
         request: ResourceId,
     ) -> Result<bool, ApiError> {
         let result = self
-            .bounded(self.collection::<Document>(names::ORDERS).update_one(
-                doc! { "_id": id.oid(), "status": "CONFIRMED" },
-                doc! { "$set": {
-                    "status": "CANCELLING",
-                    "cancelledAt": date(at),
-                    "cancelRequest": request.oid(),
-                } },
-            ))
+            .bounded(
+                Call::new(names::ORDERS, "update"),
+                self.collection::<Document>(names::ORDERS).update_one(
+                    doc! { "_id": id.oid(), "status": "CONFIRMED" },
+                    doc! { "$set": {
+                        "status": "CANCELLING",
+                        "cancelledAt": date(at),
+                        "cancelRequest": request.oid(),
+                    } },
+                ),
+            )
             .await?;
         Ok(result.modified_count == 1)
     }
@@ -92,10 +100,13 @@ impl Store {
         to: OrderStatus,
     ) -> Result<bool, ApiError> {
         let result = self
-            .bounded(self.collection::<Document>(names::ORDERS).update_one(
-                doc! { "_id": id.oid(), "status": bson::to_bson(&from)? },
-                doc! { "$set": { "status": bson::to_bson(&to)? } },
-            ))
+            .bounded(
+                Call::new(names::ORDERS, "update"),
+                self.collection::<Document>(names::ORDERS).update_one(
+                    doc! { "_id": id.oid(), "status": bson::to_bson(&from)? },
+                    doc! { "$set": { "status": bson::to_bson(&to)? } },
+                ),
+            )
             .await?;
         Ok(result.modified_count == 1)
     }
@@ -105,6 +116,7 @@ impl Store {
     pub async fn discard_pending_order(&self, id: OrderId) -> Result<bool, ApiError> {
         let result = self
             .bounded(
+                Call::new(names::ORDERS, "delete"),
                 self.collection::<Document>(names::ORDERS)
                     .delete_one(doc! { "_id": id.oid(), "status": "PENDING" }),
             )

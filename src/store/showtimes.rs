@@ -4,6 +4,7 @@ use bson::{doc, Bson, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
 use super::codec::{self, ObjectIdExt};
+use super::command_metrics::Call;
 use super::documents::ShowtimeDoc;
 use super::{filters, names, Store};
 use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
@@ -108,6 +109,7 @@ impl Store {
         query.insert("cinema.city", city);
         let ids = self
             .bounded(
+                Call::new(names::SHOWTIMES, "distinct"),
                 self.collection::<Document>(names::SHOWTIMES)
                     .distinct("movie.id", query),
             )

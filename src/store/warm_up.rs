@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use bson::{doc, Document};
 
+use super::command_metrics::Call;
 use super::{names, Store};
 use crate::error::ApiError;
 
@@ -24,6 +25,7 @@ impl Store {
         for collection in names::ALL {
             let started = Instant::now();
             self.bounded(
+                Call::new(collection, "find"),
                 self.collection::<Document>(collection)
                     .find_one(doc! {})
                     .projection(doc! { "_id": 1 }),

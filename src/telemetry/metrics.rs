@@ -180,13 +180,17 @@ pub fn graphql_refused(code: &str) {
 }
 
 /// A MongoDB command finished (`succeeded` or not) after `took`.
-pub fn mongodb_command(collection: &'static str, command: &str, succeeded: bool, took: Duration) {
-    let command = command.to_owned();
+pub fn mongodb_command(
+    collection: &'static str,
+    command: &'static str,
+    succeeded: bool,
+    took: Duration,
+) {
     let outcome = if succeeded { "succeeded" } else { "failed" };
     counter!(
         "boxoffice_mongodb_commands_total",
         "collection" => collection,
-        "command" => command.clone(),
+        "command" => command,
         "outcome" => outcome
     )
     .increment(1);
