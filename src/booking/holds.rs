@@ -11,6 +11,7 @@ use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc};
 use crate::store::{self, CrashPoint, HoldFence, Store};
+use crate::telemetry::metrics::{self, Expirer};
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
@@ -233,7 +234,11 @@ pub async fn hold_seats(
         // database's clock), then take them.
         let mut expired_all = true;
         for expired in snapshot.expired_holds_on(&positions) {
-            expired_all &= store.expire_hold(showtime_id, &expired).await?;
+            let freed = store.expire_hold(showtime_id, &expired).await?;
+            if freed {
+                metrics::hold_expired(Expirer::NextHold);
+            }
+            expired_all &= freed;
         }
         if !expired_all {
             continue;
@@ -251,7 +256,7 @@ pub async fn hold_seats(
             expires_at: now + ttl,
         };
         if store.place_hold(showtime_id, &hold).await? {
-            crate::telemetry::metrics::hold_placed();
+            metrics::hold_placed();
             return Ok(HeldSeats { showtime, hold });
         }
     }

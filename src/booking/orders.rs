@@ -121,15 +121,11 @@ pub async fn confirm_hold(
     if store.sell_hold(showtime_id, &hold, order.id).await? {
         crash_point(store, CrashPoint::ConfirmAfterSell)?;
         let id = order.id;
-        if !store
-            .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
-            .await?
-        {
+        if !mark_confirmed(store, id).await? {
             // A reconciler settled it first: return what it made of it.
             return order_of(store, channel, id).await;
         }
         order.status = OrderStatus::Confirmed;
-        crate::telemetry::metrics::order_confirmed();
         return Ok(order);
     }
     // Not sold by this update. Read the seats once: they may have been sold to this order by
@@ -138,9 +134,7 @@ pub async fn confirm_hold(
     // so no sale to this order can happen any more and the order is discarded.
     let inventory = store.inventory(showtime_id).await?;
     if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-        store
-            .set_order_status(order.id, OrderStatus::Pending, OrderStatus::Confirmed)
-            .await?;
+        mark_confirmed(store, order.id).await?;
         return order_of(store, channel, order.id).await;
     }
     store.discard_pending_order(order.id).await?;
@@ -150,6 +144,19 @@ pub async fn confirm_hold(
     } else {
         missing_hold(hold_id, policy)
     })
+}
+
+/// Moves PENDING order `id`, whose seats are sold to it, to CONFIRMED; true (and counted in
+/// the figures) when this call moved it, whichever path got there first (a confirmation, a
+/// retry of its key, the reconciler).
+async fn mark_confirmed(store: &Store, id: OrderId) -> Result<bool, ApiError> {
+    let moved = store
+        .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+        .await?;
+    if moved {
+        crate::telemetry::metrics::order_confirmed();
+    }
+    Ok(moved)
 }
 
 /// Whether the inventory has seats of `order` SOLD under it.
@@ -192,9 +199,7 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
             let showtime = order.showtime.id;
             let inventory = store.inventory(showtime).await?;
             if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-                store
-                    .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
-                    .await?;
+                mark_confirmed(store, id).await?;
                 return load_order(store, &order.channel, id).await;
             }
             let hold_live = inventory

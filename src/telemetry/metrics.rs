@@ -224,6 +224,8 @@ pub enum Expirer {
     Sweeper,
     /// The live hub, at `expiresAt`, for a watched showtime.
     OnTime,
+    /// A new hold that wanted its seats.
+    NextHold,
 }
 
 /// An expired hold's seats were returned to sale.
@@ -231,6 +233,7 @@ pub fn hold_expired(by: Expirer) {
     let by = match by {
         Expirer::Sweeper => "sweeper",
         Expirer::OnTime => "on_time",
+        Expirer::NextHold => "next_hold",
     };
     counter!("boxoffice_holds_expired_total", "by" => by).increment(1);
 }
