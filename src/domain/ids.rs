@@ -8,8 +8,15 @@ use crate::error::ApiError;
 macro_rules! object_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub [u8; 12]);
+
+        /// `ShowtimeId(c07537dbbb563ce3471f2d5a)`: the hex form, as logs and spans show it.
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({self})", stringify!($name))
+            }
+        }
 
         impl $name {
             /// Parses the 24-character hexadecimal form.
@@ -99,6 +106,12 @@ fn parse_hex12(hex: &str) -> Option<[u8; 12]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_shows_the_hex_form() {
+        let id = HoldId([0xab, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xff]);
+        assert_eq!(format!("{id:?}"), "HoldId(ab0102030405060708090aff)");
+    }
 
     #[test]
     fn hex_round_trips() {
