@@ -26,9 +26,14 @@ pub fn is_sane(id: &[u8]) -> bool {
 
 /// A new request id: 16 random bytes in hex.
 fn generate() -> HeaderValue {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let bytes: [u8; 16] = rand::rng().random();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    HeaderValue::from_str(&hex).expect("hex is a valid header value")
+    let mut hex = [0u8; 32];
+    for (pair, byte) in hex.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0x0f)];
+    }
+    HeaderValue::from_bytes(&hex).expect("hex is a valid header value")
 }
 
 /// The middleware: sets the request id on the request, then on its response.
@@ -73,6 +78,8 @@ mod tests {
     fn generated_ids_are_sane_and_differ() {
         let (a, b) = (generate(), generate());
         assert!(is_sane(a.as_bytes()));
+        assert_eq!(a.len(), 32);
+        assert!(a.as_bytes().iter().all(u8::is_ascii_hexdigit));
         assert_ne!(a, b);
     }
 }

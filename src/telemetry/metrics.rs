@@ -83,12 +83,12 @@ fn describe() {
     );
     describe_counter!(
         "boxoffice_mongodb_commands_total",
-        "MongoDB commands sent, by collection, command and outcome"
+        "MongoDB calls of the store, by collection, command and outcome"
     );
     describe_histogram!(
         "boxoffice_mongodb_command_duration_seconds",
         Unit::Seconds,
-        "Round trip of a MongoDB command, as the driver measured it"
+        "Time of a MongoDB call of the store (a find with its getMores), as its caller waited"
     );
     describe_counter!("boxoffice_holds_placed_total", "Holds placed");
     describe_counter!("boxoffice_orders_confirmed_total", "Orders confirmed");
@@ -98,7 +98,7 @@ fn describe() {
     );
     describe_counter!(
         "boxoffice_holds_expired_total",
-        "Expired holds whose seats were returned, by who did it (sweeper, on_time)"
+        "Expired holds whose seats were returned, by who did it (sweeper, on_time, next_hold)"
     );
     describe_counter!(
         "boxoffice_rate_limited_total",
