@@ -5,8 +5,8 @@ use rand::Rng;
 
 use super::halls::halls;
 use super::places::{offset, MAX_KM_FROM_CENTRE, STREETS};
-use super::regions::Regions;
 use super::random::{object_id, pick, rng, DemoRng, Stream};
+use super::regions::Regions;
 use super::roster::Slot;
 use super::showtimes::{hall_showtimes, Lineup};
 use super::DemoPlan;

@@ -31,9 +31,7 @@ macro_rules! stored_ids {
     )*};
 }
 
-stored_ids!(
-    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId
-);
+stored_ids!(CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId);
 
 /// Converts a domain id into the ObjectId stored for it.
 pub trait ObjectIdExt {

@@ -38,7 +38,12 @@ impl Region {
 
     /// The region of an id, through the request's loader; `None` when there is none.
     pub async fn load(ctx: &Context<'_>, id: RegionId) -> Result<Option<Region>, ApiError> {
-        Ok(ctx.loaders().regions.load_one(id).await?.map(Region::from_doc))
+        Ok(ctx
+            .loaders()
+            .regions
+            .load_one(id)
+            .await?
+            .map(Region::from_doc))
     }
 }
 
@@ -71,13 +76,8 @@ impl Region {
     /// Every region it is in, the province first (a district: its province, then its city);
     /// empty for a province. One batched read for all of them.
     async fn ancestors(&self, ctx: &Context<'_>) -> Result<Vec<Region>, ApiError> {
-        let found = try_join_all(
-            self.doc
-                .ancestors
-                .iter()
-                .map(|&id| Region::load(ctx, id)),
-        )
-        .await?;
+        let found =
+            try_join_all(self.doc.ancestors.iter().map(|&id| Region::load(ctx, id))).await?;
         Ok(found.into_iter().flatten().collect())
     }
 
