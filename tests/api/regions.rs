@@ -465,3 +465,74 @@ async fn the_demo_writes_regions_and_every_cinema_has_its_path() {
         assert_eq!(docs, returned as i64, "{level}");
     }
 }
+
+/// A measurement, not a test: the documents and keys `cinemas(region:)` examines at each level
+/// on a demo catalogue of `BOXOFFICE_REGION_FIGURES_CINEMAS` cinemas (default 500, one day),
+/// every page of 50 walked. `cargo test --test api -- --ignored region_figures --nocapture`.
+#[tokio::test]
+#[ignore = "a measurement, not a test"]
+async fn region_figures() {
+    let cinemas = std::env::var("BOXOFFICE_REGION_FIGURES_CINEMAS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(500);
+    let app = TestApp::spawn().await;
+    let plan = boxoffice::demo::DemoPlan {
+        cinemas,
+        days: 1,
+        ..boxoffice::demo::DemoPlan::small()
+    };
+    boxoffice::demo::load(&app.store, &plan, false)
+        .await
+        .expect("demo loads");
+    let id_named = |connection: &Value, name: &str| {
+        nodes(connection)
+            .into_iter()
+            .find(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let provinces = app.graphql(REGIONS, json!({ "first": 50 })).await;
+    let guangdong = id_named(&provinces.data()["regions"], "广东省");
+    let cities = app
+        .graphql(REGIONS, json!({ "parent": guangdong, "first": 50 }))
+        .await;
+    let shenzhen = id_named(&cities.data()["regions"], "深圳");
+    let districts = app
+        .graphql(REGIONS, json!({ "parent": shenzhen, "first": 50 }))
+        .await;
+    let nanshan = id_named(&districts.data()["regions"], "南山区");
+    for (level, region) in [
+        ("province 广东省", guangdong),
+        ("city 深圳", shenzhen),
+        ("district 南山区", nanshan),
+    ] {
+        let (mut returned, mut docs, mut keys, mut queries) = (0, 0, 0, 0);
+        let mut after = Value::Null;
+        loop {
+            let (data, commands) = recorded(
+                &app,
+                CINEMAS_IN_REGION,
+                json!({ "region": region, "first": 50, "after": after }),
+            )
+            .await;
+            queries += commands.len();
+            for command in &commands {
+                let plan = app.store.plan_of(command).await.unwrap().unwrap();
+                assert!(plan.winning_plan.contains("region_city_name"));
+                docs += plan.docs_examined;
+                keys += plan.keys_examined;
+            }
+            returned += nodes(&data["cinemas"]).len();
+            if data["cinemas"]["pageInfo"]["hasNextPage"] != true {
+                break;
+            }
+            after = data["cinemas"]["pageInfo"]["endCursor"].clone();
+        }
+        println!(
+            "{cinemas} cinemas, {level}: {returned} cinemas in {queries} queries (pages of 50), {docs} documents and {keys} keys examined"
+        );
+    }
+}
