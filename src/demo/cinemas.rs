@@ -6,6 +6,7 @@ use rand::Rng;
 use super::halls::halls;
 use super::places::{offset, MAX_KM_FROM_CENTRE, STREETS};
 use super::random::{object_id, pick, rng, DemoRng, Stream};
+use super::regions::Regions;
 use super::roster::Slot;
 use super::showtimes::{hall_showtimes, Lineup};
 use super::DemoPlan;
@@ -32,6 +33,7 @@ pub fn add_cinema(
     lineup: &Lineup,
     index: usize,
     slot: &Slot,
+    regions: &Regions,
 ) {
     let mut rng = rng(plan.seed, Stream::Cinema(index));
     let id = CinemaId(object_id(&mut rng));
@@ -48,6 +50,7 @@ pub fn add_cinema(
         address,
         location,
         amenities,
+        region_ids: regions.path(slot.city, slot.district),
     };
     let reference = CinemaRef {
         id,

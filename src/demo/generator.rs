@@ -8,6 +8,7 @@ use super::cinemas::add_cinema;
 use super::movies::movies;
 use super::pricing::channel_docs;
 use super::random::{rng, Stream};
+use super::regions::Regions;
 use super::roster::Roster;
 use super::showtimes::Lineup;
 use super::DemoPlan;
@@ -19,15 +20,18 @@ pub struct Generator {
     plan: DemoPlan,
     lineup: Lineup,
     roster: Roster,
+    regions: Regions,
 }
 
 impl Generator {
-    /// The generator of `plan`, and the first batch to write: the channels, and the movies with
-    /// their details and reviews.
+    /// The generator of `plan`, and the first batch to write: the channels, the regions, and the
+    /// movies with their details and reviews.
     pub fn new(plan: &DemoPlan) -> (Self, CatalogueBatch) {
         let (movies, lineup) = movies(&mut rng(plan.seed, Stream::Movies), plan.start_day);
+        let regions = Regions::new(plan.seed);
         let batch = CatalogueBatch {
             channels: channel_docs(plan.seed),
+            regions: regions.docs().to_vec(),
             movies: movies.movies,
             movie_details: movies.details,
             reviews: movies.reviews,
@@ -37,6 +41,7 @@ impl Generator {
             plan: plan.clone(),
             lineup,
             roster: Roster::new(plan.seed, plan.cinemas),
+            regions,
         };
         (generator, batch)
     }
@@ -52,6 +57,7 @@ impl Generator {
                 &self.lineup,
                 index,
                 &self.roster.slots()[index],
+                &self.regions,
             );
         }
         batch
@@ -90,6 +96,7 @@ mod tests {
                 .map(|doc| serde_json::to_vec(doc).expect("documents serialize"))
         }
         each(&batch.channels)
+            .chain(each(&batch.regions))
             .chain(each(&batch.cinemas))
             .chain(each(&batch.halls))
             .chain(each(&batch.movies))

@@ -17,6 +17,7 @@ mod places;
 mod pricing;
 mod progress;
 mod random;
+mod regions;
 mod reviews;
 mod roster;
 mod showtimes;

@@ -20,6 +20,8 @@ pub enum Stream {
     Roster,
     /// Everything about one cinema: its place, halls and showtimes.
     Cinema(usize),
+    /// The ids of the provinces, cities and districts.
+    Regions,
 }
 
 /// The random stream `stream` of `seed`.
@@ -29,6 +31,7 @@ pub fn rng(seed: u64, stream: Stream) -> DemoRng {
         Stream::Movies => 0,
         Stream::Roster => 1,
         Stream::Cinema(index) => 2 + index as u64,
+        Stream::Regions => u64::MAX,
     });
     rng
 }

@@ -3,7 +3,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-use super::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, ReviewId, ShowtimeId};
+use super::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
 use crate::error::ApiError;
 
 /// Any object that `node(id:)` can fetch.
@@ -18,6 +18,8 @@ pub enum GlobalId {
     Hold(ShowtimeId, HoldId),
     /// Orders, like holds, are private to their channel.
     Order(OrderId),
+    /// A province, city or district.
+    Region(RegionId),
 }
 
 impl GlobalId {
@@ -30,6 +32,7 @@ impl GlobalId {
             GlobalId::Showtime(id) => format!("Showtime:{id}"),
             GlobalId::Hold(showtime, hold) => format!("Hold:{showtime}.{hold}"),
             GlobalId::Order(id) => format!("Order:{id}"),
+            GlobalId::Region(id) => format!("Region:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -46,6 +49,7 @@ impl GlobalId {
             "Review" => ReviewId::parse_hex(hex).map(GlobalId::Review),
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
             "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
+            "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
             "Hold" => {
                 let (showtime, hold) = hex.split_once('.').ok_or_else(bad)?;
                 ShowtimeId::parse_hex(showtime)
@@ -66,6 +70,7 @@ impl GlobalId {
             GlobalId::Showtime(_) => "Showtime",
             GlobalId::Hold(..) => "Hold",
             GlobalId::Order(_) => "Order",
+            GlobalId::Region(_) => "Region",
         }
     }
 }
@@ -91,6 +96,7 @@ typed_decode!(hall_id, Hall, HallId);
 typed_decode!(movie_id, Movie, MovieId);
 typed_decode!(showtime_id, Showtime, ShowtimeId);
 typed_decode!(order_id, Order, OrderId);
+typed_decode!(region_id, Region, RegionId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {
@@ -118,6 +124,7 @@ mod tests {
             GlobalId::Showtime(ShowtimeId(raw)),
             GlobalId::Hold(ShowtimeId(raw), HoldId([9; 12])),
             GlobalId::Order(OrderId(raw)),
+            GlobalId::Region(RegionId(raw)),
         ] {
             assert_eq!(GlobalId::decode(&id.encode()).unwrap(), id);
         }

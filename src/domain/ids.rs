@@ -87,6 +87,10 @@ object_id!(
     OrderId
 );
 object_id!(
+    /// A region of the country: a province, a city or a district.
+    RegionId
+);
+object_id!(
     /// What an idempotency key's operation creates or stamps (a hold, an order, a
     /// cancellation, a release), the same for every attempt at the key.
     ResourceId

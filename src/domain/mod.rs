@@ -16,6 +16,7 @@ pub mod list_caps;
 pub mod money;
 pub mod paging;
 pub mod rate_limit;
+pub mod region;
 pub mod seat;
 pub mod seat_changes;
 pub mod text;

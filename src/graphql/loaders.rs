@@ -7,9 +7,10 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
-use crate::domain::ids::{CinemaId, HallId, MovieId, ReviewId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId, ReviewId, ShowtimeId};
 use crate::store::documents::{
-    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
+    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc, SeatMapDoc,
+    ShowtimeDoc,
 };
 use crate::store::Store;
 
@@ -24,6 +25,8 @@ pub struct Loaders {
     pub showtimes: BatchLoader<ShowtimeId, Arc<ShowtimeDoc>>,
     /// Seat maps (`seat_inventory`) by showtime id and what of them is asked for.
     pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
+    /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
+    pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
 }
 
 /// What of a seat map a field needs: its counts, or its seats too. A batch reads the union:
@@ -61,6 +64,7 @@ impl Loaders {
             reviews: by_id!(store, reviews_by_ids, ReviewId),
             showtimes: by_id!(store, showtimes_by_ids, ShowtimeId),
             seat_maps: seat_maps(store),
+            regions: by_id!(store, regions_by_ids, RegionId),
         }
     }
 }
@@ -138,3 +142,4 @@ loaded_by!(HallDoc, HallId, halls);
 loaded_by!(MovieDoc, MovieId, movies);
 loaded_by!(ReviewDoc, ReviewId, reviews);
 loaded_by!(ShowtimeDoc, ShowtimeId, showtimes);
+loaded_by!(RegionDoc, RegionId, regions);

@@ -36,6 +36,8 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "cinemas-in-a-city",
     "cinemas-by-name",
     "cinemas-near-a-point",
+    "regions-tree",
+    "cinemas-in-a-region",
     "cinema-halls-and-showtimes",
     "node-by-id",
     "movies-by-genre",

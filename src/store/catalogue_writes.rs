@@ -4,8 +4,8 @@ use bson::doc;
 use serde::Serialize;
 
 use super::documents::{
-    ChannelDoc, CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, ReviewDoc, SeatInventoryDoc,
-    ShowtimeDoc,
+    ChannelDoc, CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc,
+    SeatInventoryDoc, ShowtimeDoc,
 };
 use super::{names, Store};
 use crate::error::ApiError;
@@ -14,6 +14,8 @@ use crate::error::ApiError;
 #[derive(Debug, Default)]
 pub struct CatalogueBatch {
     pub channels: Vec<ChannelDoc>,
+    /// Provinces, cities and districts; written before the cinemas in them.
+    pub regions: Vec<RegionDoc>,
     pub cinemas: Vec<CinemaDoc>,
     pub halls: Vec<HallDoc>,
     pub movies: Vec<MovieDoc>,
@@ -27,6 +29,7 @@ pub struct CatalogueBatch {
 impl CatalogueBatch {
     pub fn document_count(&self) -> usize {
         self.channels.len()
+            + self.regions.len()
             + self.cinemas.len()
             + self.halls.len()
             + self.movies.len()
@@ -43,6 +46,7 @@ impl Store {
     #[tracing::instrument(skip_all, fields(documents = batch.document_count()))]
     pub async fn insert_catalogue(&self, batch: &CatalogueBatch) -> Result<(), ApiError> {
         self.insert_all(names::CHANNELS, &batch.channels).await?;
+        self.insert_regions(&batch.regions).await?;
         self.insert_all(names::CINEMAS, &batch.cinemas).await?;
         self.insert_all(names::THEATERS, &batch.halls).await?;
         self.insert_all(names::MOVIE_DETAILS, &batch.movie_details)
@@ -55,7 +59,7 @@ impl Store {
         Ok(())
     }
 
-    async fn insert_all<T: Serialize + Send + Sync>(
+    pub(super) async fn insert_all<T: Serialize + Send + Sync>(
         &self,
         collection: &str,
         docs: &[T],

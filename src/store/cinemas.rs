@@ -10,7 +10,7 @@ use super::documents::CinemaDoc;
 use super::{filters, names, Store};
 use crate::domain::cursor;
 use crate::domain::geo::GeoPoint;
-use crate::domain::ids::CinemaId;
+use crate::domain::ids::{CinemaId, RegionId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 
@@ -18,6 +18,9 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, Default)]
 pub struct CinemaFilter {
     pub city: Option<String>,
+    /// Only cinemas under this region (a province, city or district): one equality on the
+    /// multikey `regionIds`.
+    pub region: Option<RegionId>,
     pub name_contains: Option<String>,
 }
 
@@ -45,7 +48,8 @@ impl Store {
         self.find_by_ids(names::CINEMAS, ids).await
     }
 
-    /// Cinemas in city, then name order (index `city_name`, or `name` without a city).
+    /// Cinemas in city, then name order (index `city_name`; `region_city_name` under a region,
+    /// whatever its level).
     #[tracing::instrument(skip(self))]
     pub async fn list_cinemas(
         &self,
@@ -55,6 +59,9 @@ impl Store {
         let mut query = Document::new();
         if let Some(city) = &filter.city {
             query.insert("city", city);
+        }
+        if let Some(region) = filter.region {
+            query.insert("regionIds", region.oid());
         }
         if let Some(text) = &filter.name_contains {
             query.insert("name", filters::contains_text(text));

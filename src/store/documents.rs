@@ -7,10 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::codec;
 use crate::domain::ids::{
-    CinemaId, HallId, HoldId, MovieId, OrderId, ResourceId, ReviewId, ShowtimeId,
+    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId,
 };
 use crate::domain::layout::{parse_seat_label, HallLayout};
 use crate::domain::rate_limit::RateLimit;
+use crate::domain::region::RegionLevel;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 
 /// The shape version written by this code.
@@ -52,6 +53,61 @@ pub struct CinemaDoc {
     pub address: String,
     pub location: GeoJsonPoint,
     pub amenities: Vec<String>,
+    /// The cinema's region path, root first: `[province, city, district]` (empty in documents
+    /// written before regions existed). Multikey index `{regionIds, city, name, _id}`: the
+    /// cinemas under a region of any level are one equality on it.
+    #[serde(default, with = "codec::ids")]
+    pub region_ids: Vec<RegionId>,
+}
+
+impl CinemaDoc {
+    /// The cinema's own region: the last of its path (its district).
+    pub fn region(&self) -> Option<RegionId> {
+        self.region_ids.last().copied()
+    }
+}
+
+/// `regions`: one node of the region tree (array of ancestors pattern, seed 001).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegionDoc {
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: RegionId,
+    pub schema_version: i32,
+    /// "广东省", "深圳", "南山区".
+    pub name: String,
+    pub level: RegionLevel,
+    /// The region it is in; null for a province. Index `{parentId, name, _id}`: a region's
+    /// children (and, with null, the provinces) in name order.
+    #[serde(with = "codec::optional_id")]
+    pub parent_id: Option<RegionId>,
+    /// Every region it is in, root first (a district: `[province, city]`). Index
+    /// `{ancestors}` (multikey): everything under a region is one equality.
+    #[serde(with = "codec::ids")]
+    pub ancestors: Vec<RegionId>,
+}
+
+impl RegionDoc {
+    /// A region under `parent` (a province when there is none), its ancestors the parent's
+    /// and the parent.
+    pub fn new(id: RegionId, name: &str, level: RegionLevel, parent: Option<&RegionDoc>) -> Self {
+        let ancestors = parent
+            .map(|p| p.ancestors.iter().copied().chain([p.id]).collect())
+            .unwrap_or_default();
+        RegionDoc {
+            id,
+            schema_version: SCHEMA_VERSION,
+            name: name.to_owned(),
+            level,
+            parent_id: parent.map(|p| p.id),
+            ancestors,
+        }
+    }
+
+    /// Its path, root first, itself last: what a cinema in it stores as `regionIds`.
+    pub fn path(&self) -> Vec<RegionId> {
+        self.ancestors.iter().copied().chain([self.id]).collect()
+    }
 }
 
 /// `theaters`: a hall with its preallocated seat layout.

@@ -25,7 +25,10 @@ fn keyset(fields: &[&str], values: &[Bson], operator: &str) -> Document {
             branch
         })
         .collect();
-    doc! { "$or": branches }
+    // Implied by the branches; said on its own so an index scan starts at the cursor's first
+    // field rather than at the start of the list.
+    let bound = if operator == "$gt" { "$gte" } else { "$lte" };
+    doc! { fields[0]: { bound: values[0].clone() }, "$or": branches }
 }
 
 /// A case-insensitive "contains" match on user text, with regex metacharacters escaped.
@@ -59,7 +62,10 @@ mod tests {
         let filter = after_ascending(&["name", "_id"], &["b".into(), 7.into()]);
         assert_eq!(
             filter,
-            doc! { "$or": [ { "name": { "$gt": "b" } }, { "name": "b", "_id": { "$gt": 7 } } ] }
+            doc! {
+                "name": { "$gte": "b" },
+                "$or": [ { "name": { "$gt": "b" } }, { "name": "b", "_id": { "$gt": 7 } } ],
+            }
         );
     }
 

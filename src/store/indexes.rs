@@ -48,6 +48,21 @@ fn wanted() -> Vec<Wanted> {
             doc! { "location": "2dsphere" },
             "location_2dsphere",
         ),
+        // Cinemas under a region of any level (province, city or district): `regionIds` holds
+        // the whole path, so one equality on the multikey field, then the list's own order.
+        index(
+            CINEMAS,
+            doc! { "regionIds": 1, "city": 1, "name": 1, "_id": 1 },
+            "region_city_name",
+        ),
+        // Tree of regions (seed 001, array of ancestors): a region's children in name order
+        // (the provinces under `parentId: null`), and everything under a region at any depth.
+        index(
+            REGIONS,
+            doc! { "parentId": 1, "name": 1, "_id": 1 },
+            "parent_name",
+        ),
+        index(REGIONS, doc! { "ancestors": 1 }, "ancestors"),
         index(
             THEATERS,
             doc! { "cinemaId": 1, "name": 1, "_id": 1 },

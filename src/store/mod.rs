@@ -24,6 +24,7 @@ mod inventory;
 mod movies;
 mod orders;
 mod readiness;
+mod regions;
 mod sales;
 mod showtimes;
 mod sold_seats;
@@ -71,9 +72,10 @@ pub mod names {
     pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
     pub const GATEWAYS: &str = "gateways";
+    pub const REGIONS: &str = "regions";
 
     /// Every collection.
-    pub const ALL: [&str; 12] = [
+    pub const ALL: [&str; 13] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -86,6 +88,7 @@ pub mod names {
         IDEMPOTENCY_KEYS,
         CINEMA_SALES_HOURLY,
         GATEWAYS,
+        REGIONS,
     ];
 }
 

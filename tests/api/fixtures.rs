@@ -57,8 +57,33 @@ impl Catalogue {
             address: format!("{city}测试路1号"),
             location: GeoJsonPoint::new(latitude, longitude),
             amenities: vec!["停车场".into()],
+            region_ids: vec![],
         };
         self.0.cinemas.push(cinema.clone());
+        cinema
+    }
+
+    /// A region under `parent` (a province when there is none).
+    pub fn region(
+        &mut self,
+        name: &str,
+        level: boxoffice::domain::region::RegionLevel,
+        parent: Option<&RegionDoc>,
+    ) -> RegionDoc {
+        let region = RegionDoc::new(new_id(), name, level, parent);
+        self.0.regions.push(region.clone());
+        region
+    }
+
+    /// A cinema in `district` of `city` (both regions), its path written as the demo does.
+    pub fn cinema_in(&mut self, name: &str, city: &RegionDoc, district: &RegionDoc) -> CinemaDoc {
+        let cinema = CinemaDoc {
+            city: city.name.clone(),
+            district: district.name.clone(),
+            region_ids: district.path(),
+            ..self.cinema(name, &city.name, 22.5, 114.0)
+        };
+        *self.0.cinemas.last_mut().expect("just pushed") = cinema.clone();
         cinema
     }
 
@@ -227,7 +252,7 @@ macro_rules! id_bytes {
     )*};
 }
 
-id_bytes!(CinemaId, HallId, MovieId, OrderId, ReviewId, ShowtimeId);
+id_bytes!(CinemaId, HallId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId);
 
 /// The global id the API gives an object of `kind` with id `id`.
 pub fn global_id(kind: &str, id: impl IdBytes) -> String {
@@ -240,6 +265,7 @@ pub fn global_id(kind: &str, id: impl IdBytes) -> String {
         "Review" => GlobalId::Review(ReviewId(bytes)),
         "Showtime" => GlobalId::Showtime(ShowtimeId(bytes)),
         "Order" => GlobalId::Order(OrderId(bytes)),
+        "Region" => GlobalId::Region(RegionId(bytes)),
         other => panic!("no such kind {other}"),
     }
     .encode()

@@ -33,6 +33,7 @@ mod processes;
 mod query_cache;
 mod races;
 mod rate_limits;
+mod regions;
 mod request_ids;
 mod round_trips;
 mod sale;

@@ -75,6 +75,17 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         )
         .await;
     let upcoming = upcoming.data()["showtimes"]["edges"][0]["node"]["id"].clone();
+    let provinces = app
+        .graphql(
+            "{ regions(first: 50) { edges { node { id name } } } }",
+            serde_json::json!({}),
+        )
+        .await;
+    let beijing = crate::helpers::nodes(&provinces.data()["regions"])
+        .into_iter()
+        .find(|province| province["name"] == "北京市")
+        .expect("北京市 is a province")["id"]
+        .clone();
     // The demo key the channel examples carry in their headers.
     let key_of = |example: &serde_json::Value| {
         let headers = example["headers"].as_str().filter(|h| !h.is_empty())?;
@@ -112,6 +123,8 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 hold().await
             } else if placeholder.starts_with("<paste the id of an order") {
                 order().await
+            } else if placeholder.starts_with("<paste the id of a region") {
+                beijing.clone()
             } else {
                 panic!("{name}: unknown placeholder {placeholder}")
             };

@@ -29,13 +29,18 @@ impl CinemaQuery {
         Ok(doc.map(Cinema::from_doc))
     }
 
-    /// Cinemas in city, then name order.
+    /// Cinemas in city, then name order; optionally only those of a city, of a region (a
+    /// province, city or district) or whose name contains a text.
     #[tracing::instrument(skip(self, ctx))]
     #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn cinemas(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "Only cinemas in this city, e.g. \"上海\".")] city: Option<String>,
+        #[graphql(
+            desc = "Only cinemas in this region (a `Region` id): a province, a city or a district. An unknown region has none."
+        )]
+        region: Option<ID>,
         #[graphql(desc = "Only cinemas whose name contains this text (any case).")]
         name_contains: Option<String>,
         #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
@@ -46,6 +51,7 @@ impl CinemaQuery {
     ) -> Result<Connection<String, Cinema>, ApiError> {
         let filter = CinemaFilter {
             city: text::optional("city", city)?,
+            region: region.map(|id| global_id::region_id(&id)).transpose()?,
             name_contains: text::optional("nameContains", name_contains)?,
         };
         let page = ctx.page(first, after)?;

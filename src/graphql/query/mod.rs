@@ -4,6 +4,7 @@ mod cinemas;
 mod movies;
 mod node;
 mod orders;
+mod regions;
 mod showtimes;
 
 use async_graphql::MergedObject;
@@ -16,4 +17,5 @@ pub struct Query(
     showtimes::ShowtimeQuery,
     node::NodeQuery,
     orders::OrderQuery,
+    regions::RegionQuery,
 );

@@ -5,7 +5,7 @@ use async_graphql::{Context, Object, ID};
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{Cinema, Hall, Movie, Node, Review, Showtime};
+use crate::graphql::types::{Cinema, Hall, Movie, Node, Region, Review, Showtime};
 
 #[derive(Default)]
 pub struct NodeQuery;
@@ -47,6 +47,7 @@ impl NodeQuery {
                 .load_one(id)
                 .await?
                 .map(|d| Showtime::from_arc(d).into()),
+            GlobalId::Region(id) => Region::load(ctx, id).await?.map(Node::from),
             // Holds and orders are private to their channel and are not nodes.
             GlobalId::Hold(..) | GlobalId::Order(_) => None,
         })

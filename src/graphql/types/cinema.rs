@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::lazy::Lazy;
 use super::sales::HourlySales;
-use super::{connection, page_cost, Hall, Showtime};
+use super::{connection, page_cost, Hall, Region, Showtime};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::domain::paging::Page;
@@ -88,6 +88,15 @@ impl Cinema {
     /// The district of the city, e.g. "浦东新区".
     async fn district(&self, ctx: &Context<'_>) -> Result<String, ApiError> {
         Ok(self.full(ctx).await?.district.clone())
+    }
+
+    /// The district it is in, as a region of the tree (its `ancestors` are the city and the
+    /// province); null for a cinema written before regions existed.
+    async fn region(&self, ctx: &Context<'_>) -> Result<Option<Region>, ApiError> {
+        match self.full(ctx).await?.region() {
+            Some(district) => Region::load(ctx, district).await,
+            None => Ok(None),
+        }
     }
 
     /// The street address.

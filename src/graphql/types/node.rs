@@ -2,7 +2,7 @@
 
 use async_graphql::{Interface, ID};
 
-use super::{Cinema, Hall, Movie, Review, Showtime};
+use super::{Cinema, Hall, Movie, Region, Review, Showtime};
 
 /// An object with a global id, fetchable with `node(id:)`.
 #[derive(Interface)]
@@ -13,4 +13,5 @@ pub enum Node {
     Movie(Movie),
     Review(Review),
     Showtime(Showtime),
+    Region(Region),
 }
