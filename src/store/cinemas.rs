@@ -44,7 +44,6 @@ pub struct CinemaWithDistance {
 impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn cinemas_by_ids(&self, ids: &[CinemaId]) -> Result<Vec<CinemaDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::CINEMAS, ids).await
     }
 

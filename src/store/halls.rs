@@ -16,7 +16,6 @@ struct NameKey(String, HallId);
 impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn halls_by_ids(&self, ids: &[HallId]) -> Result<Vec<HallDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::THEATERS, ids).await
     }
 

@@ -2,7 +2,6 @@
 
 use bson::doc;
 
-use super::codec::ObjectIdExt;
 use super::documents::SeatMapDoc;
 use super::holds::VERSION;
 use super::{names, Store};
@@ -19,7 +18,6 @@ impl Store {
         ids: &[ShowtimeId],
         with_seats: bool,
     ) -> Result<Vec<SeatMapDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         let projection = if with_seats {
             doc! { "capacity": 1, "counts": 1, "seats": 1 }
         } else {
@@ -36,7 +34,7 @@ impl Store {
     pub async fn live_seat_map(&self, id: ShowtimeId) -> Result<Option<SeatMapDoc>, ApiError> {
         let projection = doc! { "capacity": 1, "counts": 1, "seats": 1, VERSION: 1, "holds": 1 };
         let mut found = self
-            .find_by_ids_projected(names::SEAT_INVENTORY, vec![id.oid()], projection)
+            .find_by_ids_projected(names::SEAT_INVENTORY, &[id], projection)
             .await?;
         Ok(found.pop())
     }

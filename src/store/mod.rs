@@ -338,13 +338,13 @@ impl Store {
     async fn find_by_ids<T>(
         &self,
         collection: &'static str,
-        ids: Vec<bson::oid::ObjectId>,
+        ids: &[impl codec::StoredId],
     ) -> Result<Vec<T>, ApiError>
     where
         T: serde::de::DeserializeOwned + Send + Sync,
     {
         let limit = ids.len();
-        let filter = bson::doc! { "_id": { "$in": ids } };
+        let filter = bson::doc! { "_id": { "$in": codec::oids(ids) } };
         self.find_limited(collection, filter, None, None, limit)
             .await
     }
@@ -353,14 +353,14 @@ impl Store {
     async fn find_by_ids_projected<T>(
         &self,
         collection: &'static str,
-        ids: Vec<bson::oid::ObjectId>,
+        ids: &[impl codec::StoredId],
         projection: bson::Document,
     ) -> Result<Vec<T>, ApiError>
     where
         T: serde::de::DeserializeOwned + Send + Sync,
     {
         let limit = ids.len();
-        let filter = bson::doc! { "_id": { "$in": ids } };
+        let filter = bson::doc! { "_id": { "$in": codec::oids(ids) } };
         self.find_limited(collection, filter, None, Some(projection), limit)
             .await
     }

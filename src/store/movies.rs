@@ -3,7 +3,7 @@
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::codec::ObjectIdExt;
+use super::codec::{self, ObjectIdExt};
 use super::documents::{DetailFields, MovieDetailsDoc, MovieDoc, ReviewDoc};
 use super::{filters, names, Store};
 use crate::domain::ids::{MovieId, ReviewId};
@@ -28,7 +28,6 @@ struct NewestKey(i64, ReviewId);
 impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn movies_by_ids(&self, ids: &[MovieId]) -> Result<Vec<MovieDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::MOVIES, ids).await
     }
 
@@ -38,7 +37,6 @@ impl Store {
         ids: &[MovieId],
         fields: DetailFields,
     ) -> Result<Vec<MovieDetailsDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         let mut projection = doc! { "_id": 1 };
         for name in fields.names() {
             projection.insert(name, 1);
@@ -49,7 +47,6 @@ impl Store {
 
     #[tracing::instrument(skip(self))]
     pub async fn reviews_by_ids(&self, ids: &[ReviewId]) -> Result<Vec<ReviewDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::REVIEWS, ids).await
     }
 
@@ -68,8 +65,7 @@ impl Store {
             query.insert("title", filters::contains_text(text));
         }
         if let Some(among) = &filter.among {
-            let ids: Vec<_> = among.iter().map(|id| id.oid()).collect();
-            query.insert("_id", doc! { "$in": ids });
+            query.insert("_id", doc! { "$in": codec::oids(among) });
         }
         self.find_page(
             names::MOVIES,

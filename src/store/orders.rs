@@ -143,7 +143,6 @@ impl Store {
     /// Orders by id.
     #[tracing::instrument(skip(self))]
     pub async fn orders_by_ids(&self, ids: &[OrderId]) -> Result<Vec<OrderDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::ORDERS, ids).await
     }
 

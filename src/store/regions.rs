@@ -17,7 +17,6 @@ struct NameKey(String, RegionId);
 impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn regions_by_ids(&self, ids: &[RegionId]) -> Result<Vec<RegionDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::REGIONS, ids).await
     }
 

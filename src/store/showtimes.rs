@@ -67,7 +67,6 @@ struct StartKey(i64, ShowtimeId);
 impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn showtimes_by_ids(&self, ids: &[ShowtimeId]) -> Result<Vec<ShowtimeDoc>, ApiError> {
-        let ids = ids.iter().map(|id| id.oid()).collect();
         self.find_by_ids(names::SHOWTIMES, ids).await
     }
 

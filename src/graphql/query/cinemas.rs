@@ -7,9 +7,7 @@ use crate::domain::geo::{validate_radius, GeoPoint};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{
-    connection, nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection,
-};
+use crate::graphql::types::{nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection};
 use crate::store::CinemaFilter;
 
 #[derive(Default)]
@@ -54,9 +52,7 @@ impl CinemaQuery {
             region: region.map(|id| global_id::region_id(&id)).transpose()?,
             name_contains: text::optional("nameContains", name_contains)?,
         };
-        let page = ctx.page(first, after)?;
-        let cinemas = ctx.store().list_cinemas(&filter, &page).await?;
-        Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
+        Cinema::list(ctx, &filter, first, after).await
     }
 
     /// Cinemas within a radius of a point, nearest first, each edge with its distance.

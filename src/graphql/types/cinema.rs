@@ -16,7 +16,7 @@ use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::store::documents::{CinemaDoc, CinemaRef};
-use crate::store::{CinemaWithDistance, ShowtimeFilter};
+use crate::store::{CinemaFilter, CinemaWithDistance, ShowtimeFilter};
 
 /// A cinema: a building with halls, in a city.
 pub struct Cinema {
@@ -49,6 +49,18 @@ impl Cinema {
 
     async fn full(&self, ctx: &Context<'_>) -> Result<Arc<CinemaDoc>, ApiError> {
         self.doc.get(ctx, "cinema").await
+    }
+
+    /// A page of the cinemas `filter` lets through (`Query.cinemas`, `Region.cinemas`).
+    pub async fn list(
+        ctx: &Context<'_>,
+        filter: &CinemaFilter,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Cinema>, ApiError> {
+        let page = ctx.page(first, after)?;
+        let cinemas = ctx.store().list_cinemas(filter, &page).await?;
+        Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
     }
 }
 

@@ -113,8 +113,6 @@ impl Region {
             region: Some(self.doc.id),
             ..CinemaFilter::default()
         };
-        let page = ctx.page(first, after)?;
-        let cinemas = ctx.store().list_cinemas(&filter, &page).await?;
-        Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
+        Cinema::list(ctx, &filter, first, after).await
     }
 }
