@@ -246,3 +246,44 @@ async fn channel_limit_figures() {
         killed.elapsed().as_secs_f64()
     );
 }
+
+/// A heartbeat while the database is away keeps the share the process had (the limits do not
+/// jump to a whole limit per process), and the next heartbeat after it is back counts again.
+#[tokio::test]
+async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
+    use boxoffice::booking::Membership;
+    use boxoffice::domain::rate_limit::Share;
+    use boxoffice::store::DatabaseOptions;
+
+    let database = crate::processes::OwnDatabase::start();
+    let options = DatabaseOptions {
+        timeout: Duration::from_millis(500),
+        ..DatabaseOptions::default()
+    };
+    let name = fresh_database_name();
+    let store = Store::connect_with(&database.uri(), &name, &options)
+        .await
+        .unwrap();
+    let (first, second) = (Arc::new(Share::default()), Arc::new(Share::default()));
+    let interval = Duration::from_secs(2);
+    let (one, two) = (
+        Membership::new(Arc::clone(&first), interval),
+        Membership::new(Arc::clone(&second), interval),
+    );
+    one.heartbeat(&store).await;
+    two.heartbeat(&store).await;
+    one.heartbeat(&store).await;
+    assert_eq!((first.get(), second.get()), (2, 2));
+
+    database.freeze();
+    one.heartbeat(&store).await;
+    assert_eq!(first.get(), 2, "a failed heartbeat keeps the share");
+    database.thaw();
+    two.leave(&store).await;
+    let deadline = Instant::now() + PATIENCE;
+    while first.get() != 1 {
+        assert!(Instant::now() < deadline, "share {}", first.get());
+        one.heartbeat(&store).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

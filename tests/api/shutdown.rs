@@ -59,18 +59,21 @@ fn confirm_through(
     })
 }
 
+/// The orders left PENDING or CANCELLING, however young.
+async fn unsettled(sale: &Sale) -> Vec<boxoffice::store::documents::OrderDoc> {
+    sale.app
+        .store
+        .unsettled_orders(chrono::DateTime::<chrono::Utc>::MAX_UTC, 10)
+        .await
+        .unwrap()
+}
+
 /// Waits until a PENDING order is in the database: the confirmation is half way, stopped at
 /// the delay point.
 async fn wait_for_pending_order(sale: &Sale) {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let unsettled = sale
-            .app
-            .store
-            .unsettled_orders(chrono::DateTime::<chrono::Utc>::MAX_UTC, 10)
-            .await
-            .unwrap();
-        if !unsettled.is_empty() {
+        if !unsettled(sale).await.is_empty() {
             return;
         }
         assert!(Instant::now() < deadline, "no PENDING order appeared");
@@ -192,12 +195,7 @@ async fn a_grace_shorter_than_the_confirm_drops_it_and_the_order_is_whole_after_
     booking::settle_orders(&sale.app.store, Duration::ZERO)
         .await
         .unwrap();
-    let unsettled = sale
-        .app
-        .store
-        .unsettled_orders(chrono::DateTime::<chrono::Utc>::MAX_UTC, 10)
-        .await
-        .unwrap();
+    let unsettled = unsettled(&sale).await;
     assert!(unsettled.is_empty(), "settled: {unsettled:?}");
     assert!(sale.check_orders_agree_with_seats().await.is_empty());
     assert_eq!(
