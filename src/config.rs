@@ -35,6 +35,9 @@ pub enum Command {
     /// Manage sales channels.
     #[command(subcommand)]
     Channel(ChannelCommand),
+    /// Manage operators (cinema chains and the platform, who write the catalogue).
+    #[command(subcommand)]
+    Operator(OperatorCommand),
     /// Print the schema (SDL).
     Schema,
 }
@@ -56,6 +59,25 @@ pub enum ChannelCommand {
         /// Its own burst (default: twice its `--requests-per-second`).
         #[arg(long, requires = "requests_per_second", value_parser = clap::value_parser!(u32).range(1..))]
         burst: Option<u32>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OperatorCommand {
+    /// Create an operator and print its API key (shown this once; only its hash is stored).
+    Create {
+        /// The operator's code, e.g. "wanda".
+        #[arg(long)]
+        code: String,
+        /// Its display name, e.g. "万达电影".
+        #[arg(long)]
+        name: String,
+        /// The cinemas it may write (their ids, as the API gives them, comma-separated).
+        #[arg(long, value_delimiter = ',', required_unless_present = "all")]
+        cinemas: Vec<String>,
+        /// Every cinema: the platform operator, who also reads the audit log.
+        #[arg(long, conflicts_with = "cinemas")]
+        all: bool,
     },
 }
 

@@ -5,6 +5,7 @@
 //! and environment; `demo` generates the demo catalogue. See ARCHITECTURE.md.
 
 pub mod booking;
+pub mod catalogue;
 pub mod config;
 pub mod demo;
 pub mod domain;

@@ -3,11 +3,13 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use boxoffice::config::{ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, ServeArgs};
+use boxoffice::config::{
+    ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, OperatorCommand, ServeArgs,
+};
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
-use boxoffice::{booking, demo, graphql, telemetry, AppState};
+use boxoffice::{booking, catalogue, demo, graphql, telemetry, AppState};
 use clap::Parser;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
@@ -51,6 +53,29 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 burst: burst.unwrap_or(per_second.saturating_mul(2)),
             });
             create_channel(&store, &code, &name, rate_limit).await
+        }
+        Command::Operator(OperatorCommand::Create {
+            code,
+            name,
+            cinemas,
+            all,
+        }) => {
+            let store = connect(&cli.database).await?;
+            let scope = (!all).then_some(cinemas.as_slice());
+            let key = catalogue::create_operator(&store, &code, &name, scope).await?;
+            let reach = if all {
+                "every cinema, and the audit log".to_owned()
+            } else {
+                format!("{} cinemas", cinemas.len())
+            };
+            println!(
+                "created operator `{code}` ({name}), writing {reach}. Its API key, shown this once:\n\n  {}\n",
+                key.as_str()
+            );
+            println!(
+                "Send it as `Authorization: Bearer <key>`. Only its hash is stored: keep it safe."
+            );
+            Ok(())
         }
         Command::Demo(args) => {
             // Bulk writes and index builds of a large catalogue take longer than a request.

@@ -72,6 +72,7 @@ pub async fn insert(
                 channel: "bench".into(),
                 amount: 4000,
             }],
+            status: ShowtimeStatus::Scheduled,
         };
         batch
             .inventories

@@ -7,7 +7,9 @@ use rand::Rng;
 use super::pricing::{base_price, channel_prices};
 use super::random::{china_time, object_id, pick, weighted_index, DemoRng};
 use crate::domain::ids::ShowtimeId;
-use crate::store::documents::{CinemaRef, HallDoc, HallRef, MovieRef, ShowtimeDoc, SCHEMA_VERSION};
+use crate::store::documents::{
+    CinemaRef, HallDoc, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, SCHEMA_VERSION,
+};
 
 pub const SHOWS_PER_DAY: usize = 6;
 /// The earliest and latest start, in minutes after midnight China time.
@@ -121,6 +123,7 @@ pub fn hall_showtimes(
                 language: (*pick(rng, feature.languages)).to_owned(),
                 currency: "CNY".to_owned(),
                 prices: channel_prices(rng, base),
+                status: ShowtimeStatus::Scheduled,
             });
         }
     }

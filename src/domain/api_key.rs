@@ -1,4 +1,5 @@
-//! Channel API keys: 32 random bytes shown once as `bo_<base64url>`; only their SHA-256 is
+//! API keys: 32 random bytes shown once as `bo_<base64url>` (a sales channel's) or
+//! `bop_<base64url>` (an operator's: a cinema chain, or the platform); only their SHA-256 is
 //! stored. The keys are high-entropy, so a plain (unsalted, fast) hash is enough to make a
 //! stolen `channels` collection useless, and it lets a key be looked up by its hash.
 
@@ -10,6 +11,16 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 
 const PREFIX: &str = "bo_";
+const OPERATOR_PREFIX: &str = "bop_";
+
+/// Who a key belongs to, told by its prefix, so a key is looked up in one collection only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A sales channel (`bo_`).
+    Channel,
+    /// An operator (`bop_`).
+    Operator,
+}
 /// Length of the base64url text of 32 bytes.
 const SECRET_CHARS: usize = 43;
 
@@ -36,11 +47,33 @@ impl ApiKey {
         ApiKey(format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(secret)))
     }
 
+    /// A new random operator key.
+    pub fn generate_operator(rng: &mut impl RngCore) -> Self {
+        let mut secret = [0u8; 32];
+        rng.fill_bytes(&mut secret);
+        ApiKey(format!(
+            "{OPERATOR_PREFIX}{}",
+            URL_SAFE_NO_PAD.encode(secret)
+        ))
+    }
+
+    /// Whose key it is.
+    pub fn kind(&self) -> KeyKind {
+        if self.0.starts_with(OPERATOR_PREFIX) {
+            KeyKind::Operator
+        } else {
+            KeyKind::Channel
+        }
+    }
+
     /// Reads a key a client sent; UNAUTHENTICATED when it cannot be one of ours.
     pub fn parse(text: &str) -> Result<Self, ApiError> {
-        let well_formed = text.strip_prefix(PREFIX).is_some_and(|secret| {
-            secret.len() == SECRET_CHARS && URL_SAFE_NO_PAD.decode(secret).is_ok()
-        });
+        let well_formed = [PREFIX, OPERATOR_PREFIX]
+            .iter()
+            .find_map(|prefix| text.strip_prefix(prefix))
+            .is_some_and(|secret| {
+                secret.len() == SECRET_CHARS && URL_SAFE_NO_PAD.decode(secret).is_ok()
+            });
         if well_formed {
             Ok(ApiKey(text.to_owned()))
         } else {
@@ -61,8 +94,21 @@ impl ApiKey {
     }
 }
 
+/// Validates an operator code: the same rule as a channel code.
+pub fn validate_operator_code(code: &str) -> Result<(), ApiError> {
+    validate_code(code).map_err(|_| {
+        ApiError::bad_input(format!(
+            "operator code `{code}` must be 2 to 32 of a-z, 0-9, - and _, starting with a letter"
+        ))
+    })
+}
+
 /// Validates a channel code: 2 to 32 of `a-z`, `0-9`, `-`, `_`, starting with a letter.
 pub fn validate_channel_code(code: &str) -> Result<(), ApiError> {
+    validate_code(code)
+}
+
+fn validate_code(code: &str) -> Result<(), ApiError> {
     let valid = (2..=32).contains(&code.len())
         && code.starts_with(|c: char| c.is_ascii_lowercase())
         && code
@@ -90,6 +136,18 @@ mod tests {
         assert_eq!(parsed.hash(), key.hash());
         assert_eq!(key.hash().len(), 64);
         assert_ne!(ApiKey::generate(&mut rand::rng()).hash(), key.hash());
+    }
+
+    #[test]
+    fn operator_keys_are_told_apart_by_their_prefix() {
+        let key = ApiKey::generate_operator(&mut rand::rng());
+        assert!(key.as_str().starts_with("bop_"));
+        let parsed = ApiKey::parse(key.as_str()).unwrap();
+        assert_eq!(parsed.kind(), KeyKind::Operator);
+        assert_eq!(ApiKey::from_secret([1; 32]).kind(), KeyKind::Channel);
+        assert!(ApiKey::parse("bop_short").is_err());
+        assert!(validate_operator_code("wanda").is_ok());
+        assert!(validate_operator_code("Wanda").is_err());
     }
 
     #[test]

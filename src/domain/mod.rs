@@ -14,6 +14,7 @@ pub mod ids;
 pub mod layout;
 pub mod list_caps;
 pub mod money;
+pub mod operator;
 pub mod paging;
 pub mod rate_limit;
 pub mod region;

@@ -16,8 +16,10 @@ use crate::store::Store;
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// The code of the calling sales channel; `None` for an anonymous caller.
+    /// The code of the calling sales channel; `None` for an anonymous caller or an operator.
     pub channel: Option<String>,
+    /// The code of the calling operator (a cinema chain, or the platform); `None` otherwise.
+    pub operator: Option<String>,
     /// The channel's own rate limit, if its record sets one.
     pub rate_limit: Option<RateLimit>,
 }
@@ -26,6 +28,7 @@ impl Caller {
     pub fn anonymous() -> Self {
         Caller {
             channel: None,
+            operator: None,
             rate_limit: None,
         }
     }
@@ -33,7 +36,14 @@ impl Caller {
     pub fn channel(code: String) -> Self {
         Caller {
             channel: Some(code),
-            rate_limit: None,
+            ..Caller::anonymous()
+        }
+    }
+
+    pub fn operator(code: String) -> Self {
+        Caller {
+            operator: Some(code),
+            ..Caller::anonymous()
         }
     }
 }
@@ -71,8 +81,12 @@ pub trait ContextExt {
     fn loaders(&self) -> &Loaders;
     fn caller(&self) -> &Caller;
     fn key_policy(&self) -> &KeyPolicy;
-    /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one.
+    /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one (FORBIDDEN
+    /// for an operator: operators do not sell).
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError>;
+    /// The calling operator's code: UNAUTHENTICATED for an anonymous caller, FORBIDDEN for a
+    /// sales channel.
+    fn calling_operator(&self, action: &str) -> Result<&str, ApiError>;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
 }
@@ -95,8 +109,26 @@ impl ContextExt for Context<'_> {
     }
 
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError> {
-        self.caller().channel.as_deref().ok_or_else(|| {
+        let caller = self.caller();
+        if caller.operator.is_some() {
+            return Err(ApiError::forbidden(format!(
+                "{action} needs a sales channel's API key, not an operator's"
+            )));
+        }
+        caller.channel.as_deref().ok_or_else(|| {
             ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
+        })
+    }
+
+    fn calling_operator(&self, action: &str) -> Result<&str, ApiError> {
+        let caller = self.caller();
+        if caller.channel.is_some() {
+            return Err(ApiError::forbidden(format!(
+                "{action} needs an operator's API key; a sales channel cannot"
+            )));
+        }
+        caller.operator.as_deref().ok_or_else(|| {
+            ApiError::unauthenticated(format!("{action} needs an operator's API key"))
         })
     }
 

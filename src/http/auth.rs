@@ -1,5 +1,5 @@
-//! Who is calling: anonymous, or a sales channel identified by its API key
-//! (`Authorization: Bearer bo_...`). A key that is sent must be valid: a wrong key is refused,
+//! Who is calling: anonymous, a sales channel identified by its API key
+//! (`Authorization: Bearer bo_...`), or an operator identified by its own (`bop_...`). A key that is sent must be valid: a wrong key is refused,
 //! never downgraded to anonymous.
 
 use std::collections::HashMap;
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::{header, HeaderMap};
 
-use crate::domain::api_key::ApiKey;
+use crate::domain::api_key::{ApiKey, KeyKind};
 use crate::error::ApiError;
 use crate::graphql::Caller;
 use crate::store::Store;
@@ -92,17 +92,27 @@ pub async fn authenticate_credential(
     let token = credential
         .strip_prefix("Bearer ")
         .ok_or_else(|| ApiError::unauthenticated("use `Authorization: Bearer <API key>`"))?;
-    let hash = ApiKey::parse(token.trim())?.hash();
+    let key = ApiKey::parse(token.trim())?;
+    let hash = key.hash();
     let unknown = || ApiError::unauthenticated("unknown API key");
     if let Some(known) = known.get(&hash) {
         return known.ok_or_else(unknown);
     }
-    match store.channel_by_key_hash(&hash).await? {
-        Some(channel) => {
-            let caller = Caller {
+    let found = match key.kind() {
+        KeyKind::Channel => store
+            .channel_by_key_hash(&hash)
+            .await?
+            .map(|channel| Caller {
                 rate_limit: channel.rate_limit.map(Into::into),
                 ..Caller::channel(channel.code)
-            };
+            }),
+        KeyKind::Operator => store
+            .operator_by_key_hash(&hash)
+            .await?
+            .map(|operator| Caller::operator(operator.code)),
+    };
+    match found {
+        Some(caller) => {
             known.insert(hash, Some(caller.clone()));
             Ok(caller)
         }

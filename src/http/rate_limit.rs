@@ -66,9 +66,9 @@ impl RateLimiter {
     }
 }
 
-/// Takes `cost` tokens from the caller's bucket: its channel's, or, when anonymous, its
-/// address's (`client`; none known, no limit). Else who is over the limit, and how long to
-/// wait.
+/// Takes `cost` tokens from the caller's bucket: its channel's (an operator has one at the
+/// channels' default limit, under its key space's name), or, when anonymous, its address's
+/// (`client`; none known, no limit). Else who is over the limit, and how long to wait.
 pub(super) fn charge(
     state: &super::AppState,
     caller: &crate::graphql::Caller,
@@ -80,6 +80,15 @@ pub(super) fn charge(
         checked.map_err(|wait| {
             metrics::rate_limited(Limited::Channel);
             (format!("channel {channel}"), wait)
+        })
+    } else if let Some(operator) = &caller.operator {
+        let checked =
+            state
+                .rate_limiter
+                .check(&crate::catalogue::operator_keys(operator), None, cost);
+        checked.map_err(|wait| {
+            metrics::rate_limited(Limited::Channel);
+            (format!("operator {operator}"), wait)
         })
     } else if let Some(client) = client {
         let checked = state.anonymous_limiter.check(client, None, cost);

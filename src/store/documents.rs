@@ -337,6 +337,23 @@ pub struct ShowtimeDoc {
     /// Empty when listed without them (`ShowtimeParts`); a stored showtime always has them.
     #[serde(default)]
     pub prices: Vec<ChannelPriceDoc>,
+    /// SCHEDULED unless an operator cancelled it (absent in documents written before
+    /// cancellations existed: SCHEDULED).
+    #[serde(default)]
+    pub status: ShowtimeStatus,
+}
+
+/// Whether a showtime still runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ShowtimeStatus {
+    /// It runs; its seats are for sale.
+    #[default]
+    Scheduled,
+    /// Cancelled by its operator: no new holds; its holds and orders are being cancelled.
+    Cancelling,
+    /// Cancelled: every hold released, every order cancelled.
+    Cancelled,
 }
 
 /// One seat of a showtime's inventory.
@@ -654,4 +671,50 @@ pub struct OrderDoc {
     /// order: the projection makes it true for CONFIRMED orders and false for CANCELLED ones.
     #[serde(default)]
     pub sales_counted: bool,
+}
+
+/// `operators`: cinema chains and the platform, who write the catalogue; `_id` is the code.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorDoc {
+    #[serde(rename = "_id")]
+    pub code: String,
+    pub schema_version: i32,
+    pub name: String,
+    /// Hex SHA-256 of the operator's API key; the key itself is never stored.
+    pub api_key_hash: String,
+    /// The platform operator: may write every cinema and read the audit log.
+    pub all_cinemas: bool,
+    /// The cinemas it may write (and their halls and showtimes), when not `all_cinemas`.
+    /// A cinema it creates joins it.
+    #[serde(with = "codec::ids")]
+    pub cinema_ids: Vec<CinemaId>,
+}
+
+/// `audit_log`: one entry per operator write that changed something.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditDoc {
+    /// The write's idempotency resource id when it had a key (so a retried write is recorded
+    /// once), a fresh id otherwise.
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ResourceId,
+    pub schema_version: i32,
+    /// The operator's code.
+    pub operator: String,
+    /// The mutation, e.g. "scheduleShowtime".
+    pub operation: String,
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    /// The cinema written, when the write is within one (the scope it was allowed by).
+    #[serde(default, with = "codec::optional_id")]
+    pub cinema_id: Option<CinemaId>,
+    /// What was written, as `Kind:hex id` ("Showtime:6b03…").
+    pub subject: String,
+    /// The written fields before the write (JSON text), when there was a before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// The written fields after it (JSON text), when something remains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
 }

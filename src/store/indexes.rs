@@ -134,6 +134,14 @@ fn wanted() -> Vec<Wanted> {
         },
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
+        unique(OPERATORS, doc! { "apiKeyHash": 1 }, "api_key"),
+        // The audit log, newest first, of everyone or of one operator.
+        index(AUDIT_LOG, doc! { "at": -1, "_id": -1 }, "at"),
+        index(
+            AUDIT_LOG,
+            doc! { "operator": 1, "at": -1, "_id": -1 },
+            "operator_at",
+        ),
     ]
 }
 

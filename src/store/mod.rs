@@ -4,6 +4,7 @@
 //! write, one file per collection. Other layers call typed functions with domain ids and get
 //! documents back; they never build a filter.
 
+mod audit;
 mod catalogue_writes;
 mod change_feed;
 mod channels;
@@ -22,6 +23,7 @@ pub mod idempotency;
 pub mod indexes;
 mod inventory;
 mod movies;
+mod operators;
 mod orders;
 mod readiness;
 mod regions;
@@ -73,9 +75,11 @@ pub mod names {
     pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
     pub const GATEWAYS: &str = "gateways";
     pub const REGIONS: &str = "regions";
+    pub const OPERATORS: &str = "operators";
+    pub const AUDIT_LOG: &str = "audit_log";
 
     /// Every collection.
-    pub const ALL: [&str; 13] = [
+    pub const ALL: [&str; 15] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -89,6 +93,8 @@ pub mod names {
         CINEMA_SALES_HOURLY,
         GATEWAYS,
         REGIONS,
+        OPERATORS,
+        AUDIT_LOG,
     ];
 }
 

@@ -91,6 +91,7 @@ fn the_domain_knows_no_database_graphql_or_http() {
             "crate::graphql",
             "crate::http",
             "crate::booking",
+            "crate::catalogue",
             "crate::live",
         ],
     );
@@ -99,7 +100,7 @@ fn the_domain_knows_no_database_graphql_or_http() {
 
 #[test]
 fn no_layer_calls_one_above_it() {
-    let rules: [(&str, &[&str]); 4] = [
+    let rules: [(&str, &[&str]); 5] = [
         (
             "src/store/",
             &[
@@ -108,11 +109,22 @@ fn no_layer_calls_one_above_it() {
                 "crate::graphql",
                 "crate::http",
                 "crate::booking",
+                "crate::catalogue",
                 "crate::live",
             ],
         ),
         (
             "src/booking/",
+            &[
+                "async_graphql",
+                "axum",
+                "crate::graphql",
+                "crate::http",
+                "crate::live",
+            ],
+        ),
+        (
+            "src/catalogue/",
             &[
                 "async_graphql",
                 "axum",

@@ -216,6 +216,7 @@ impl Catalogue {
                     amount: *amount,
                 })
                 .collect(),
+            status: ShowtimeStatus::Scheduled,
         };
         self.0
             .inventories

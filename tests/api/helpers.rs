@@ -183,6 +183,16 @@ impl TestApp {
         TestApp::serve(store, Limits::default(), hold_policy, self.key_policy).await
     }
 
+    /// Creates an operator writing `cinemas` (global ids; `None`: every cinema, the platform)
+    /// and returns its API key.
+    pub async fn operator_key(&self, code: &str, cinemas: Option<&[String]>) -> String {
+        boxoffice::catalogue::create_operator(&self.store, code, code, cinemas)
+            .await
+            .expect("create an operator")
+            .as_str()
+            .to_owned()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
     }

@@ -26,6 +26,7 @@ mod live_seat_maps;
 mod metrics;
 mod movies;
 mod nesting;
+mod operators;
 mod orders;
 mod outage;
 mod playground;

@@ -1,5 +1,6 @@
 //! The query roots, one per domain, merged into `Query`.
 
+mod audit;
 mod cinemas;
 mod movies;
 mod node;
@@ -18,4 +19,5 @@ pub struct Query(
     node::NodeQuery,
     orders::OrderQuery,
     regions::RegionQuery,
+    audit::AuditQuery,
 );

@@ -1,5 +1,6 @@
 //! One file per GraphQL type.
 
+mod audit_entry;
 mod cinema;
 mod connection;
 mod hall;
@@ -18,6 +19,7 @@ mod seat_map;
 mod seat_map_event;
 mod showtime;
 
+pub use audit_entry::AuditEntry;
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, page_cost};
 pub use hall::Hall;

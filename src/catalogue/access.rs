@@ -1,0 +1,67 @@
+//! Who may write what, and the record of what they wrote.
+
+use serde::Serialize;
+
+use crate::booking::Attempt;
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::CinemaId;
+use crate::error::ApiError;
+use crate::store::documents::{AuditDoc, SCHEMA_VERSION};
+use crate::store::{self, Store};
+
+/// FORBIDDEN unless operator `code` may write `cinema` (the platform may write every cinema; a
+/// chain the cinemas of its scope). Read fresh: a change of scope counts at once.
+#[tracing::instrument(skip(store))]
+pub async fn authorize(store: &Store, code: &str, cinema: CinemaId) -> Result<(), ApiError> {
+    if store.operator_may_write(code, cinema).await? {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(format!(
+            "operator `{code}` may not write cinema {}",
+            GlobalId::Cinema(cinema).encode()
+        )))
+    }
+}
+
+/// The key space of an operator's idempotency keys (`booking::once`'s namespace): apart from
+/// every channel's, since a channel code cannot contain `/`.
+pub fn operator_keys(code: &str) -> String {
+    format!("operator/{code}")
+}
+
+/// One write to record: what it wrote, and its fields before and after.
+#[derive(Debug)]
+pub struct Audited<'a> {
+    pub operator: &'a str,
+    pub operation: &'a str,
+    pub cinema: Option<CinemaId>,
+    pub subject: GlobalId,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+impl Audited<'_> {
+    /// JSON text of `value`, for `before` and `after`.
+    pub fn json(value: &impl Serialize) -> Option<String> {
+        serde_json::to_string(value).ok()
+    }
+}
+
+/// Records `entry` in the audit log under the attempt's resource id (fresh for a write
+/// without a key), so a retry that repeats the record (it took the key over after the write)
+/// leaves one entry.
+pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Result<(), ApiError> {
+    store
+        .record_audit(&AuditDoc {
+            id: attempt.resource_id(),
+            schema_version: SCHEMA_VERSION,
+            operator: entry.operator.to_owned(),
+            operation: entry.operation.to_owned(),
+            at: store::now(),
+            cinema_id: entry.cinema,
+            subject: entry.subject.encode(),
+            before: entry.before,
+            after: entry.after,
+        })
+        .await
+}

@@ -1,0 +1,13 @@
+//! Operator use cases: writing the catalogue (cinemas, halls, movies, showtimes, prices,
+//! blocked seats, cancellations) on behalf of a cinema chain or the platform.
+//!
+//! Every write runs the same way: the caller's scope is checked first (FORBIDDEN changes
+//! nothing), then the write runs once per idempotency key (`booking::once`, in the operator's
+//! own key space), then it is recorded in the audit log. Like `booking`, it may read before it
+//! writes, but each write's filter carries the state it assumes. It knows nothing of GraphQL.
+
+mod access;
+mod operators;
+
+pub use access::{authorize, operator_keys, record, Audited};
+pub use operators::create_operator;
