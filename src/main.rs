@@ -210,4 +210,8 @@ fn print_channel_keys(loaded: &demo::Loaded) {
     for (code, key) in &loaded.channel_keys {
         println!("  {code:<12} {key}");
     }
+    if let Some((code, key)) = &loaded.operator_key {
+        println!("Demo platform operator (writes every cinema; demo only):");
+        println!("  {code:<12} {key}");
+    }
 }

@@ -41,6 +41,7 @@ pub async fn insert(
         format: "2D".into(),
         capacity: layout.capacity() as i32,
         layout,
+        schedule_version: 0,
     };
     let movie: MovieId = new_id();
     let mut ids = Vec::new();

@@ -64,6 +64,7 @@ fn hall(rng: &mut DemoRng, cinema: CinemaId, name: String, format: &str, size: S
         format: format.to_owned(),
         capacity: layout.capacity() as i32,
         layout,
+        schedule_version: 0,
     }
 }
 

@@ -35,6 +35,7 @@ use futures::StreamExt;
 pub use generator::Generator;
 
 use crate::config::{DemoArgs, Scale};
+use crate::domain::operator::OperatorScope;
 use crate::error::ApiError;
 use crate::store::{CatalogueBatch, Store};
 use progress::Progress;
@@ -94,6 +95,8 @@ pub struct Loaded {
     pub seats: usize,
     /// Each demo channel's code and API key, to print for the person who loaded the demo.
     pub channel_keys: Vec<(String, String)>,
+    /// The demo platform operator's code and API key (it writes every cinema).
+    pub operator_key: Option<(String, String)>,
 }
 
 impl Loaded {
@@ -105,6 +108,7 @@ impl Loaded {
             showtimes: batch.showtimes.len(),
             seats: batch.inventories.iter().map(|i| i.capacity as usize).sum(),
             channel_keys: Vec::new(),
+            operator_key: None,
         }
     }
 }
@@ -131,6 +135,11 @@ pub async fn load(store: &Store, plan: &DemoPlan, progress: bool) -> Result<Load
         .into_iter()
         .map(|(code, key)| (code, key.as_str().to_owned()))
         .collect();
+    let (code, name, key) = pricing::platform_operator(plan.seed);
+    store
+        .create_operator(code, name, key.hash(), &OperatorScope::All)
+        .await?;
+    loaded.operator_key = Some((code.to_owned(), key.as_str().to_owned()));
     drop(first);
     let mut bar = Progress::new(plan.cinemas, progress);
     let generator = Arc::new(generator);

@@ -74,6 +74,17 @@ pub fn channel_keys(seed: u64) -> Vec<(String, ApiKey)> {
         .collect()
 }
 
+/// The demo platform operator's code, name and key (derived from the seed, public like the
+/// channel keys: demo only).
+pub fn platform_operator(seed: u64) -> (&'static str, &'static str, ApiKey) {
+    let secret = Sha256::digest(format!("boxoffice demo operator key {seed}"));
+    (
+        "platform",
+        "平台运营",
+        ApiKey::operator_from_secret(secret.into()),
+    )
+}
+
 fn demo_key(seed: u64, code: &str) -> ApiKey {
     let secret = Sha256::digest(format!("boxoffice demo channel key {seed} {code}"));
     ApiKey::from_secret(secret.into())

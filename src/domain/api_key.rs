@@ -51,6 +51,10 @@ impl ApiKey {
     pub fn generate_operator(rng: &mut impl RngCore) -> Self {
         let mut secret = [0u8; 32];
         rng.fill_bytes(&mut secret);
+        ApiKey::operator_from_secret(secret)
+    }
+
+    pub fn operator_from_secret(secret: [u8; 32]) -> Self {
         ApiKey(format!(
             "{OPERATOR_PREFIX}{}",
             URL_SAFE_NO_PAD.encode(secret)

@@ -124,6 +124,12 @@ pub struct HallDoc {
     pub format: String,
     pub capacity: i32,
     pub layout: HallLayout,
+    /// One more with every change to the hall's schedule or layout. Scheduling a showtime and
+    /// changing the layout each write the hall with the version they read in the filter, so
+    /// of two that read the same schedule one wins and the other reads again: two showtimes
+    /// of a hall never overlap, and a layout never changes under a future showtime.
+    #[serde(default)]
+    pub schedule_version: i64,
 }
 
 /// A review as embedded in a movie (the 10 latest) and as stored in `reviews`.

@@ -116,6 +116,7 @@ impl Catalogue {
             format: "IMAX".into(),
             capacity: layout.capacity() as i32,
             layout,
+            schedule_version: 0,
         };
         self.0.halls.push(hall.clone());
         hall
