@@ -153,6 +153,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub sales: SalesArgs,
     #[command(flatten)]
+    pub catalogue: CatalogueArgs,
+    #[command(flatten)]
     pub process: ProcessArgs,
     /// The header in which a trusted reverse proxy names the client's address (e.g.
     /// `X-Forwarded-For`; its last address counts, the one the proxy added). Without it, the
@@ -163,6 +165,35 @@ pub struct ServeArgs {
     /// `https://tickets.example.com`; comma-separated. None by default: no cross-origin calls.
     #[arg(long, env = "BOXOFFICE_CORS_ORIGINS", value_delimiter = ',')]
     pub cors_origins: Vec<axum::http::HeaderValue>,
+}
+
+/// What operators may write.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct CatalogueArgs {
+    /// The most seats a hall's layout may have (1 to 1,000).
+    #[arg(long, env = "BOXOFFICE_MAX_HALL_SEATS", default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::domain::layout::MAX_CAPACITY as u64))]
+    pub max_hall_seats: usize,
+    /// Minutes a hall needs for cleaning after a showtime ends before the next may start.
+    #[arg(long, env = "BOXOFFICE_CLEANING_GAP_MINUTES", default_value_t = 15, value_parser = clap::value_parser!(u32).range(0..=240))]
+    pub cleaning_gap_minutes: u32,
+}
+
+impl Default for CatalogueArgs {
+    fn default() -> Self {
+        CatalogueArgs {
+            max_hall_seats: 1000,
+            cleaning_gap_minutes: 15,
+        }
+    }
+}
+
+impl CatalogueArgs {
+    pub fn rules(&self) -> crate::domain::catalogue_rules::CatalogueRules {
+        crate::domain::catalogue_rules::CatalogueRules {
+            max_hall_seats: self.max_hall_seats,
+            cleaning_gap: chrono::TimeDelta::minutes(i64::from(self.cleaning_gap_minutes)),
+        }
+    }
 }
 
 /// The sales policy.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::loaders::Loaders;
 use crate::booking::{KeyPolicy, ShowtimeLocks};
+use crate::domain::catalogue_rules::CatalogueRules;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
@@ -54,6 +55,7 @@ pub struct RequestSettings {
     pub pages: PageLimits,
     pub hold_policy: HoldPolicy,
     pub key_policy: KeyPolicy,
+    pub catalogue_rules: CatalogueRules,
     pub showtime_locks: Arc<ShowtimeLocks>,
 }
 
@@ -71,6 +73,7 @@ pub fn prepare(
         .data(settings.pages)
         .data(settings.hold_policy)
         .data(settings.key_policy)
+        .data(settings.catalogue_rules)
         .data(settings.showtime_locks)
         .data(caller.clone())
 }
@@ -81,6 +84,7 @@ pub trait ContextExt {
     fn loaders(&self) -> &Loaders;
     fn caller(&self) -> &Caller;
     fn key_policy(&self) -> &KeyPolicy;
+    fn catalogue_rules(&self) -> &CatalogueRules;
     /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one (FORBIDDEN
     /// for an operator: operators do not sell).
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError>;
@@ -106,6 +110,10 @@ impl ContextExt for Context<'_> {
 
     fn key_policy(&self) -> &KeyPolicy {
         self.data_unchecked::<KeyPolicy>()
+    }
+
+    fn catalogue_rules(&self) -> &CatalogueRules {
+        self.data_unchecked::<CatalogueRules>()
     }
 
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError> {

@@ -47,6 +47,8 @@ pub struct AppState {
     pub limits: Limits,
     pub hold_policy: HoldPolicy,
     pub key_policy: KeyPolicy,
+    /// What operators may write (hall sizes, the cleaning gap).
+    pub catalogue_rules: crate::domain::catalogue_rules::CatalogueRules,
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub rate_limiter: Arc<RateLimiter>,
@@ -82,6 +84,7 @@ impl AppState {
             limits,
             hold_policy,
             key_policy: KeyPolicy::default(),
+            catalogue_rules: Default::default(),
             showtime_locks: Arc::default(),
             rate_limiter: Arc::new(limiter(limits.channel_rate())),
             anonymous_limiter: Arc::new(limiter(limits.anonymous_rate())),
@@ -134,12 +137,24 @@ impl AppState {
         AppState { key_policy, ..self }
     }
 
+    /// The same state with other catalogue rules.
+    pub fn with_catalogue_rules(
+        self,
+        catalogue_rules: crate::domain::catalogue_rules::CatalogueRules,
+    ) -> Self {
+        AppState {
+            catalogue_rules,
+            ..self
+        }
+    }
+
     /// What each request is prepared with.
     pub fn settings(&self) -> RequestSettings {
         RequestSettings {
             pages: self.limits.pages(),
             hold_policy: self.hold_policy,
             key_policy: self.key_policy,
+            catalogue_rules: self.catalogue_rules,
             showtime_locks: Arc::clone(&self.showtime_locks),
         }
     }
