@@ -1,7 +1,8 @@
 //! Boxoffice: a GraphQL gateway for a national cinema ticketing platform on MongoDB.
 //!
 //! Layers, outermost first: `http` (axum routes) → `graphql` (schema, resolvers, loaders) →
-//! `store` (the only code that talks to MongoDB) → `domain` (pure rules). `config` reads flags
+//! `booking` and `catalogue` (the channels' and the operators' use cases) → `store` (the only
+//! code that talks to MongoDB) → `domain` (pure rules). `config` reads flags
 //! and environment; `demo` generates the demo catalogue. See ARCHITECTURE.md.
 
 pub mod booking;
