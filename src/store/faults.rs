@@ -16,6 +16,11 @@ pub enum CrashPoint {
     CancelAfterFree,
     /// Release: the seats are AVAILABLE again, the answer is not stored yet.
     ReleaseAfterFree,
+    /// Cancelling a showtime: it says CANCELLING and its inventory is marked; no hold is
+    /// released yet.
+    ShowtimeCancelAfterMark,
+    /// Cancelling a showtime: one of its orders is cancelled, the others are not yet.
+    ShowtimeCancelBetweenOrders,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

@@ -1,6 +1,7 @@
 //! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
 
 mod architecture;
+mod blocked_seats;
 mod browser;
 mod channels;
 mod cinemas;
