@@ -12,7 +12,7 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
-    CancelReason, CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
+    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
     ShowtimeStatus, SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
@@ -85,9 +85,19 @@ pub async fn confirm_hold(
     {
         return Err(released_by_cancellation(hold_id, showtime_id));
     }
-    let hold: HoldDoc = hold
-        .filter(|hold| hold.channel == channel)
-        .ok_or_else(|| missing_hold(hold_id, policy))?;
+    let Some(hold) = hold.filter(|hold| hold.channel == channel) else {
+        // Not the happy path: a second read may tell a hold a cancellation released (the
+        // showtime was read before the cancellation began) from one that lapsed.
+        let cancelled = store
+            .cancellation_state(showtime_id)
+            .await?
+            .is_some_and(|state| state.status != ShowtimeStatus::Scheduled);
+        return Err(if cancelled {
+            released_by_cancellation(hold_id, showtime_id)
+        } else {
+            missing_hold(hold_id, policy)
+        });
+    };
     if hold.expires_at <= store::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
     }

@@ -3,6 +3,7 @@
 mod architecture;
 mod blocked_seats;
 mod browser;
+mod cancel_showtime;
 mod channels;
 mod cinemas;
 mod conformance;
