@@ -24,7 +24,7 @@ use super::orders::cancel_for_showtime;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{CancelReason, ShowtimeDoc, ShowtimeStatus};
-use crate::store::{self, CrashPoint, Store};
+use crate::store::{self, CrashPoint, DelayPoint, Store};
 
 /// Orders read per batch while cancelling; a showtime's orders are at most its seats.
 const ORDER_BATCH: usize = 200;
@@ -139,6 +139,9 @@ pub async fn resume_cancellation(store: &Store, id: ShowtimeId) -> Result<(), Ap
                 if cancelled == 1 {
                     crash_point(store, CrashPoint::ShowtimeCancelBetweenOrders)?;
                 }
+                store
+                    .delay_point(DelayPoint::ShowtimeCancelBetweenOrders)
+                    .await;
             }
         }
         last_batch = batch;

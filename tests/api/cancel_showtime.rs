@@ -8,13 +8,14 @@ use std::time::Duration;
 use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::store::documents::ShowtimeStatus;
-use boxoffice::store::CrashPoint;
+use boxoffice::store::{CrashPoint, DelayPoint};
 use serde_json::{json, Value};
 
 use crate::fixtures::{global_id, Catalogue};
-use crate::helpers::{nodes, GqlResponse};
+use crate::helpers::{mongodb_uri, nodes, GqlResponse};
 use crate::live_client::LiveClient;
 use crate::orders::CANCEL;
+use crate::processes::GatewayProcess;
 use crate::sale::{sale, Sale};
 
 pub const CANCEL_SHOWTIME: &str = "mutation ($input: CancelShowtimeInput!) {
@@ -469,4 +470,71 @@ async fn holds_and_confirmations_racing_a_cancellation_are_undone_or_refused() {
         .unwrap();
     sale.check_cancelled().await;
     assert!(sale.check_orders_agree_with_seats().await.is_empty());
+}
+
+/// A real gateway process is killed (SIGKILL) while it cancels, after its first order: the
+/// retry with the same key, sent to another gateway, takes the key over once the dead
+/// attempt's lease lapses and finishes the cancellation, each order once.
+#[tokio::test]
+async fn a_gateway_killed_mid_cancellation_leaves_it_to_the_keyed_retry() {
+    let sale = sale().await;
+    let chain = sale.chain().await;
+    for (key, seats) in [
+        (&sale.maoyan, &["A1"][..]),
+        (&sale.wechat, &["A2", "A3"][..]),
+        (&sale.maoyan, &["B1"][..]),
+    ] {
+        sale.order(key, seats).await;
+    }
+    sale.hold(&sale.wechat, &["C1", "C2"]).await.data();
+    let mut process = GatewayProcess::start_with_env(
+        &mongodb_uri(),
+        sale.app.store.database_name(),
+        &[],
+        &[(DelayPoint::ShowtimeCancelBetweenOrders.variable(), "60000")],
+    );
+    let body = json!({
+        "query": CANCEL_SHOWTIME,
+        "variables": { "input": { "showtimeId": sale.showtime, "idempotencyKey": "kill" } },
+    });
+    let request = sale
+        .app
+        .client
+        .post(process.url())
+        .bearer_auth(&chain)
+        .json(&body)
+        .send();
+    let request = tokio::spawn(request);
+    // Until the process has cancelled its first order (and waits before the next).
+    let mut cancelled = 0;
+    for _ in 0..400 {
+        let mut orders = sale.orders_of(&sale.maoyan).await;
+        orders.extend(sale.orders_of(&sale.wechat).await);
+        cancelled = orders
+            .iter()
+            .filter(|order| order["status"] == "CANCELLED")
+            .count();
+        if cancelled > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(cancelled, 1);
+    process.kill();
+    assert!(
+        request.await.unwrap().is_err(),
+        "the killed gateway never answered"
+    );
+    assert_eq!(sale.status().await, ShowtimeStatus::Cancelling);
+
+    let retried = sale.cancel_showtime(&chain, Some("kill")).await;
+    let answer = &retried.data()["cancelShowtime"];
+    assert_eq!(
+        (
+            answer["ordersCancelled"].as_i64(),
+            answer["holdsReleased"].as_i64()
+        ),
+        (Some(3), Some(1))
+    );
+    assert_eq!(sale.check_cancelled().await.len(), 3);
 }
