@@ -538,3 +538,43 @@ async fn a_gateway_killed_mid_cancellation_leaves_it_to_the_keyed_retry() {
     );
     assert_eq!(sale.check_cancelled().await.len(), 3);
 }
+
+/// How long cancelling a showtime takes with many orders and holds (a figure, not a check):
+/// `cargo test --test api -- --ignored cancellation_figures --nocapture`.
+#[tokio::test]
+#[ignore]
+async fn cancellation_figures() {
+    let rows = ["SSSSSSSSSSSSSSSSSSSS"; 10];
+    let sale =
+        crate::sale::sale_in_hall(boxoffice::config::SalesArgs::default().hold_policy(), &rows)
+            .await;
+    let chain = sale.chain().await;
+    let mut orders = 0;
+    for row in ["A", "B", "C", "D", "E", "F", "G", "H"] {
+        for pair in 0..10 {
+            let seats = [
+                format!("{row}{}", 2 * pair + 1),
+                format!("{row}{}", 2 * pair + 2),
+            ];
+            let seats: Vec<&str> = seats.iter().map(String::as_str).collect();
+            sale.order(sale.key_of_client(pair), &seats).await;
+            orders += 1;
+        }
+    }
+    for n in 1..=20 {
+        sale.hold(sale.key_of_client(n), &[&format!("I{n}")])
+            .await
+            .data();
+    }
+    let started = std::time::Instant::now();
+    let answer = sale.cancel_showtime(&chain, None).await;
+    let took = started.elapsed();
+    let answer = &answer.data()["cancelShowtime"];
+    assert_eq!(answer["ordersCancelled"], orders);
+    println!(
+        "cancelShowtime: {orders} orders and {} holds in {:.0} ms",
+        answer["holdsReleased"],
+        took.as_secs_f64() * 1000.0
+    );
+    sale.check_cancelled().await;
+}
