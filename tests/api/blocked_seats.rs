@@ -236,6 +236,25 @@ async fn every_bad_request_is_refused_with_what_is_wrong_and_changes_nothing() {
         .await;
     assert_eq!(missing.error_code(), "NOT_FOUND");
 
+    // A showtime that has started keeps its seats as they are.
+    let mut catalogue = Catalogue::default();
+    let cinema = catalogue.cinema("老影城", "上海", 31.2, 121.4);
+    let hall = catalogue.hall(&cinema, "2号厅", &["SSSS"]);
+    let movie = catalogue.movie("旧片", &["剧情"]);
+    let started = catalogue.showtime(&cinema, &hall, &movie, -1, &[("maoyan", 3000)]);
+    catalogue.insert(&sale.app).await;
+    let platform = sale.app.operator_key("platform", None).await;
+    let input = json!({ "showtimeId": global_id("Showtime", started.id), "seats": ["A1"] });
+    let refused = sale
+        .app
+        .graphql_as(&platform, BLOCK, json!({ "input": input }))
+        .await;
+    assert_eq!(refused.error_code(), "BAD_USER_INPUT");
+    assert!(
+        refused.error_message().contains("has started"),
+        "{refused:?}"
+    );
+
     assert_eq!(sale.inventory().await.version, version, "nothing changed");
     assert_eq!(
         sale.states(&["A1", "B1", "B2", "C1"]).await,
