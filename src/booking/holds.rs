@@ -9,7 +9,7 @@ use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
-use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc};
+use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, CrashPoint, HoldFence, Store};
 use crate::telemetry::metrics::{self, Expirer};
 
@@ -180,6 +180,9 @@ pub async fn hold_seats(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::not_found(format!("showtime {showtime_id} does not exist")))?;
+    if showtime.status != ShowtimeStatus::Scheduled {
+        return Err(cancelled(showtime_id));
+    }
     let mut first_read = Some(inventory);
     let unit_price = showtime
         .prices
@@ -220,6 +223,11 @@ pub async fn hold_seats(
         .ok_or_else(|| {
             ApiError::internal(format!("showtime {showtime_id} has no seat inventory"))
         })?;
+        // The inventory's mark decides (the hold's filter requires it unset); the showtime's
+        // status above only spares a write.
+        if inventory.cancelled {
+            return Err(cancelled(showtime_id));
+        }
         let snapshot = Snapshot::new(inventory);
         if snapshot.inventory.fenced_holds.contains(&hold_id) {
             return Err(ApiError::Fenced {
@@ -267,6 +275,15 @@ pub async fn hold_seats(
             SeatChoice::Best { .. } => Vec::new(),
         },
     })
+}
+
+/// A hold on a cancelled showtime: BAD_USER_INPUT, like a showtime that has started (no seat
+/// of it will ever be for sale again, so SEAT_UNAVAILABLE, which invites choosing other seats,
+/// would mislead).
+fn cancelled(showtime_id: ShowtimeId) -> ApiError {
+    ApiError::bad_input(format!(
+        "showtime {showtime_id} was cancelled: its seats can no longer be held"
+    ))
 }
 
 /// `hold` with its seats' kinds (a hold made before holds kept them is looked up).

@@ -1,5 +1,5 @@
 //! Booking use cases: holding and releasing seats, confirming a hold into an order, cancelling
-//! an order.
+//! an order, and cancelling a whole showtime (its holds and orders).
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks
@@ -12,6 +12,7 @@ mod idempotency;
 mod orders;
 mod reconciler;
 mod sales;
+mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
 
@@ -21,6 +22,10 @@ pub use idempotency::{once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use sales::project_sales;
+pub use showtime_cancel::{
+    begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
+    CancelStart, ShowtimeCancellation, CANCEL_GRACE,
+};
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::{run_background, sweep_expired_holds, Intervals};
 

@@ -12,7 +12,8 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
-    CustomerDoc, HoldDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, SCHEMA_VERSION,
+    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
+    ShowtimeStatus, SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
 
@@ -35,6 +36,14 @@ fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
     } else {
         ApiError::not_found(format!("no live hold {hold_id} of this channel"))
     }
+}
+
+/// A hold of a cancelled showtime: the cancellation released it (or is about to), and it can
+/// never be confirmed. HOLD_EXPIRED, as for any hold that is gone for good, saying why.
+fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId) -> ApiError {
+    ApiError::HoldExpired(format!(
+        "hold {hold_id} was released: showtime {showtime_id} was cancelled"
+    ))
 }
 
 /// Confirms a live hold of `channel` into an order. The order is written PENDING, then the
@@ -69,9 +78,26 @@ pub async fn confirm_hold(
         store.hold_of(showtime_id, hold_id),
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
     )?;
-    let hold: HoldDoc = hold
-        .filter(|hold| hold.channel == channel)
-        .ok_or_else(|| missing_hold(hold_id, policy))?;
+    // The showtime is read anyway (for the snapshot): a cancelled one is told apart at no cost.
+    if showtimes
+        .first()
+        .is_some_and(|showtime| showtime.status != ShowtimeStatus::Scheduled)
+    {
+        return Err(released_by_cancellation(hold_id, showtime_id));
+    }
+    let Some(hold) = hold.filter(|hold| hold.channel == channel) else {
+        // Not the happy path: a second read may tell a hold a cancellation released (the
+        // showtime was read before the cancellation began) from one that lapsed.
+        let cancelled = store
+            .cancellation_state(showtime_id)
+            .await?
+            .is_some_and(|state| state.status != ShowtimeStatus::Scheduled);
+        return Err(if cancelled {
+            released_by_cancellation(hold_id, showtime_id)
+        } else {
+            missing_hold(hold_id, policy)
+        });
+    };
     if hold.expires_at <= store::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
     }
@@ -113,6 +139,7 @@ pub async fn confirm_hold(
         cancelled_at: None,
         cancel_request: None,
         sales_counted: false,
+        cancel_reason: None,
     };
     let mut order = store
         .insert_pending_order(&order, attempt.taken_over())
@@ -138,6 +165,9 @@ pub async fn confirm_hold(
         return order_of(store, channel, order.id).await;
     }
     store.discard_pending_order(order.id).await?;
+    if inventory.as_ref().is_some_and(|i| i.cancelled) {
+        return Err(released_by_cancellation(hold_id, showtime_id));
+    }
     let still_there = inventory.is_some_and(|i| i.holds.iter().any(|h| h.id == hold.id));
     Err(if still_there {
         ApiError::HoldExpired(format!("hold {hold_id} has expired"))
@@ -258,6 +288,11 @@ pub async fn cancel_order(
     let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
     let cancelled_already =
         || ApiError::bad_input(format!("order {order_id} is cancelled already"));
+    let showtime_cancelled = || {
+        ApiError::bad_input(format!(
+            "order {order_id} is cancelled already: its showtime was cancelled"
+        ))
+    };
     let request = attempt.resource_id();
     for _ in 0..2 {
         let mut order = load_order(store, channel, order_id)
@@ -272,17 +307,27 @@ pub async fn cancel_order(
             // A cancellation a crash interrupted: any request may finish it.
             OrderStatus::Cancelling => return finish_cancel(store, order).await,
             // Another request's finished cancellation: this one has nothing to do.
+            OrderStatus::Cancelled
+                if order.cancel_reason == Some(CancelReason::ShowtimeCancelled) =>
+            {
+                return Err(showtime_cancelled())
+            }
             OrderStatus::Cancelled => return Err(cancelled_already()),
             // Settling never leaves an order PENDING.
             OrderStatus::Pending => return Err(not_found()),
             OrderStatus::Confirmed => {
                 let now = store::now();
-                if store.start_cancel(order_id, now, request).await? {
+                let reason = CancelReason::CustomerRequest;
+                if store
+                    .start_cancel(order_id, now, Some(request), reason)
+                    .await?
+                {
                     crash_point(store, CrashPoint::CancelBeforeFree)?;
                     order.status = OrderStatus::Cancelling;
                     crate::telemetry::metrics::order_cancelled();
                     order.cancelled_at = Some(now);
                     order.cancel_request = Some(request);
+                    order.cancel_reason = Some(reason);
                     return finish_cancel(store, order).await;
                 }
                 // Cancelled meanwhile, by this request's other attempt or another request:
@@ -303,4 +348,51 @@ async fn finish_cancel(store: &Store, mut order: OrderDoc) -> Result<OrderDoc, A
         .await?;
     order.status = OrderStatus::Cancelled;
     Ok(order)
+}
+
+/// Cancels order `order` of a showtime being cancelled, whatever state a crash or a race left
+/// it in, exactly once: PENDING is settled first (CONFIRMED if its seats were sold to it,
+/// discarded if its hold is gone); CONFIRMED becomes CANCELLING with the reason
+/// SHOWTIME_CANCELLED in one conditional update (which also writes `cancelledAt`, once);
+/// CANCELLING (this or another cancellation, interrupted) is finished: seats back with the
+/// order in the filter, then CANCELLED. Each step is conditional on the state it expects, so a
+/// resumed run repeats none. True when this call moved it out of CONFIRMED.
+#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
+pub(super) async fn cancel_for_showtime(store: &Store, order: OrderDoc) -> Result<bool, ApiError> {
+    let mut order = match order.status {
+        OrderStatus::Pending => match settle_order(store, order).await? {
+            Some(settled) => settled,
+            None => return Ok(false),
+        },
+        _ => order,
+    };
+    for _ in 0..2 {
+        match order.status {
+            OrderStatus::Cancelled => return Ok(false),
+            // Its hold was released before orders are looked at: settling never leaves one.
+            OrderStatus::Pending => return Ok(false),
+            OrderStatus::Cancelling => {
+                finish_cancel(store, order).await?;
+                return Ok(false);
+            }
+            OrderStatus::Confirmed => {
+                let now = store::now();
+                let reason = CancelReason::ShowtimeCancelled;
+                if store.start_cancel(order.id, now, None, reason).await? {
+                    crate::telemetry::metrics::order_cancelled();
+                    order.status = OrderStatus::Cancelling;
+                    order.cancelled_at = Some(now);
+                    order.cancel_reason = Some(reason);
+                    finish_cancel(store, order).await?;
+                    return Ok(true);
+                }
+                // Its channel cancelled it meanwhile: read it again and finish that.
+                match store.orders_by_ids(&[order.id]).await?.pop() {
+                    Some(again) => order = again,
+                    None => return Ok(false),
+                }
+            }
+        }
+    }
+    Ok(false)
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::gateways::Membership;
 use super::reconciler::{settle_orders, PENDING_GRACE};
 use super::sales::project_sales;
+use super::showtime_cancel::{resume_cancellations, CANCEL_GRACE};
 use crate::error::ApiError;
 use crate::shutdown::Shutdown;
 use crate::store::{self, Store};
@@ -51,8 +52,8 @@ pub struct Intervals {
     pub sales: Duration,
 }
 
-/// Runs the background tasks until `shutdown` is triggered: the sweeper and the reconciler
-/// every `sweep`, the sales projection every `sales`, the gateway heartbeat every
+/// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler and
+/// the resumer of interrupted showtime cancellations every `sweep`, the sales projection every `sales`, the gateway heartbeat every
 /// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
@@ -72,6 +73,11 @@ pub async fn run_background(
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
+        }
+        match resume_cancellations(&store, CANCEL_GRACE).await {
+            Ok(0) => {}
+            Ok(resumed) => tracing::info!(resumed, "resumed showtime cancellations"),
+            Err(error) => tracing::warn!(%error, "resuming showtime cancellations failed"),
         }
     });
     let sales = every(intervals.sales, &shutdown, || async {

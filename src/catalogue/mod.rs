@@ -8,6 +8,10 @@
 
 mod access;
 mod operators;
+mod seat_blocks;
+mod showtime_cancel;
 
 pub use access::{authorize, operator_keys, record, Audited};
 pub use operators::create_operator;
+pub use seat_blocks::{move_seats, SeatBlockRequest, SeatsMoved};
+pub use showtime_cancel::cancel_showtime;

@@ -20,6 +20,7 @@ pub mod paging;
 pub mod rate_limit;
 pub mod region;
 pub mod seat;
+pub mod seat_blocks;
 pub mod seat_changes;
 pub mod text;
 pub mod time_range;

@@ -20,7 +20,15 @@ use super::QueryLimits;
 use crate::error::ErrorCode;
 
 /// The mutations that change seats: at most one of them per operation.
-const SEAT_CHANGING: [&str; 4] = ["holdSeats", "releaseHold", "confirmHold", "cancelOrder"];
+const SEAT_CHANGING: [&str; 7] = [
+    "holdSeats",
+    "releaseHold",
+    "confirmHold",
+    "cancelOrder",
+    "blockSeats",
+    "unblockSeats",
+    "cancelShowtime",
+];
 
 fn too_complex(message: String) -> ServerError {
     error_with_code(message, ErrorCode::QueryTooComplex)
@@ -115,7 +123,8 @@ fn check_document(document: &ExecutableDocument, limits: &QueryLimits) -> Server
             return Err(error_with_code(
                 format!(
                     "{name} changes seats {changes} times; send each of holdSeats, \
-                     releaseHold, confirmHold and cancelOrder as an operation of its own"
+                     releaseHold, confirmHold, cancelOrder, blockSeats, unblockSeats and \
+                     cancelShowtime as an operation of its own"
                 ),
                 ErrorCode::BadUserInput,
             ));

@@ -56,10 +56,14 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "release-hold",
     "cancel-order",
     "my-orders",
+    "block-seats",
+    "unblock-seats",
+    "cancel-showtime",
 ];
 
-/// The headers of the examples that act as a channel (`NAME.headers.json`): the demo channel
-/// maoyan's key, which the demo data derives from its seed.
+/// The headers of the examples that act as a channel or an operator (`NAME.headers.json`): the
+/// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
+/// its seed.
 const HEADERS: &[(&str, &str)] = &[
     (
         "hold-best-seats",
@@ -80,6 +84,19 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "my-orders",
         include_str!("../../playground/examples/my-orders.headers.json"),
+    ),
+    // The operator examples carry the demo platform operator's key.
+    (
+        "block-seats",
+        include_str!("../../playground/examples/block-seats.headers.json"),
+    ),
+    (
+        "unblock-seats",
+        include_str!("../../playground/examples/unblock-seats.headers.json"),
+    ),
+    (
+        "cancel-showtime",
+        include_str!("../../playground/examples/cancel-showtime.headers.json"),
     ),
 ];
 

@@ -442,6 +442,11 @@ pub struct SeatInventoryDoc {
     /// `RELEASE_NOTES_KEPT`, should crashes leave some behind).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub released_holds: Vec<ReleasedHoldDoc>,
+    /// Set (for good) by the first write of a showtime's cancellation: placing a hold and
+    /// selling one both require it unset, so no hold or sale begins after it
+    /// (`booking::showtime_cancel`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
 }
 
 /// A showtime's seat map as it is read for display (`seat_inventory` projected): the counts
@@ -545,6 +550,7 @@ impl SeatInventoryDoc {
             holds: Vec::new(),
             fenced_holds: Vec::new(),
             released_holds: Vec::new(),
+            cancelled: false,
         }
     }
 }
@@ -677,6 +683,20 @@ pub struct OrderDoc {
     /// order: the projection makes it true for CONFIRMED orders and false for CANCELLED ones.
     #[serde(default)]
     pub sales_counted: bool,
+    /// Why it was cancelled, written with CANCELLING in the same update (absent in orders
+    /// cancelled before reasons were kept: the customer's request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<CancelReason>,
+}
+
+/// Why an order was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CancelReason {
+    /// Its channel cancelled it (`cancelOrder`).
+    CustomerRequest,
+    /// Its showtime was cancelled by the cinema's operator (`cancelShowtime`).
+    ShowtimeCancelled,
 }
 
 /// `operators`: cinema chains and the platform, who write the catalogue; `_id` is the code.

@@ -16,6 +16,11 @@ pub enum CrashPoint {
     CancelAfterFree,
     /// Release: the seats are AVAILABLE again, the answer is not stored yet.
     ReleaseAfterFree,
+    /// Cancelling a showtime: it says CANCELLING and its inventory is marked; no hold is
+    /// released yet.
+    ShowtimeCancelAfterMark,
+    /// Cancelling a showtime: one of its orders is cancelled, the others are not yet.
+    ShowtimeCancelBetweenOrders,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.
@@ -37,6 +42,9 @@ pub enum DelayPoint {
     /// Confirm: the PENDING order is written, the seats are about to be sold. Armed by
     /// `BOXOFFICE_TEST_DELAY_BEFORE_SELL_MS`.
     ConfirmBeforeSell,
+    /// Cancelling a showtime: an order was just cancelled, the next is about to be. Armed by
+    /// `BOXOFFICE_TEST_DELAY_BETWEEN_CANCELLED_ORDERS_MS`.
+    ShowtimeCancelBetweenOrders,
 }
 
 impl DelayPoint {
@@ -44,6 +52,9 @@ impl DelayPoint {
     pub const fn variable(self) -> &'static str {
         match self {
             DelayPoint::ConfirmBeforeSell => "BOXOFFICE_TEST_DELAY_BEFORE_SELL_MS",
+            DelayPoint::ShowtimeCancelBetweenOrders => {
+                "BOXOFFICE_TEST_DELAY_BETWEEN_CANCELLED_ORDERS_MS"
+            }
         }
     }
 }

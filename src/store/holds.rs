@@ -196,8 +196,8 @@ impl Store {
     }
 
     /// Holds `hold.seats` in one update that matches only if every one of them is AVAILABLE,
-    /// the film has not started by the database's clock, no hold with the hold's id is there
-    /// and its id is not fenced off. False when it did not match: some seat was taken
+    /// the film has not started by the database's clock, the showtime is not cancelled, no
+    /// hold with the hold's id is there and its id is not fenced off. False when it did not match: some seat was taken
     /// meanwhile, the showtime started, or the id may not be placed (the caller reads again
     /// to learn which).
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id, seats = ?hold.seats))]
@@ -210,6 +210,8 @@ impl Store {
             ],
             "holds.id": { "$ne": hold.id.oid() },
             "fencedHolds": { "$ne": hold.id.oid() },
+            // A cancelled showtime takes no hold (see `booking::showtime_cancel`).
+            "cancelled": { "$ne": true },
         };
         let mut set = Document::new();
         for label in &hold.seats {

@@ -15,6 +15,8 @@ struct Wanted {
     unique: bool,
     /// A TTL index: documents go this long after the indexed date.
     expire_after: Option<std::time::Duration>,
+    /// Only documents that have the field are in it.
+    sparse: bool,
 }
 
 fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
@@ -24,6 +26,7 @@ fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted
         name,
         unique: false,
         expire_after: None,
+        sparse: false,
     }
 }
 
@@ -115,6 +118,18 @@ fn wanted() -> Vec<Wanted> {
             doc! { "channel": 1, "createdAt": -1, "_id": -1 },
             "channel_newest",
         ),
+        // A showtime's cancellation: its orders still to cancel, and those it cancelled.
+        index(
+            ORDERS,
+            doc! { "showtime.id": 1, "status": 1 },
+            "showtime_status",
+        ),
+        // Showtimes whose cancellation is under way (`cancellingSince` exists only then): the
+        // background resumer reads them and nothing else.
+        Wanted {
+            sparse: true,
+            ..index(SHOWTIMES, doc! { "cancellingSince": 1 }, "cancelling")
+        },
         // The reconciler's and the sales projection's searches for orders to settle or count.
         index(
             ORDERS,
@@ -167,6 +182,7 @@ impl Store {
             name,
             unique,
             expire_after,
+            sparse,
         } in wanted()
         {
             if !existing.iter().any(|(c, _)| *c == collection) {
@@ -186,6 +202,7 @@ impl Store {
                         .name(name.to_owned())
                         .unique(unique.then_some(true))
                         .expire_after(expire_after)
+                        .sparse(sparse.then_some(true))
                         .build(),
                 )
                 .build();

@@ -5,6 +5,8 @@
 //! documents back; they never build a filter.
 
 mod audit;
+mod blocked_seats;
+mod cancellations;
 mod catalogue_writes;
 mod change_feed;
 mod channels;
@@ -40,6 +42,7 @@ use std::time::Duration;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
+pub use cancellations::CancellationState;
 pub use catalogue_writes::CatalogueBatch;
 pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,

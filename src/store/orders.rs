@@ -21,9 +21,9 @@ use serde::{Deserialize, Serialize};
 use super::channels::is_duplicate_key;
 use super::codec::{date, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::{OrderDoc, OrderStatus};
+use super::documents::{CancelReason, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
-use crate::domain::ids::{OrderId, ResourceId};
+use crate::domain::ids::{OrderId, ResourceId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 
@@ -66,29 +66,73 @@ impl Store {
         .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
     }
 
-    /// Marks a CONFIRMED order CANCELLING on behalf of cancellation request `request`. False
-    /// when it was not CONFIRMED.
+    /// Marks a CONFIRMED order CANCELLING, for `reason`, on behalf of cancellation request
+    /// `request` (a channel's `cancelOrder`; none for a showtime's cancellation, which any
+    /// resumer may carry on). False when it was not CONFIRMED: the reason and `cancelledAt`
+    /// are written once, by the one update that moved it.
     #[tracing::instrument(skip(self))]
     pub async fn start_cancel(
         &self,
         id: OrderId,
         at: DateTime<Utc>,
-        request: ResourceId,
+        request: Option<ResourceId>,
+        reason: CancelReason,
     ) -> Result<bool, ApiError> {
+        let mut set = doc! {
+            "status": "CANCELLING",
+            "cancelledAt": date(at),
+            "cancelReason": bson::to_bson(&reason)?,
+        };
+        if let Some(request) = request {
+            set.insert("cancelRequest", request.oid());
+        }
         let result = self
             .bounded(
                 Call::new(names::ORDERS, "update"),
                 self.collection::<Document>(names::ORDERS).update_one(
                     doc! { "_id": id.oid(), "status": "CONFIRMED" },
-                    doc! { "$set": {
-                        "status": "CANCELLING",
-                        "cancelledAt": date(at),
-                        "cancelRequest": request.oid(),
-                    } },
+                    doc! { "$set": set },
                 ),
             )
             .await?;
         Ok(result.modified_count == 1)
+    }
+
+    /// The orders of showtime `showtime` that are not CANCELLED yet (PENDING, CONFIRMED or
+    /// CANCELLING), at most `limit` (index `showtime_status`).
+    #[tracing::instrument(skip(self))]
+    pub async fn live_orders_of_showtime(
+        &self,
+        showtime: ShowtimeId,
+        limit: usize,
+    ) -> Result<Vec<OrderDoc>, ApiError> {
+        let filter = doc! {
+            "showtime.id": showtime.oid(),
+            "status": { "$in": ["PENDING", "CONFIRMED", "CANCELLING"] },
+        };
+        self.find_limited(names::ORDERS, filter, None, None, limit)
+            .await
+    }
+
+    /// How many orders of showtime `showtime` are CANCELLED for `reason` (index
+    /// `showtime_status`).
+    #[tracing::instrument(skip(self))]
+    pub async fn count_cancelled_orders(
+        &self,
+        showtime: ShowtimeId,
+        reason: CancelReason,
+    ) -> Result<u64, ApiError> {
+        let filter = doc! {
+            "showtime.id": showtime.oid(),
+            "status": "CANCELLED",
+            "cancelReason": bson::to_bson(&reason)?,
+        };
+        self.bounded(
+            Call::new(names::ORDERS, "count"),
+            self.collection::<Document>(names::ORDERS)
+                .count_documents(filter),
+        )
+        .await
     }
 
     /// Moves order `id` from status `from` to `to`. False when it was not in `from`.

@@ -16,7 +16,9 @@ use crate::error::ApiError;
 impl Store {
     /// Sells the seats of `hold` to `order`: matches only while the hold's entry is there (id,
     /// channel, creation), unexpired by the database's clock, and every one of its seats is
-    /// HELD by it. False when it did not match.
+    /// HELD by it, and the showtime is not cancelled (a cancellation releases every hold it
+    /// finds after marking the inventory: no sale may begin after the mark). False when it did
+    /// not match.
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
     pub async fn sell_hold(
         &self,
@@ -28,6 +30,7 @@ impl Store {
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);
+        filter.insert("cancelled", doc! { "$ne": true });
         self.update_inventory(filter, update).await
     }
 

@@ -1,7 +1,9 @@
 //! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
 
 mod architecture;
+mod blocked_seats;
 mod browser;
+mod cancel_showtime;
 mod channels;
 mod cinemas;
 mod conformance;

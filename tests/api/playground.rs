@@ -70,11 +70,14 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
     assert!(examples.len() >= 15);
     let upcoming = app
         .graphql(
-            "query ($now: DateTime) { showtimes(filter: { startsFrom: $now }, first: 1) { edges { node { id } } } }",
+            "query ($now: DateTime) { showtimes(filter: { startsFrom: $now }, first: 2) { edges { node { id } } } }",
             serde_json::json!({ "now": chrono::Utc::now() + chrono::Duration::hours(1) }),
         )
         .await;
+    // The second is the one `cancel-showtime` cancels: the others keep the first on sale.
+    let to_cancel = upcoming.data()["showtimes"]["edges"][1]["node"]["id"].clone();
     let upcoming = upcoming.data()["showtimes"]["edges"][0]["node"]["id"].clone();
+    assert_ne!(upcoming, to_cancel);
     let provinces = app
         .graphql(
             "{ regions(first: 50) { edges { node { id name } } } }",
@@ -121,7 +124,9 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
             let Some(placeholder) = value.as_str().filter(|v| v.starts_with("<paste")) else {
                 continue;
             };
-            *value = if placeholder.starts_with("<paste the id of a showtime") {
+            *value = if placeholder.starts_with("<paste the id of a showtime to cancel") {
+                to_cancel.clone()
+            } else if placeholder.starts_with("<paste the id of a showtime") {
                 upcoming.clone()
             } else if placeholder.starts_with("<paste the id of a hold") {
                 hold().await

@@ -24,6 +24,8 @@ pub struct Sale {
     pub wechat: String,
     pub showtime: String,
     pub showtime_id: ShowtimeId,
+    /// The cinema's global id (for operator scopes).
+    pub cinema: String,
 }
 
 /// A 3-row hall (A: 6 seats, B: 3 + aisle + 3, C: 4 couple seats) on sale on maoyan (¥40) and
@@ -66,6 +68,7 @@ pub async fn sale_on(app: TestApp, rows: &[&str]) -> Sale {
         wechat: wechat.as_str().to_owned(),
         showtime: global_id("Showtime", showtime.id),
         showtime_id: showtime.id,
+        cinema: global_id("Cinema", cinema.id),
     }
 }
 

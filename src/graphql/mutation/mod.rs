@@ -2,9 +2,17 @@
 
 mod holds;
 mod orders;
+mod seat_blocks;
+mod showtime_cancel;
 
 use async_graphql::MergedObject;
 
-/// Every write of the API. Writes need a sales channel's API key.
+/// Every write of the API. Booking writes need a sales channel's API key; catalogue writes an
+/// operator's.
 #[derive(MergedObject, Default)]
-pub struct Mutation(holds::HoldMutation, orders::OrderMutation);
+pub struct Mutation(
+    holds::HoldMutation,
+    orders::OrderMutation,
+    seat_blocks::SeatBlockMutation,
+    showtime_cancel::ShowtimeCancelMutation,
+);

@@ -32,4 +32,4 @@ pub use region::{Region, RegionLevel};
 pub use review::Review;
 pub use seat_map::SeatKind;
 pub use seat_map_event::SeatMapEvent;
-pub use showtime::{Channel, Showtime};
+pub use showtime::{Channel, Showtime, ShowtimeStatus};

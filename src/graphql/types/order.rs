@@ -19,6 +19,15 @@ pub enum OrderStatus {
     Cancelled,
 }
 
+/// Why an order was cancelled.
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancelReason {
+    /// Its channel cancelled it (`cancelOrder`).
+    CustomerRequest,
+    /// Its showtime was cancelled by the cinema (`cancelShowtime`): refund the customer.
+    ShowtimeCancelled,
+}
+
 /// One sold seat.
 #[derive(SimpleObject)]
 pub struct OrderSeat {
@@ -135,5 +144,17 @@ impl Order {
     /// When it was cancelled, if it was.
     async fn cancelled_at(&self) -> Option<DateTime<Utc>> {
         self.0.cancelled_at
+    }
+
+    /// Why it was cancelled, if it was.
+    async fn cancel_reason(&self) -> Option<CancelReason> {
+        if self.0.status != documents::OrderStatus::Cancelled {
+            return None;
+        }
+        Some(match self.0.cancel_reason {
+            Some(documents::CancelReason::ShowtimeCancelled) => CancelReason::ShowtimeCancelled,
+            // Orders cancelled before reasons were kept were cancelled by their channel.
+            Some(documents::CancelReason::CustomerRequest) | None => CancelReason::CustomerRequest,
+        })
     }
 }

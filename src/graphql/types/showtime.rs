@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Lookahead, Object, SimpleObject, ID};
+use async_graphql::{Context, Enum, Lookahead, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::money::{ChannelPrice, Money};
@@ -14,7 +14,7 @@ use crate::domain::list_caps::MAX_CHANNEL_PRICES;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
-use crate::store::documents::{ChannelDoc, ShowtimeDoc};
+use crate::store::documents::{self, ChannelDoc, ShowtimeDoc};
 use crate::store::ShowtimeParts;
 
 /// One screening of a movie in a hall at a time.
@@ -79,6 +79,17 @@ impl Showtime {
     /// When the film ends.
     async fn ends_at(&self) -> DateTime<Utc> {
         self.0.ends_at
+    }
+
+    /// SCHEDULED, or cancelled by its cinema's operator (CANCELLING while its holds and orders
+    /// are being undone, then CANCELLED). A cancelled showtime stays listed; its seats are all
+    /// AVAILABLE (or BLOCKED) and can never be held.
+    async fn status(&self) -> ShowtimeStatus {
+        match self.0.status {
+            documents::ShowtimeStatus::Scheduled => ShowtimeStatus::Scheduled,
+            documents::ShowtimeStatus::Cancelling => ShowtimeStatus::Cancelling,
+            documents::ShowtimeStatus::Cancelled => ShowtimeStatus::Cancelled,
+        }
     }
 
     /// The language the film is shown in, e.g. "国语", "英语".
@@ -165,6 +176,17 @@ impl Showtime {
             })?;
         Ok(SeatMap(seat_map))
     }
+}
+
+/// Whether a showtime still runs.
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShowtimeStatus {
+    /// It runs; its seats are for sale.
+    Scheduled,
+    /// Cancelled: its holds are being released and its orders cancelled.
+    Cancelling,
+    /// Cancelled: every hold released, every order cancelled (reason SHOWTIME_CANCELLED).
+    Cancelled,
 }
 
 /// A third-party sales app that sells tickets through Boxoffice.

@@ -1,0 +1,68 @@
+//! Cancelling a showtime on behalf of an operator: the scope check, the key, the audit entry;
+//! the cancellation itself (and why it survives a crash) is `booking::showtime_cancel`.
+
+use serde::Serialize;
+
+use super::{authorize, operator_keys, record, Audited};
+use crate::booking::{self, CancelStart, KeyPolicy, ShowtimeCancellation};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::ShowtimeId;
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// Cancels showtime `id`: NOT_FOUND when there is none, FORBIDDEN outside the operator's
+/// scope (nothing written), BAD_USER_INPUT when it has ended or another request cancelled it;
+/// otherwise, once per idempotency key, every hold released and every order cancelled. A
+/// retry (any attempt of the key, or any request while one is interrupted) resumes it.
+#[tracing::instrument(skip(store, keys, request_body))]
+pub async fn cancel_showtime(
+    store: &Store,
+    keys: &KeyPolicy,
+    operator: &str,
+    id: ShowtimeId,
+    key: Option<&str>,
+    request_body: &impl Serialize,
+) -> Result<ShowtimeCancellation, ApiError> {
+    let showtime = store
+        .showtimes_by_ids(&[id])
+        .await?
+        .pop()
+        .ok_or_else(|| ApiError::not_found(format!("showtime {id} does not exist")))?;
+    authorize(store, operator, showtime.cinema.id).await?;
+    let namespace = operator_keys(operator);
+    booking::once(
+        store,
+        keys,
+        &namespace,
+        key,
+        "cancelShowtime",
+        request_body,
+        |attempt| {
+            let showtime = showtime.clone();
+            async move {
+                match booking::begin_cancellation(store, &showtime, attempt.resource_id()).await? {
+                    CancelStart::Done(done) => return Ok(*done),
+                    CancelStart::Under => {}
+                }
+                // Recorded once the decision is written (a retry records the same entry again:
+                // one entry), before the work a crash may interrupt.
+                record(
+                    store,
+                    attempt,
+                    Audited {
+                        operator,
+                        operation: "cancelShowtime",
+                        cinema: Some(showtime.cinema.id),
+                        subject: GlobalId::Showtime(id),
+                        before: Audited::json(&serde_json::json!({ "status": "SCHEDULED" })),
+                        after: Audited::json(&serde_json::json!({ "status": "CANCELLED" })),
+                    },
+                )
+                .await?;
+                booking::resume_cancellation(store, id).await?;
+                booking::cancellation_summary(store, id).await
+            }
+        },
+    )
+    .await
+}

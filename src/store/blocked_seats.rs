@@ -1,0 +1,51 @@
+//! Blocking and unblocking seats of a showtime (broken seats, staff seats): ONE conditional
+//! update of its inventory document, like every seat change (invariant 1). Only AVAILABLE
+//! seats are blocked and only BLOCKED ones unblocked, so a held or sold seat is never touched.
+
+use bson::{doc, Document};
+
+use super::codec::ObjectIdExt;
+use super::holds::{seat_path, VERSION};
+use super::Store;
+use crate::domain::ids::ShowtimeId;
+use crate::domain::seat_blocks::BlockMove;
+use crate::error::ApiError;
+
+impl Store {
+    /// Moves every seat of `labels` (validated, distinct) one way in one update that matches
+    /// only if each of them is in the state the move starts from, the film has not started by
+    /// the database's clock and the showtime is not cancelled. The counts move by exactly the
+    /// number of seats, and the version by one (live seat maps). False when it did not match:
+    /// the caller reads the inventory to learn why.
+    #[tracing::instrument(skip(self))]
+    pub async fn move_blocked_seats(
+        &self,
+        showtime: ShowtimeId,
+        labels: &[String],
+        direction: BlockMove,
+    ) -> Result<bool, ApiError> {
+        let (from, to, down, up) = match direction {
+            BlockMove::Block => ("AVAILABLE", "BLOCKED", "counts.available", "counts.blocked"),
+            BlockMove::Unblock => ("BLOCKED", "AVAILABLE", "counts.blocked", "counts.available"),
+        };
+        let mut filter = doc! {
+            // `$expr` inside `$and`, not beside `_id`: some servers plan the latter as a scan.
+            "$and": [
+                { "_id": showtime.oid() },
+                { "$expr": { "$gt": ["$startsAt", "$$NOW"] } },
+            ],
+            "cancelled": { "$ne": true },
+        };
+        let mut set = Document::new();
+        for label in labels {
+            filter.insert(seat_path(label, "state")?, from);
+            set.insert(seat_path(label, "state")?, to);
+        }
+        let count = labels.len() as i64;
+        let update = doc! {
+            "$set": set,
+            "$inc": { down: -count, up: count, VERSION: 1 },
+        };
+        self.update_inventory(filter, update).await
+    }
+}

@@ -1,0 +1,176 @@
+//! The writes of a showtime's cancellation (`booking::showtime_cancel` sequences them): the
+//! showtime's status moves (SCHEDULED → CANCELLING → CANCELLED, each conditional on the one
+//! before), the inventory's `cancelled` mark, and the release of each live hold, counted in
+//! the inventory in the same update. The orders are cancelled through `orders`.
+
+use bson::{doc, Document};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use super::codec::{self, date, ObjectIdExt};
+use super::command_metrics::Call;
+use super::documents::{HoldDoc, ShowtimeStatus};
+use super::holds::end_hold;
+use super::{names, Store};
+use crate::domain::ids::{ResourceId, ShowtimeId};
+use crate::domain::seat::SeatState;
+use crate::error::ApiError;
+
+/// Where a showtime's cancellation stands, as its document says.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancellationState {
+    #[serde(default)]
+    pub status: ShowtimeStatus,
+    /// The request that began the cancellation (its idempotency key's resource id).
+    #[serde(default, with = "codec::optional_id")]
+    pub cancel_request: Option<ResourceId>,
+    #[serde(default, with = "codec::optional_time")]
+    pub cancelled_at: Option<DateTime<Utc>>,
+}
+
+impl Store {
+    /// The cancellation state of showtime `showtime`; None when there is no such showtime.
+    #[tracing::instrument(skip(self))]
+    pub async fn cancellation_state(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<CancellationState>, ApiError> {
+        self.bounded(
+            Call::new(names::SHOWTIMES, "find"),
+            self.collection::<CancellationState>(names::SHOWTIMES)
+                .find_one(doc! { "_id": showtime.oid() })
+                .projection(doc! { "status": 1, "cancelRequest": 1, "cancelledAt": 1 }),
+        )
+        .await
+    }
+
+    /// The first write of a cancellation: a SCHEDULED showtime (or one written before
+    /// statuses existed) becomes CANCELLING, stamped with request `request` and the time, and
+    /// enters the `cancelling` index the resumer reads. False when it was not SCHEDULED.
+    #[tracing::instrument(skip(self))]
+    pub async fn begin_showtime_cancel(
+        &self,
+        showtime: ShowtimeId,
+        request: ResourceId,
+        at: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(
+                Call::new(names::SHOWTIMES, "update"),
+                self.collection::<Document>(names::SHOWTIMES).update_one(
+                    doc! {
+                        "_id": showtime.oid(),
+                        "status": { "$nin": ["CANCELLING", "CANCELLED"] },
+                    },
+                    doc! { "$set": {
+                        "status": "CANCELLING",
+                        "cancelRequest": request.oid(),
+                        "cancelledAt": date(at),
+                        "cancellingSince": date(at),
+                    } },
+                ),
+            )
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// Marks the showtime's inventory cancelled: from now on no hold is placed and no hold is
+    /// sold (their filters require the mark unset). Idempotent.
+    #[tracing::instrument(skip(self))]
+    pub async fn mark_inventory_cancelled(&self, showtime: ShowtimeId) -> Result<(), ApiError> {
+        self.bounded(
+            Call::new(names::SEAT_INVENTORY, "update"),
+            self.collection::<Document>(names::SEAT_INVENTORY)
+                .update_one(
+                    doc! { "_id": showtime.oid(), "cancelled": { "$ne": true } },
+                    doc! { "$set": { "cancelled": true } },
+                ),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Releases live hold `hold` for the showtime's cancellation: the conditional release of
+    /// `holds` (the hold's entry and every seat HELD by it in the filter), which also counts
+    /// it in `cancelledHolds`, in the same update, so the count is exact whoever resumes.
+    /// False when the hold was gone.
+    #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
+    pub async fn release_for_cancel(
+        &self,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+    ) -> Result<bool, ApiError> {
+        let (seats, mut update) = end_hold(hold, SeatState::Available, None)?;
+        if let Ok(inc) = update.get_document_mut("$inc") {
+            inc.insert("cancelledHolds", 1);
+        }
+        let mut filter = doc! { "_id": showtime.oid() };
+        filter.extend(seats);
+        self.update_inventory(filter, update).await
+    }
+
+    /// How many holds the showtime's cancellation released.
+    #[tracing::instrument(skip(self))]
+    pub async fn cancelled_holds(&self, showtime: ShowtimeId) -> Result<u64, ApiError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Counted {
+            #[serde(default)]
+            cancelled_holds: i64,
+        }
+        let found = self
+            .bounded(
+                Call::new(names::SEAT_INVENTORY, "find"),
+                self.collection::<Counted>(names::SEAT_INVENTORY)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(doc! { "cancelledHolds": 1 }),
+            )
+            .await?;
+        Ok(found.map_or(0, |c| u64::try_from(c.cancelled_holds).unwrap_or(0)))
+    }
+
+    /// The last write of a cancellation: CANCELLING becomes CANCELLED and the showtime leaves
+    /// the `cancelling` index. False when it was not CANCELLING (done already).
+    #[tracing::instrument(skip(self))]
+    pub async fn finish_showtime_cancel(&self, showtime: ShowtimeId) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(
+                Call::new(names::SHOWTIMES, "update"),
+                self.collection::<Document>(names::SHOWTIMES).update_one(
+                    doc! { "_id": showtime.oid(), "status": "CANCELLING" },
+                    doc! {
+                        "$set": { "status": "CANCELLED" },
+                        "$unset": { "cancellingSince": "" },
+                    },
+                ),
+            )
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// Showtimes whose cancellation began before `before` and is not finished, at most
+    /// `limit` (sparse index `cancelling`: only those are in it).
+    #[tracing::instrument(skip(self))]
+    pub async fn cancelling_showtimes(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<ShowtimeId>, ApiError> {
+        #[derive(Deserialize)]
+        struct Id {
+            #[serde(rename = "_id", with = "codec::id")]
+            id: ShowtimeId,
+        }
+        let found: Vec<Id> = self
+            .find_limited(
+                names::SHOWTIMES,
+                doc! { "cancellingSince": { "$lt": date(before) } },
+                None,
+                Some(doc! { "_id": 1 }),
+                limit,
+            )
+            .await?;
+        Ok(found.into_iter().map(|id| id.id).collect())
+    }
+}
