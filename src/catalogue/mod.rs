@@ -8,6 +8,10 @@
 
 mod access;
 mod operators;
+mod prices;
+mod showtimes;
 
 pub use access::{authorize, operator_keys, record, Audited};
 pub use operators::create_operator;
+pub use prices::change_showtime_prices;
+pub use showtimes::{schedule_showtime, NewShowtime};

@@ -39,6 +39,7 @@ mod request_ids;
 mod round_trips;
 mod sale;
 mod sales;
+mod scheduling;
 mod schema_file;
 mod scrape;
 mod seat_maps;
