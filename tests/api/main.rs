@@ -30,6 +30,7 @@ mod operators;
 mod orders;
 mod outage;
 mod playground;
+mod price_revisions;
 mod processes;
 mod query_cache;
 mod races;
