@@ -56,6 +56,9 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "release-hold",
     "cancel-order",
     "my-orders",
+    "schedule-showtime",
+    "change-showtime-prices",
+    "showtime-price-history",
 ];
 
 /// The headers of the examples that act as a channel (`NAME.headers.json`): the demo channel
@@ -80,6 +83,15 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "my-orders",
         include_str!("../../playground/examples/my-orders.headers.json"),
+    ),
+    // The demo platform operator's key (also derived from the seed).
+    (
+        "schedule-showtime",
+        include_str!("../../playground/examples/schedule-showtime.headers.json"),
+    ),
+    (
+        "change-showtime-prices",
+        include_str!("../../playground/examples/change-showtime-prices.headers.json"),
     ),
 ];
 
