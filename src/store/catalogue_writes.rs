@@ -1,7 +1,6 @@
 //! Bulk writes of catalogue documents (the demo data loader).
 
 use bson::doc;
-use futures::StreamExt;
 use serde::Serialize;
 
 use super::documents::{
@@ -14,8 +13,6 @@ use crate::error::ApiError;
 
 /// Halls whose showtimes the catalogue loader schedules in one transaction.
 pub const SCHEDULE_GROUP: usize = 8;
-/// Transactions of one batch the loader runs at once.
-const GROUPS_AT_ONCE: usize = 4;
 
 /// Documents to insert together; any list may be empty.
 #[derive(Debug, Default)]
@@ -80,19 +77,10 @@ impl Store {
                 None => by_hall.push((showtime.theater.id, vec![showtime.clone()])),
             }
         }
-        // Groups have no hall in common, so their transactions never touch the same document:
-        // a few run at once.
-        let groups: Vec<Vec<ShowtimeDoc>> = by_hall
-            .chunks(SCHEDULE_GROUP)
-            .map(|group| group.iter().flat_map(|(_, s)| s.iter().cloned()).collect())
-            .collect();
-        let mut groups = futures::stream::iter(groups.into_iter().map(|group| {
-            let store = self.clone();
-            async move { store.schedule_showtimes(&group).await }
-        }))
-        .buffer_unordered(GROUPS_AT_ONCE);
-        while let Some(scheduled) = groups.next().await {
-            match scheduled? {
+        for group in by_hall.chunks(SCHEDULE_GROUP) {
+            let group: Vec<ShowtimeDoc> =
+                group.iter().flat_map(|(_, s)| s.iter().cloned()).collect();
+            match self.schedule_showtimes(&group).await? {
                 Scheduled::Written | Scheduled::AlreadyThere => {}
                 Scheduled::Refused(refusal) => {
                     return Err(ApiError::internal(format!(
