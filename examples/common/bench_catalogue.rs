@@ -45,11 +45,12 @@ pub async fn insert(
     };
     let movie: MovieId = new_id();
     let mut ids = Vec::new();
+    let (mut docs, mut inventories) = (Vec::new(), Vec::new());
     for i in 0..showtimes {
         let starts = now() + chrono::TimeDelta::minutes(24 * 60 + i as i64);
         let showtime = ShowtimeDoc {
             id: new_id::<ShowtimeId>(),
-            schema_version: SCHEMA_VERSION,
+            schema_version: SHOWTIME_SCHEMA_VERSION,
             cinema: CinemaRef {
                 id: cinema,
                 name: "影城".into(),
@@ -74,14 +75,16 @@ pub async fn insert(
                 amount: 4000,
             }],
             status: ShowtimeStatus::Scheduled,
+            price_revision: 0,
+            free_at: starts,
         };
-        batch
-            .inventories
-            .push(SeatInventoryDoc::for_showtime(&showtime, &hall));
+        inventories.push(SeatInventoryDoc::for_showtime(&showtime, &hall));
         ids.push(showtime.id);
-        batch.showtimes.push(showtime);
+        docs.push(showtime);
     }
     batch.halls.push(hall);
     store.insert_catalogue(&batch).await?;
+    // A minute apart in one hall: they overlap, so they go in unchecked (a bench's catalogue).
+    store.insert_unscheduled(&docs, &inventories).await?;
     Ok((ids, key))
 }

@@ -8,10 +8,14 @@
 
 mod access;
 mod operators;
+mod prices;
 mod seat_blocks;
 mod showtime_cancel;
+mod showtimes;
 
 pub use access::{authorize, operator_keys, record, Audited};
 pub use operators::create_operator;
+pub use prices::change_showtime_prices;
 pub use seat_blocks::{move_seats, SeatBlockRequest, SeatsMoved};
 pub use showtime_cancel::cancel_showtime;
+pub use showtimes::{schedule_showtime, NewShowtime};

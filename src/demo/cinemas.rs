@@ -12,9 +12,7 @@ use super::showtimes::{hall_showtimes, Lineup};
 use super::DemoPlan;
 use crate::domain::ids::CinemaId;
 use crate::domain::seat::SeatKind;
-use crate::store::documents::{
-    CinemaDoc, CinemaRef, GeoJsonPoint, HallDoc, SeatInventoryDoc, SCHEMA_VERSION,
-};
+use crate::store::documents::{CinemaDoc, CinemaRef, GeoJsonPoint, HallDoc, SCHEMA_VERSION};
 use crate::store::CatalogueBatch;
 
 /// Services some cinemas offer whatever their halls: (amenity, chance).
@@ -66,9 +64,6 @@ pub fn add_cinema(
             plan.start_day,
             plan.days,
         ) {
-            batch
-                .inventories
-                .push(SeatInventoryDoc::for_showtime(&showtime, hall));
             batch.showtimes.push(showtime);
         }
     }

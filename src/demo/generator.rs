@@ -103,7 +103,6 @@ mod tests {
             .chain(each(&batch.movie_details))
             .chain(each(&batch.reviews))
             .chain(each(&batch.showtimes))
-            .chain(each(&batch.inventories))
             .collect()
     }
 
@@ -142,7 +141,6 @@ mod tests {
             chunked.cinemas.extend(chunk.cinemas);
             chunked.halls.extend(chunk.halls);
             chunked.showtimes.extend(chunk.showtimes);
-            chunked.inventories.extend(chunk.inventories);
         }
         assert_eq!(
             stored_bytes(&chunked),

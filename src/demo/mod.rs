@@ -106,7 +106,12 @@ impl Loaded {
             cinemas: batch.cinemas.len(),
             halls: batch.halls.len(),
             showtimes: batch.showtimes.len(),
-            seats: batch.inventories.iter().map(|i| i.capacity as usize).sum(),
+            seats: batch
+                .showtimes
+                .iter()
+                .filter_map(|s| batch.halls.iter().find(|h| h.id == s.theater.id))
+                .map(|hall| hall.capacity as usize)
+                .sum(),
             channel_keys: Vec::new(),
             operator_key: None,
         }

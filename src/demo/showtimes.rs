@@ -1,14 +1,14 @@
 //! Showtimes: six a day in each hall between 10:00 and 22:30 China time, one after another
 //! with 15 to 30 minutes of cleaning between them, popular movies more often.
 
-use chrono::{Days, NaiveDate};
+use chrono::{Days, NaiveDate, TimeDelta};
 use rand::Rng;
 
 use super::pricing::{base_price, channel_prices};
 use super::random::{china_time, object_id, pick, weighted_index, DemoRng};
 use crate::domain::ids::ShowtimeId;
 use crate::store::documents::{
-    CinemaRef, HallDoc, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, SCHEMA_VERSION,
+    CinemaRef, HallDoc, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, SHOWTIME_SCHEMA_VERSION,
 };
 
 pub const SHOWS_PER_DAY: usize = 6;
@@ -112,18 +112,22 @@ pub fn hall_showtimes(
             let feature = &lineup.features[feature];
             let runtime = i64::from(feature.movie.runtime_minutes);
             let base = base_price(rng, &hall.format, minute);
+            let ends_at = china_time(day, minute + runtime);
             showtimes.push(ShowtimeDoc {
                 id: ShowtimeId(object_id(rng)),
-                schema_version: SCHEMA_VERSION,
+                schema_version: SHOWTIME_SCHEMA_VERSION,
                 cinema: cinema.clone(),
                 movie: feature.movie.clone(),
                 theater: theater.clone(),
                 starts_at: china_time(day, minute),
-                ends_at: china_time(day, minute + runtime),
+                ends_at,
                 language: (*pick(rng, feature.languages)).to_owned(),
                 currency: "CNY".to_owned(),
                 prices: channel_prices(rng, base),
                 status: ShowtimeStatus::Scheduled,
+                price_revision: 0,
+                // The shortest gap the schedule leaves: the hall is free by the next start.
+                free_at: ends_at + TimeDelta::minutes(MIN_CLEANING),
             });
         }
     }

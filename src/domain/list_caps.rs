@@ -13,3 +13,6 @@ pub const MAX_EXTERNAL_RATINGS: usize = 10;
 
 /// The most channel prices a showtime lists: the channels that sell it.
 pub const MAX_CHANNEL_PRICES: usize = 32;
+
+/// The most price revisions a showtime's `priceHistory` lists (the newest).
+pub const MAX_PRICE_REVISIONS: usize = 20;

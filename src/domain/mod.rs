@@ -19,6 +19,7 @@ pub mod operator;
 pub mod paging;
 pub mod rate_limit;
 pub mod region;
+pub mod schedule;
 pub mod seat;
 pub mod seat_blocks;
 pub mod seat_changes;

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
 use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId, ReviewId, ShowtimeId};
+use crate::domain::list_caps::MAX_PRICE_REVISIONS;
 use crate::store::documents::{
-    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc, SeatMapDoc,
-    ShowtimeDoc,
+    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, PriceRevisionDoc, RegionDoc,
+    ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
 use crate::store::Store;
 
@@ -27,6 +28,8 @@ pub struct Loaders {
     pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
     /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
+    /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
+    pub price_history: BatchLoader<ShowtimeId, Arc<Vec<PriceRevisionDoc>>>,
 }
 
 /// What of a seat map a field needs: its counts, or its seats too. A batch reads the union:
@@ -65,8 +68,30 @@ impl Loaders {
             showtimes: by_id!(store, showtimes_by_ids, ShowtimeId),
             seat_maps: seat_maps(store),
             regions: by_id!(store, regions_by_ids, RegionId),
+            price_history: price_history(store),
         }
     }
+}
+
+/// The price-history loader: one `find` of the revisions of every showtime of the batch.
+fn price_history(store: &Store) -> BatchLoader<ShowtimeId, Arc<Vec<PriceRevisionDoc>>> {
+    let store = store.clone();
+    BatchLoader::new(move |keys: Vec<ShowtimeId>| {
+        let store = store.clone();
+        Box::pin(async move {
+            let mut by_showtime: HashMap<ShowtimeId, Vec<PriceRevisionDoc>> = HashMap::new();
+            for revision in store.price_revisions(&keys, MAX_PRICE_REVISIONS).await? {
+                by_showtime
+                    .entry(revision.showtime_id)
+                    .or_default()
+                    .push(revision);
+            }
+            Ok(by_showtime
+                .into_iter()
+                .map(|(id, revisions)| (id, Arc::new(revisions)))
+                .collect())
+        })
+    })
 }
 
 /// The movie-details loader: one `find` per batch, projected to the union of the fields its

@@ -56,6 +56,9 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "release-hold",
     "cancel-order",
     "my-orders",
+    "schedule-showtime",
+    "change-showtime-prices",
+    "showtime-price-history",
     "block-seats",
     "unblock-seats",
     "cancel-showtime",
@@ -85,7 +88,15 @@ const HEADERS: &[(&str, &str)] = &[
         "my-orders",
         include_str!("../../playground/examples/my-orders.headers.json"),
     ),
-    // The operator examples carry the demo platform operator's key.
+    // The demo platform operator's key (also derived from the seed).
+    (
+        "schedule-showtime",
+        include_str!("../../playground/examples/schedule-showtime.headers.json"),
+    ),
+    (
+        "change-showtime-prices",
+        include_str!("../../playground/examples/change-showtime-prices.headers.json"),
+    ),
     (
         "block-seats",
         include_str!("../../playground/examples/block-seats.headers.json"),

@@ -4,11 +4,15 @@ use bson::doc;
 use serde::Serialize;
 
 use super::documents::{
-    ChannelDoc, CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc,
-    SeatInventoryDoc, ShowtimeDoc,
+    ChannelDoc, CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc, ShowtimeDoc,
 };
+use super::schedule::Scheduled;
 use super::{names, Store};
+use crate::domain::ids::HallId;
 use crate::error::ApiError;
+
+/// Halls whose showtimes the catalogue loader schedules in one transaction.
+pub const SCHEDULE_GROUP: usize = 8;
 
 /// Documents to insert together; any list may be empty.
 #[derive(Debug, Default)]
@@ -21,9 +25,9 @@ pub struct CatalogueBatch {
     pub movies: Vec<MovieDoc>,
     pub movie_details: Vec<MovieDetailsDoc>,
     pub reviews: Vec<ReviewDoc>,
+    /// Scheduled through [`Store::schedule_showtimes`] (checked for overlaps, each with a seat
+    /// inventory made from its hall), like the `scheduleShowtime` mutation's.
     pub showtimes: Vec<ShowtimeDoc>,
-    /// One per showtime, created from its hall's layout.
-    pub inventories: Vec<SeatInventoryDoc>,
 }
 
 impl CatalogueBatch {
@@ -35,14 +39,14 @@ impl CatalogueBatch {
             + self.movies.len()
             + self.movie_details.len()
             + self.reviews.len()
-            + self.showtimes.len()
-            + self.inventories.len()
+            + 2 * self.showtimes.len()
     }
 }
 
 impl Store {
-    /// Inserts a batch with unordered bulk writes. Inventories go in before their showtimes, so
-    /// a showtime that can be listed always has its seats.
+    /// Inserts a batch with unordered bulk writes, then schedules its showtimes through
+    /// [`Store::schedule_showtimes`], the mutation's own path, [`SCHEDULE_GROUP`] halls at a
+    /// time: each group is one transaction with its overlap check.
     #[tracing::instrument(skip_all, fields(documents = batch.document_count()))]
     pub async fn insert_catalogue(&self, batch: &CatalogueBatch) -> Result<(), ApiError> {
         self.insert_all(names::CHANNELS, &batch.channels).await?;
@@ -53,10 +57,51 @@ impl Store {
             .await?;
         self.insert_all(names::MOVIES, &batch.movies).await?;
         self.insert_all(names::REVIEWS, &batch.reviews).await?;
-        self.insert_all(names::SEAT_INVENTORY, &batch.inventories)
-            .await?;
-        self.insert_all(names::SHOWTIMES, &batch.showtimes).await?;
+        self.schedule_catalogue_showtimes(&batch.showtimes).await
+    }
+
+    /// Schedules the showtimes of a batch, grouped by hall ([`SCHEDULE_GROUP`] halls a
+    /// transaction). A refusal (an overlap) is an error: the generator never makes one.
+    async fn schedule_catalogue_showtimes(
+        &self,
+        showtimes: &[ShowtimeDoc],
+    ) -> Result<(), ApiError> {
+        let mut by_hall: Vec<(HallId, Vec<ShowtimeDoc>)> = Vec::new();
+        for showtime in showtimes {
+            match by_hall
+                .iter_mut()
+                .rev()
+                .find(|(hall, _)| *hall == showtime.theater.id)
+            {
+                Some((_, group)) => group.push(showtime.clone()),
+                None => by_hall.push((showtime.theater.id, vec![showtime.clone()])),
+            }
+        }
+        for group in by_hall.chunks(SCHEDULE_GROUP) {
+            let group: Vec<ShowtimeDoc> =
+                group.iter().flat_map(|(_, s)| s.iter().cloned()).collect();
+            match self.schedule_showtimes(&group).await? {
+                Scheduled::Written | Scheduled::AlreadyThere => {}
+                Scheduled::Refused(refusal) => {
+                    return Err(ApiError::internal(format!(
+                        "catalogue showtimes could not be scheduled: {refusal:?}"
+                    )))
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Inserts showtimes and inventories as given, without the schedule's checks: exact test
+    /// catalogues (overlapping or past showtimes, missing inventories). Tests only.
+    #[cfg(feature = "test-hooks")]
+    pub async fn insert_unscheduled(
+        &self,
+        showtimes: &[ShowtimeDoc],
+        inventories: &[super::documents::SeatInventoryDoc],
+    ) -> Result<(), ApiError> {
+        self.insert_all(names::SEAT_INVENTORY, inventories).await?;
+        self.insert_all(names::SHOWTIMES, showtimes).await
     }
 
     pub(super) async fn insert_all<T: Serialize + Send + Sync>(

@@ -30,6 +30,24 @@ impl Store {
         .await
     }
 
+    /// Which of `codes` are channels (one `find` on `_id`).
+    #[tracing::instrument(skip(self))]
+    pub async fn existing_channel_codes(&self, codes: &[String]) -> Result<Vec<String>, ApiError> {
+        let found: Vec<bson::Document> = self
+            .find_limited(
+                names::CHANNELS,
+                doc! { "_id": { "$in": codes } },
+                None,
+                Some(doc! { "_id": 1 }),
+                codes.len(),
+            )
+            .await?;
+        Ok(found
+            .iter()
+            .filter_map(|doc| doc.get_str("_id").ok().map(str::to_owned))
+            .collect())
+    }
+
     /// A channel by code.
     #[tracing::instrument(skip(self))]
     pub async fn channel_by_code(&self, code: &str) -> Result<Option<ChannelDoc>, ApiError> {

@@ -111,6 +111,19 @@ fn wanted() -> Vec<Wanted> {
             doc! { "cinema.id": 1, "movie.id": 1, "theater.id": 1 },
             "cinema_movie_hall",
         ),
+        // A hall's showtimes by start: the overlap check of scheduling reads the few that
+        // start within a day before the new one frees the hall.
+        index(
+            SHOWTIMES,
+            doc! { "theater.id": 1, "startsAt": 1, "_id": 1 },
+            "theater_starts",
+        ),
+        // A showtime's price revisions, newest first.
+        index(
+            SHOWTIME_PRICE_REVISIONS,
+            doc! { "showtimeId": 1, "revision": -1 },
+            "showtime_revision",
+        ),
         // The sweeper's search for expired holds.
         index(SEAT_INVENTORY, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
         index(

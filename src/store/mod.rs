@@ -27,9 +27,11 @@ mod inventory;
 mod movies;
 mod operators;
 mod orders;
+mod price_revisions;
 mod readiness;
 mod regions;
 mod sales;
+mod schedule;
 mod showtimes;
 mod sold_seats;
 mod transactions;
@@ -57,7 +59,9 @@ pub use faults::{Faults, Pause};
 pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
+pub use price_revisions::PriceChange;
 pub use readiness::Readiness;
+pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 
 use crate::error::ApiError;
@@ -80,9 +84,10 @@ pub mod names {
     pub const REGIONS: &str = "regions";
     pub const OPERATORS: &str = "operators";
     pub const AUDIT_LOG: &str = "audit_log";
+    pub const SHOWTIME_PRICE_REVISIONS: &str = "showtime_price_revisions";
 
     /// Every collection.
-    pub const ALL: [&str; 15] = [
+    pub const ALL: [&str; 16] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -98,6 +103,7 @@ pub mod names {
         REGIONS,
         OPERATORS,
         AUDIT_LOG,
+        SHOWTIME_PRICE_REVISIONS,
     ];
 }
 

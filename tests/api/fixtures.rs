@@ -11,16 +11,24 @@ use chrono::{Duration, Utc};
 
 use crate::helpers::TestApp;
 
-/// A catalogue being built; `insert` writes it.
+/// A catalogue being built; `insert` writes it. Its showtimes and their seat inventories
+/// (the second field) are written as given, unchecked (`insert_unscheduled`): tests need
+/// exact catalogues, overlapping or past showtimes included.
 #[derive(Default)]
-pub struct Catalogue(pub CatalogueBatch);
+pub struct Catalogue(pub CatalogueBatch, pub Vec<SeatInventoryDoc>);
 
 impl Catalogue {
-    pub async fn insert(self, app: &TestApp) -> CatalogueBatch {
+    pub async fn insert(mut self, app: &TestApp) -> CatalogueBatch {
+        let showtimes = std::mem::take(&mut self.0.showtimes);
         app.store
             .insert_catalogue(&self.0)
             .await
             .expect("insert fixtures");
+        app.store
+            .insert_unscheduled(&showtimes, &self.1)
+            .await
+            .expect("insert fixture showtimes");
+        self.0.showtimes = showtimes;
         self.0
     }
 
@@ -190,7 +198,7 @@ impl Catalogue {
         let starts = Utc::now() + Duration::hours(hours_from_now);
         let showtime = ShowtimeDoc {
             id: new_id(),
-            schema_version: SCHEMA_VERSION,
+            schema_version: SHOWTIME_SCHEMA_VERSION,
             cinema: CinemaRef {
                 id: cinema.id,
                 name: cinema.name.clone(),
@@ -218,10 +226,10 @@ impl Catalogue {
                 })
                 .collect(),
             status: ShowtimeStatus::Scheduled,
+            price_revision: 0,
+            free_at: starts + Duration::minutes(135),
         };
-        self.0
-            .inventories
-            .push(SeatInventoryDoc::for_showtime(&showtime, hall));
+        self.1.push(SeatInventoryDoc::for_showtime(&showtime, hall));
         self.0.showtimes.push(showtime.clone());
         showtime
     }

@@ -89,6 +89,23 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         .find(|province| province["name"] == "北京市")
         .expect("北京市 is a province")["id"]
         .clone();
+    let hall_and_movie = app
+        .graphql(
+            "{ cinemas(first: 1) { nodes { halls(first: 1) { nodes { id } } } } movies(first: 1) { nodes { id } } }",
+            serde_json::json!({}),
+        )
+        .await;
+    let hall = hall_and_movie.data()["cinemas"]["nodes"][0]["halls"]["nodes"][0]["id"].clone();
+    let movie = hall_and_movie.data()["movies"]["nodes"][0]["id"].clone();
+    // 04:00 China time the day after tomorrow: demo halls are free from about 02:00 to 10:00.
+    let free_night = (chrono::Utc::now() + chrono::Duration::hours(8))
+        .date_naive()
+        .checked_add_days(chrono::Days::new(2))
+        .unwrap()
+        .and_hms_opt(4, 0, 0)
+        .unwrap()
+        .and_utc()
+        - chrono::Duration::hours(8);
     // The demo key the channel examples carry in their headers.
     let key_of = |example: &serde_json::Value| {
         let headers = example["headers"].as_str().filter(|h| !h.is_empty())?;
@@ -134,6 +151,12 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 order().await
             } else if placeholder.starts_with("<paste the id of a region") {
                 beijing.clone()
+            } else if placeholder.starts_with("<paste the id of a hall") {
+                hall.clone()
+            } else if placeholder.starts_with("<paste the id of a movie") {
+                movie.clone()
+            } else if placeholder.starts_with("<paste a start time") {
+                serde_json::json!(free_night.to_rfc3339())
             } else {
                 panic!("{name}: unknown placeholder {placeholder}")
             };

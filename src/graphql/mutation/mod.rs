@@ -4,6 +4,7 @@ mod holds;
 mod orders;
 mod seat_blocks;
 mod showtime_cancel;
+mod showtimes;
 
 use async_graphql::MergedObject;
 
@@ -13,6 +14,7 @@ use async_graphql::MergedObject;
 pub struct Mutation(
     holds::HoldMutation,
     orders::OrderMutation,
+    showtimes::ShowtimeMutation,
     seat_blocks::SeatBlockMutation,
     showtime_cancel::ShowtimeCancelMutation,
 );

@@ -10,11 +10,11 @@ use super::seat_map::SeatMap;
 use super::{Cinema, Hall, Movie};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
-use crate::domain::list_caps::MAX_CHANNEL_PRICES;
+use crate::domain::list_caps::{MAX_CHANNEL_PRICES, MAX_PRICE_REVISIONS};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
-use crate::store::documents::{self, ChannelDoc, ShowtimeDoc};
+use crate::store::documents::{self, ChannelDoc, PriceRevisionDoc, ShowtimeDoc};
 use crate::store::ShowtimeParts;
 
 /// One screening of a movie in a hall at a time.
@@ -153,6 +153,40 @@ impl Showtime {
             .collect()
     }
 
+    /// How many times its prices were changed (0: never).
+    async fn price_revision(&self) -> i64 {
+        self.0.price_revision
+    }
+
+    /// When its hall is free again: the end of the film plus the cleaning gap that applied
+    /// when it was scheduled. No other showtime of the hall runs between `startsAt` and this.
+    async fn free_at(&self) -> DateTime<Utc> {
+        self.0.free_at
+    }
+
+    /// The changes of its prices, newest first (at most 20): who changed them, when, and the
+    /// prices before and after. Loaded in one batch for every showtime of the request.
+    #[graphql(
+        cache_control(no_cache),
+        complexity = "1 + MAX_PRICE_REVISIONS * child_complexity"
+    )]
+    async fn price_history(&self, ctx: &Context<'_>) -> Result<Vec<PriceRevision>, ApiError> {
+        let revisions = ctx
+            .loaders()
+            .price_history
+            .load_one(self.showtime_id())
+            .await?
+            .unwrap_or_default();
+        Ok(revisions
+            .iter()
+            .take(MAX_PRICE_REVISIONS)
+            .map(|revision| PriceRevision {
+                revision: revision.clone(),
+                currency: self.0.currency.clone(),
+            })
+            .collect())
+    }
+
     /// Every seat and its state, with the counts per state. Loaded in one batch for every
     /// showtime of the request, and only as much of it as the query asks for: counts alone
     /// read no seats.
@@ -204,5 +238,56 @@ impl From<ChannelDoc> for Channel {
             code: doc.code,
             name: doc.name,
         }
+    }
+}
+
+/// One change of a showtime's channel prices (document versioning: the showtime holds the
+/// current prices, each revision one change).
+pub struct PriceRevision {
+    revision: PriceRevisionDoc,
+    currency: String,
+}
+
+impl PriceRevision {
+    fn prices(&self, prices: &[crate::store::documents::ChannelPriceDoc]) -> Vec<ChannelPrice> {
+        prices
+            .iter()
+            .take(MAX_CHANNEL_PRICES)
+            .map(|price| ChannelPrice {
+                channel: price.channel.clone(),
+                price: Money::of(price.amount, &self.currency),
+            })
+            .collect()
+    }
+}
+
+/// One change of a showtime's channel prices: who, when, before and after.
+#[Object]
+impl PriceRevision {
+    /// 1 for the first change, then one more with each.
+    async fn revision(&self) -> i64 {
+        self.revision.revision
+    }
+
+    /// When the prices changed.
+    async fn at(&self) -> DateTime<Utc> {
+        self.revision.at
+    }
+
+    /// The code of the operator who changed them.
+    async fn operator(&self) -> &str {
+        &self.revision.operator
+    }
+
+    /// The prices before the change.
+    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
+    async fn before(&self) -> Vec<ChannelPrice> {
+        self.prices(&self.revision.before)
+    }
+
+    /// The prices after it.
+    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
+    async fn after(&self) -> Vec<ChannelPrice> {
+        self.prices(&self.revision.after)
     }
 }

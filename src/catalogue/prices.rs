@@ -1,0 +1,128 @@
+//! Changing a showtime's channel prices (`changeShowtimePrices`), keeping every revision
+//! (document versioning pattern, see `store::price_revisions`). A hold keeps the unit price it
+//! was given; a hold placed after the change reads the new prices (holds read the showtime
+//! fresh from the database, never a cached copy).
+
+use serde::Serialize;
+
+use super::showtimes::check_channels;
+use super::{authorize, operator_keys, record, Audited};
+use crate::booking::{self, KeyPolicy};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::ShowtimeId;
+use crate::error::ApiError;
+use crate::store::documents::{ChannelPriceDoc, ShowtimeDoc, ShowtimeStatus};
+use crate::store::{self, PriceChange, Store};
+
+/// How many times a change reads again after another change (or a cancellation) won.
+const ATTEMPTS: u32 = 16;
+
+/// Sets the prices of `showtime` to `prices` for `operator`, once per idempotency key.
+/// NOT_FOUND for a missing showtime, FORBIDDEN outside the operator's cinemas, BAD_USER_INPUT
+/// for an unknown channel or a showtime that has started or is cancelled.
+pub async fn change_showtime_prices(
+    store: &Store,
+    keys: &KeyPolicy,
+    operator: &str,
+    showtime_id: ShowtimeId,
+    prices: &[ChannelPriceDoc],
+    key: Option<&str>,
+    request: &impl Serialize,
+) -> Result<ShowtimeDoc, ApiError> {
+    let showtime = read(store, showtime_id).await?;
+    authorize(store, operator, showtime.cinema.id).await?;
+    check_channels(store, prices).await?;
+    booking::once(
+        store,
+        keys,
+        &operator_keys(operator),
+        key,
+        "changeShowtimePrices",
+        request,
+        |attempt| async move {
+            if attempt.taken_over()
+                && store
+                    .price_revision_by_request(showtime_id, attempt.resource_id())
+                    .await?
+                    .is_some()
+            {
+                // An earlier attempt of this key made the change: the showtime is the answer.
+                return read(store, showtime_id).await;
+            }
+            for _ in 0..ATTEMPTS {
+                let current = read(store, showtime_id).await?;
+                refuse_unchangeable(&current)?;
+                let change = PriceChange {
+                    showtime: showtime_id,
+                    read_revision: current.price_revision,
+                    free_at: current.free_at,
+                    before: current.prices.clone(),
+                    after: prices.to_vec(),
+                    operator: operator.to_owned(),
+                    request: attempt.resource_id(),
+                    at: store::now(),
+                };
+                if !store.change_showtime_prices(&change).await? {
+                    continue;
+                }
+                record(
+                    store,
+                    attempt,
+                    Audited {
+                        operator,
+                        operation: "changeShowtimePrices",
+                        cinema: Some(current.cinema.id),
+                        subject: GlobalId::Showtime(showtime_id),
+                        before: Audited::json(&serde_json::json!({
+                            "prices": change.before, "priceRevision": change.read_revision,
+                        })),
+                        after: Audited::json(&serde_json::json!({
+                            "prices": change.after, "priceRevision": change.read_revision + 1,
+                        })),
+                    },
+                )
+                .await?;
+                return Ok(ShowtimeDoc {
+                    prices: change.after,
+                    price_revision: change.read_revision + 1,
+                    ..current
+                });
+            }
+            Err(ApiError::unavailable(format!(
+                "the prices of showtime {} kept changing: try again",
+                GlobalId::Showtime(showtime_id).encode()
+            )))
+        },
+    )
+    .await
+}
+
+async fn read(store: &Store, showtime: ShowtimeId) -> Result<ShowtimeDoc, ApiError> {
+    store
+        .showtimes_by_ids(&[showtime])
+        .await?
+        .pop()
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "showtime {} does not exist",
+                GlobalId::Showtime(showtime).encode()
+            ))
+        })
+}
+
+/// BAD_USER_INPUT when the showtime's prices can no longer change: it has started, or it is
+/// cancelled (or being cancelled).
+fn refuse_unchangeable(showtime: &ShowtimeDoc) -> Result<(), ApiError> {
+    let id = GlobalId::Showtime(showtime.id).encode();
+    if showtime.status != ShowtimeStatus::Scheduled {
+        return Err(ApiError::bad_input(format!(
+            "showtime {id} is cancelled: its prices can no longer change"
+        )));
+    }
+    if showtime.starts_at <= store::now() {
+        return Err(ApiError::bad_input(format!(
+            "showtime {id} has started: its prices can no longer change"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! Scheduling a showtime (`scheduleShowtime`): a hall, a movie, a start; the hall busy until
+//! the end plus the configured cleaning gap; written with its seat inventory through
+//! `Store::schedule_showtimes`, which keeps a hall's showtimes apart (see `store::schedule`).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{authorize, operator_keys, record, Audited};
+use crate::booking::{self, KeyPolicy};
+use crate::domain::catalogue_rules::CatalogueRules;
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::{HallId, MovieId, ShowtimeId};
+use crate::domain::schedule::{self, CURRENCY};
+use crate::error::ApiError;
+use crate::store::documents::{
+    ChannelPriceDoc, CinemaRef, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus,
+    SHOWTIME_SCHEMA_VERSION,
+};
+use crate::store::{ScheduleRefusal, Scheduled, Store};
+
+/// A showtime to schedule, its input validated (`domain::schedule`).
+#[derive(Debug, Clone)]
+pub struct NewShowtime {
+    pub hall: HallId,
+    pub movie: MovieId,
+    pub starts_at: DateTime<Utc>,
+    pub language: String,
+    pub prices: Vec<ChannelPriceDoc>,
+}
+
+/// Schedules `new` for `operator` once per idempotency key (`request` is what the key's
+/// requests must repeat). NOT_FOUND for a missing hall or movie, FORBIDDEN outside the
+/// operator's cinemas, BAD_USER_INPUT for an unknown channel or an overlap (naming the
+/// showtime it overlaps); nothing written in each case.
+pub async fn schedule_showtime(
+    store: &Store,
+    keys: &KeyPolicy,
+    rules: &CatalogueRules,
+    operator: &str,
+    new: &NewShowtime,
+    key: Option<&str>,
+    request: &impl Serialize,
+) -> Result<ShowtimeDoc, ApiError> {
+    let hall = store
+        .halls_by_ids(&[new.hall])
+        .await?
+        .pop()
+        .ok_or_else(|| not_found(GlobalId::Hall(new.hall)))?;
+    authorize(store, operator, hall.cinema_id).await?;
+    let (movie_ids, cinema_ids) = ([new.movie], [hall.cinema_id]);
+    let (movies, cinemas) = tokio::try_join!(
+        store.movies_by_ids(&movie_ids),
+        store.cinemas_by_ids(&cinema_ids)
+    )?;
+    let movie = movies
+        .into_iter()
+        .next()
+        .ok_or_else(|| not_found(GlobalId::Movie(new.movie)))?;
+    let cinema = cinemas
+        .into_iter()
+        .next()
+        .ok_or_else(|| not_found(GlobalId::Cinema(hall.cinema_id)))?;
+    check_channels(store, &new.prices).await?;
+    let (ends_at, slot) = schedule::slot(new.starts_at, movie.runtime_minutes, rules.cleaning_gap)?;
+    booking::once(
+        store,
+        keys,
+        &operator_keys(operator),
+        key,
+        "scheduleShowtime",
+        request,
+        |attempt| {
+            let showtime = ShowtimeDoc {
+                id: ShowtimeId(attempt.resource_id().0),
+                schema_version: SHOWTIME_SCHEMA_VERSION,
+                cinema: CinemaRef {
+                    id: cinema.id,
+                    name: cinema.name.clone(),
+                    city: cinema.city.clone(),
+                },
+                movie: MovieRef {
+                    id: movie.id,
+                    title: movie.title.clone(),
+                    runtime_minutes: movie.runtime_minutes,
+                },
+                theater: HallRef {
+                    id: hall.id,
+                    name: hall.name.clone(),
+                    format: hall.format.clone(),
+                },
+                starts_at: new.starts_at,
+                ends_at,
+                language: new.language.clone(),
+                currency: CURRENCY.to_owned(),
+                prices: new.prices.clone(),
+                status: ShowtimeStatus::Scheduled,
+                price_revision: 0,
+                free_at: slot.free_at,
+            };
+            async move {
+                if attempt.taken_over() {
+                    // An earlier attempt of this key may have scheduled it: that is the answer.
+                    if let Some(done) = store.showtimes_by_ids(&[showtime.id]).await?.pop() {
+                        return Ok(done);
+                    }
+                }
+                match store
+                    .schedule_showtimes(std::slice::from_ref(&showtime))
+                    .await?
+                {
+                    Scheduled::Written | Scheduled::AlreadyThere => {}
+                    Scheduled::Refused(refusal) => return Err(refused(refusal, &showtime)),
+                }
+                record(
+                    store,
+                    attempt,
+                    Audited {
+                        operator,
+                        operation: "scheduleShowtime",
+                        cinema: Some(showtime.cinema.id),
+                        subject: GlobalId::Showtime(showtime.id),
+                        before: None,
+                        after: Audited::json(&serde_json::json!({
+                            "hall": GlobalId::Hall(showtime.theater.id).encode(),
+                            "movie": GlobalId::Movie(showtime.movie.id).encode(),
+                            "startsAt": showtime.starts_at,
+                            "endsAt": showtime.ends_at,
+                            "freeAt": showtime.free_at,
+                            "language": showtime.language,
+                            "prices": showtime.prices,
+                        })),
+                    },
+                )
+                .await?;
+                Ok(showtime)
+            }
+        },
+    )
+    .await
+}
+
+/// BAD_USER_INPUT naming the first channel of `prices` that does not exist.
+pub(super) async fn check_channels(
+    store: &Store,
+    prices: &[ChannelPriceDoc],
+) -> Result<(), ApiError> {
+    let codes: Vec<String> = prices.iter().map(|p| p.channel.clone()).collect();
+    let existing = store.existing_channel_codes(&codes).await?;
+    match codes.iter().find(|code| !existing.contains(code)) {
+        Some(missing) => Err(ApiError::bad_input(format!(
+            "channel `{missing}` does not exist"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn not_found(id: GlobalId) -> ApiError {
+    ApiError::not_found(format!(
+        "{} {} does not exist",
+        id.kind().to_lowercase(),
+        id.encode()
+    ))
+}
+
+/// The refusal as the client sees it.
+fn refused(refusal: ScheduleRefusal, showtime: &ShowtimeDoc) -> ApiError {
+    match refusal {
+        ScheduleRefusal::NoHall(hall) => not_found(GlobalId::Hall(hall)),
+        ScheduleRefusal::Overlaps { existing, .. } => ApiError::bad_input(format!(
+            "{}–{} overlaps showtime {} {}–{} in hall {} (times UTC, each with its cleaning gap)",
+            showtime.starts_at.format("%Y-%m-%d %H:%M"),
+            showtime.free_at.format("%H:%M"),
+            GlobalId::Showtime(existing.id).encode(),
+            existing.starts_at.format("%Y-%m-%d %H:%M"),
+            existing.free_at.format("%H:%M"),
+            existing.theater.name,
+        )),
+    }
+}
