@@ -51,8 +51,8 @@ pub struct Intervals {
     pub sales: Duration,
 }
 
-/// Runs the background tasks until `shutdown` is triggered: the sweeper and the reconciler
-/// every `sweep`, the sales projection every `sales`, the gateway heartbeat every
+/// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler and
+/// the pending propagations of extended references every `sweep`, the sales projection every `sales`, the gateway heartbeat every
 /// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
@@ -72,6 +72,12 @@ pub async fn run_background(
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
+        }
+        // Copies of renamed cinemas, halls and movies that a gateway left half done.
+        match crate::catalogue::finish_propagations(&store).await {
+            Ok(0) => {}
+            Ok(finished) => tracing::info!(finished, "finished pending propagations"),
+            Err(error) => tracing::warn!(%error, "finishing propagations failed"),
         }
     });
     let sales = every(intervals.sales, &shutdown, || async {

@@ -7,7 +7,15 @@
 //! writes, but each write's filter carries the state it assumes. It knows nothing of GraphQL.
 
 mod access;
+mod cinemas;
+mod halls;
+mod movies;
 mod operators;
+mod references;
 
 pub use access::{authorize, operator_keys, record, Audited};
+pub use cinemas::{create_cinema, update_cinema, CinemaEdit, Keyed, NewCinema};
+pub use halls::{create_hall, update_hall, NewHall};
+pub use movies::{create_movie, update_movie};
 pub use operators::create_operator;
+pub use references::{finish_propagations, propagate_now};

@@ -16,6 +16,9 @@ pub enum CrashPoint {
     CancelAfterFree,
     /// Release: the seats are AVAILABLE again, the answer is not stored yet.
     ReleaseAfterFree,
+    /// A catalogue update: a copied field of a cinema, hall or movie is written (its marker
+    /// set), the future showtimes' copies are not brought up to date yet.
+    BeforePropagation,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

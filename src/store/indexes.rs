@@ -13,6 +13,8 @@ struct Wanted {
     keys: Document,
     name: &'static str,
     unique: bool,
+    /// Only documents that have the field (the pending-propagation markers).
+    sparse: bool,
     /// A TTL index: documents go this long after the indexed date.
     expire_after: Option<std::time::Duration>,
 }
@@ -23,7 +25,15 @@ fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted
         keys,
         name,
         unique: false,
+        sparse: false,
         expire_after: None,
+    }
+}
+
+fn sparse(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
+    Wanted {
+        sparse: true,
+        ..index(collection, keys, name)
     }
 }
 
@@ -102,6 +112,19 @@ fn wanted() -> Vec<Wanted> {
             doc! { "prices.channel": 1, "startsAt": 1, "_id": 1 },
             "channel_starts",
         ),
+        // A hall's showtimes in start order: its future showtimes (a layout change is refused
+        // under them) and the copies of its name to bring up to date.
+        index(
+            SHOWTIMES,
+            doc! { "theater.id": 1, "startsAt": 1, "_id": 1 },
+            "theater_starts",
+        ),
+        // Sources whose copies in showtimes are being brought up to date (extended
+        // references): the marker exists only while a propagation is pending, so the
+        // background pass that finishes them reads only those.
+        sparse(CINEMAS, doc! { "refPending": 1 }, "ref_pending"),
+        sparse(THEATERS, doc! { "refPending": 1 }, "ref_pending"),
+        sparse(MOVIES, doc! { "refPending": 1 }, "ref_pending"),
         // The seed's lookup of a cinema's showtimes of a movie in a hall.
         index(
             SHOWTIMES,
@@ -166,6 +189,7 @@ impl Store {
             keys,
             name,
             unique,
+            sparse,
             expire_after,
         } in wanted()
         {
@@ -185,6 +209,7 @@ impl Store {
                     IndexOptions::builder()
                         .name(name.to_owned())
                         .unique(unique.then_some(true))
+                        .sparse(sparse.then_some(true))
                         .expire_after(expire_after)
                         .build(),
                 )

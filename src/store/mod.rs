@@ -5,6 +5,7 @@
 //! documents back; they never build a filter.
 
 mod audit;
+mod catalogue_updates;
 mod catalogue_writes;
 mod change_feed;
 mod channels;
@@ -26,8 +27,10 @@ mod movies;
 mod operators;
 mod orders;
 mod readiness;
+mod references;
 mod regions;
 mod sales;
+mod shapes;
 mod showtimes;
 mod sold_seats;
 mod transactions;
@@ -40,6 +43,9 @@ use std::time::Duration;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
+pub use catalogue_updates::{
+    CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,
+};
 pub use catalogue_writes::CatalogueBatch;
 pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
@@ -55,6 +61,7 @@ pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use readiness::Readiness;
+pub use references::{Copied, Propagation};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 
 use crate::error::ApiError;

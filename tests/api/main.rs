@@ -2,6 +2,7 @@
 
 mod architecture;
 mod browser;
+mod catalogue_writes;
 mod channels;
 mod cinemas;
 mod conformance;
