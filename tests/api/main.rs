@@ -12,6 +12,7 @@ mod expiry;
 mod fencing;
 mod field_order;
 mod fixtures;
+mod hall_writes;
 mod health_probes;
 mod helpers;
 mod holds;
