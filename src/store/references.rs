@@ -11,6 +11,7 @@
 //! Past showtimes and orders (their own snapshot) are never touched.
 
 use bson::{doc, Document};
+use mongodb::options::Hint;
 use serde::Deserialize;
 
 use super::codec::{self, ObjectIdExt};
@@ -47,6 +48,16 @@ pub struct Propagation {
 }
 
 impl Copied {
+    /// The index that leads with the copy's id: named as a hint, since the planner otherwise
+    /// may choose `starts` (every future showtime of every source) for the `startsAt` range.
+    fn index(&self) -> &'static str {
+        match self {
+            Copied::Cinema { .. } => "cinema_starts",
+            Copied::Hall { .. } => "theater_starts",
+            Copied::Movie { .. } => "movie_city_starts",
+        }
+    }
+
     /// The source's collection, the showtime field that holds the copy, the source's id, and
     /// the copy's fields as `$set` entries.
     fn target(&self) -> (&'static str, &'static str, bson::oid::ObjectId, Document) {
@@ -120,7 +131,8 @@ impl Store {
             .bounded(
                 Call::new(names::SHOWTIMES, "update"),
                 self.collection::<Document>(names::SHOWTIMES)
-                    .update_many(filter, doc! { "$set": set }),
+                    .update_many(filter, doc! { "$set": set })
+                    .hint(Hint::Name(propagation.copied.index().to_owned())),
             )
             .await?
             .modified_count;

@@ -90,7 +90,10 @@ async fn a_hall_is_created_with_its_layout_and_capacity_counted() {
     let hall = created.data()["createHall"].clone();
     assert_eq!(hall["capacity"], 20);
     assert_eq!(hall["cinema"]["id"], global_id("Cinema", h.cinema.id));
-    assert_eq!(hall["layout"]["rows"][2]["seats"][2]["label"], "C4", "gaps leave numbers out");
+    assert_eq!(
+        hall["layout"]["rows"][2]["seats"][2]["label"], "C4",
+        "gaps leave numbers out"
+    );
     assert_eq!(hall["layout"]["rows"][2]["seats"][2]["kind"], "COUPLE");
     let read = h.app.graphql(HALL, json!({ "id": hall["id"] })).await;
     assert_eq!(read.data()["node"]["format"], "IMAX");
@@ -127,10 +130,16 @@ async fn every_bad_hall_is_refused_with_what_is_wrong_and_nothing_is_written() {
         (json!({ "name": " " }), "name must not be empty"),
         (json!({ "format": "imax" }), "capital letters or digits"),
         (json!({ "layout": duplicate }), "row `A` appears twice"),
-        (json!({ "layout": lower }), "row label `a` must be 1 to 3 capital letters"),
+        (
+            json!({ "layout": lower }),
+            "row label `a` must be 1 to 3 capital letters",
+        ),
         (json!({ "layout": { "rows": [] } }), "at least one row"),
         (json!({ "layout": layout(&["____"]) }), "at least one seat"),
-        (json!({ "layout": layout(&["CCC_S"]) }), "couple seats come in pairs"),
+        (
+            json!({ "layout": layout(&["CCC_S"]) }),
+            "couple seats come in pairs",
+        ),
         (
             json!({ "layout": layout(&["SSSSSSSSSS", "SSSSSSSSSS", "SSSSSSSSSS", "S"]) }),
             "a hall has 31 seats; at most 30",
@@ -195,7 +204,10 @@ async fn only_an_operator_of_the_cinema_may_add_or_change_its_halls() {
         .error_message()
         .contains("may not write cinema"));
     assert_eq!(
-        h.app.graphql(UPDATE_HALL, rename.clone()).await.error_code(),
+        h.app
+            .graphql(UPDATE_HALL, rename.clone())
+            .await
+            .error_code(),
         "UNAUTHENTICATED"
     );
     assert_eq!(
@@ -231,7 +243,10 @@ async fn a_layout_changes_only_while_the_hall_has_no_future_showtime() {
     std::mem::take(&mut h.catalogue).insert(&h.app).await;
     let hall_id = global_id("Hall", h.hall.id);
     let change = json!({ "input": { "hallId": hall_id, "layout": layout(&["SSS_SSS"]) } });
-    let refused = h.app.graphql_as(&h.chain, UPDATE_HALL, change.clone()).await;
+    let refused = h
+        .app
+        .graphql_as(&h.chain, UPDATE_HALL, change.clone())
+        .await;
     assert_eq!(refused.error_code(), "BAD_USER_INPUT");
     let message = refused.error_message();
     assert!(message.contains("has future showtimes"), "{message}");
@@ -240,8 +255,14 @@ async fn a_layout_changes_only_while_the_hall_has_no_future_showtime() {
         global_id("Showtime", later.id),
     );
     assert!(message.contains(&format!("{soon}, {later}")), "{message}");
-    assert!(!message.contains(&global_id("Showtime", past.id)), "{message}");
-    assert!(!message.contains(&global_id("Showtime", cancelled.id)), "{message}");
+    assert!(
+        !message.contains(&global_id("Showtime", past.id)),
+        "{message}"
+    );
+    assert!(
+        !message.contains(&global_id("Showtime", cancelled.id)),
+        "{message}"
+    );
     let read = h.app.graphql(HALL, json!({ "id": hall_id })).await;
     assert_eq!(read.data()["node"]["capacity"], 8, "unchanged");
 
@@ -315,7 +336,11 @@ async fn two_layout_changes_racing_on_two_gateways_each_take_one_schedule_versio
         // is one of the two whole, with its own capacity.
         assert_eq!(stored.get_i64("scheduleVersion").unwrap(), 2 * (round + 1));
         let capacity = stored.get_i32("capacity").unwrap();
-        let rows = stored.get_document("layout").unwrap().get_array("rows").unwrap();
+        let rows = stored
+            .get_document("layout")
+            .unwrap()
+            .get_array("rows")
+            .unwrap();
         assert!(
             (capacity == 5 && rows.len() == 1) || (capacity == 9 && rows.len() == 3),
             "{stored}"

@@ -33,6 +33,7 @@ mod orders;
 mod outage;
 mod playground;
 mod processes;
+mod propagation;
 mod query_cache;
 mod races;
 mod rate_limits;
