@@ -23,14 +23,28 @@ pub async fn propagate_now(
             CrashPoint::BeforePropagation
         )));
     }
-    match store.propagate(&propagation).await {
-        Ok(changed) => tracing::info!(changed, ?propagation, "copies brought up to date"),
-        Err(error) => {
-            tracing::warn!(%error, ?propagation, "propagation left to the background pass")
+    // Repeating a propagation is harmless (the versions see to it), so a failed one (two
+    // racing `updateMany`s over the same showtimes can end in a write conflict) is tried again
+    // before it is left to the background pass.
+    for attempt in 1..=PROPAGATION_TRIES {
+        match store.propagate(&propagation).await {
+            Ok(changed) => {
+                tracing::info!(changed, ?propagation, "copies brought up to date");
+                return Ok(());
+            }
+            Err(error) if attempt < PROPAGATION_TRIES => {
+                tracing::info!(%error, attempt, "propagation failed; trying again");
+            }
+            Err(error) => {
+                tracing::warn!(%error, ?propagation, "propagation left to the background pass")
+            }
         }
     }
     Ok(())
 }
+
+/// How often a write tries its propagation before leaving it to the background pass.
+const PROPAGATION_TRIES: usize = 3;
 
 /// The background pass: finishes every propagation left pending (by a gateway that died
 /// between a source's update and its propagation); returns how many sources it finished. A

@@ -187,6 +187,14 @@ async fn racing_renames_on_two_gateways_end_with_the_last_written_everywhere() {
     for answer in futures::future::join_all(renames).await {
         assert!(answer.data()["updateMovie"]["title"].is_string());
     }
+    // A propagation that failed three times (racing `updateMany`s over the same showtimes
+    // can end in a write conflict on the test server) is left to the background pass: run it.
+    let finished = boxoffice::catalogue::finish_propagations(&w.app.store)
+        .await
+        .unwrap();
+    if finished > 0 {
+        eprintln!("{finished} propagation left to the background pass");
+    }
     let stored = raw(&w.app, "movies")
         .await
         .find_one(bson::doc! {})
@@ -195,6 +203,24 @@ async fn racing_renames_on_two_gateways_end_with_the_last_written_everywhere() {
         .unwrap();
     let last = stored.get_str("title").unwrap().to_owned();
     assert_eq!(stored.get_i64("refVersion").unwrap(), 12);
+    let copies: Vec<bson::Document> = {
+        use futures::TryStreamExt;
+        raw(&w.app, "showtimes")
+            .await
+            .find(bson::doc! { "movie.title": { "$ne": &last } })
+            .projection(bson::doc! { "movie": 1, "startsAt": 1 })
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap()
+    };
+    let pending = w.pending("movies").await;
+    assert_eq!(
+        copies.len(),
+        1,
+        "only the past showtime differs (pending {pending}): {copies:?}"
+    );
     for showtime in &w.future {
         assert_eq!(w.showtime(showtime).await["movie"]["title"], last.as_str());
     }
