@@ -56,10 +56,17 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "release-hold",
     "cancel-order",
     "my-orders",
+    "create-cinema",
+    "update-cinema",
+    "create-hall",
+    "update-hall",
+    "create-movie",
+    "update-movie",
 ];
 
-/// The headers of the examples that act as a channel (`NAME.headers.json`): the demo channel
-/// maoyan's key, which the demo data derives from its seed.
+/// The headers of the examples that act as a channel or an operator (`NAME.headers.json`): the
+/// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
+/// its seed.
 const HEADERS: &[(&str, &str)] = &[
     (
         "hold-best-seats",
@@ -80,6 +87,30 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "my-orders",
         include_str!("../../playground/examples/my-orders.headers.json"),
+    ),
+    (
+        "create-cinema",
+        include_str!("../../playground/examples/create-cinema.headers.json"),
+    ),
+    (
+        "update-cinema",
+        include_str!("../../playground/examples/update-cinema.headers.json"),
+    ),
+    (
+        "create-hall",
+        include_str!("../../playground/examples/create-hall.headers.json"),
+    ),
+    (
+        "update-hall",
+        include_str!("../../playground/examples/update-hall.headers.json"),
+    ),
+    (
+        "create-movie",
+        include_str!("../../playground/examples/create-movie.headers.json"),
+    ),
+    (
+        "update-movie",
+        include_str!("../../playground/examples/update-movie.headers.json"),
     ),
 ];
 
