@@ -108,6 +108,41 @@ struct Pending {
     runtime_minutes: i32,
 }
 
+/// The fields of a source that `Pending` reads.
+static PENDING_FIELDS: std::sync::LazyLock<Document> = std::sync::LazyLock::new(|| {
+    doc! {
+        "refVersion": 1, "name": 1, "city": 1, "format": 1, "title": 1, "runtimeMinutes": 1,
+    }
+});
+
+impl Pending {
+    /// Its copied fields at its version, as a propagation.
+    fn into_propagation(self, collection: &str) -> Propagation {
+        let bytes = self.id.bytes();
+        let copied = match collection {
+            names::CINEMAS => Copied::Cinema {
+                id: CinemaId(bytes),
+                name: self.name,
+                city: self.city,
+            },
+            names::THEATERS => Copied::Hall {
+                id: HallId(bytes),
+                name: self.name,
+                format: self.format,
+            },
+            _ => Copied::Movie {
+                id: MovieId(bytes),
+                title: self.title,
+                runtime_minutes: self.runtime_minutes,
+            },
+        };
+        Propagation {
+            copied,
+            version: self.ref_version,
+        }
+    }
+}
+
 /// How many pending sources of each collection one pass reads.
 const PENDING_BATCH: i64 = 100;
 
@@ -147,6 +182,55 @@ impl Store {
         Ok(changed)
     }
 
+    /// Brings one showtime's copies up to its sources' current values, where a source has
+    /// changed since (`refVersion` above the copy's): what a showtime scheduled while a rename
+    /// ran needs, since the rename's own propagation may have passed before it was inserted.
+    /// Returns how many copies changed.
+    #[tracing::instrument(skip(self))]
+    pub async fn refresh_copies(
+        &self,
+        showtime: crate::domain::ids::ShowtimeId,
+        cinema: CinemaId,
+        hall: HallId,
+        movie: MovieId,
+    ) -> Result<u64, ApiError> {
+        let mut changed = 0;
+        for (collection, id) in [
+            (names::CINEMAS, cinema.oid()),
+            (names::THEATERS, hall.oid()),
+            (names::MOVIES, movie.oid()),
+        ] {
+            let source: Option<Pending> = self
+                .bounded(
+                    Call::new(collection, "find"),
+                    self.collection::<Pending>(collection)
+                        .find_one(doc! { "_id": id })
+                        .projection(PENDING_FIELDS.clone()),
+                )
+                .await?;
+            let Some(propagation) = source
+                .filter(|source| source.ref_version > 0)
+                .map(|source| source.into_propagation(collection))
+            else {
+                continue;
+            };
+            let (_, field, _, mut set) = propagation.copied.target();
+            let v = format!("{field}.v");
+            set.insert(&v, propagation.version);
+            changed += self
+                .bounded(
+                    Call::new(names::SHOWTIMES, "update"),
+                    self.collection::<Document>(names::SHOWTIMES).update_one(
+                        doc! { "_id": showtime.oid(), &v: { "$not": { "$gte": propagation.version } } },
+                        doc! { "$set": set },
+                    ),
+                )
+                .await?
+                .modified_count;
+        }
+        Ok(changed)
+    }
+
     /// The sources whose propagation has not finished (a gateway died between the source's
     /// update and its propagation, or the propagation failed): up to 100 of each collection,
     /// with their current copied fields and version.
@@ -159,40 +243,18 @@ impl Store {
                 .bounded(Call::new(collection, "find"), async {
                     self.collection::<Pending>(collection)
                         .find(doc! { "refPending": true })
-                        .projection(doc! {
-                            "refVersion": 1, "name": 1, "city": 1, "format": 1,
-                            "title": 1, "runtimeMinutes": 1,
-                        })
+                        .projection(PENDING_FIELDS.clone())
                         .limit(PENDING_BATCH)
                         .await?
                         .try_collect()
                         .await
                 })
                 .await?;
-            found.extend(pending.into_iter().map(|p| {
-                let bytes = p.id.bytes();
-                let copied = match collection {
-                    names::CINEMAS => Copied::Cinema {
-                        id: CinemaId(bytes),
-                        name: p.name,
-                        city: p.city,
-                    },
-                    names::THEATERS => Copied::Hall {
-                        id: HallId(bytes),
-                        name: p.name,
-                        format: p.format,
-                    },
-                    _ => Copied::Movie {
-                        id: MovieId(bytes),
-                        title: p.title,
-                        runtime_minutes: p.runtime_minutes,
-                    },
-                };
-                Propagation {
-                    copied,
-                    version: p.ref_version,
-                }
-            }));
+            found.extend(
+                pending
+                    .into_iter()
+                    .map(|source| source.into_propagation(collection)),
+            );
         }
         Ok(found)
     }

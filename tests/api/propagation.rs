@@ -274,6 +274,38 @@ async fn a_gateway_dying_before_the_propagation_leaves_it_to_the_background_pass
     assert!(!w.pending("movies").await);
 }
 
+#[tokio::test]
+async fn a_showtime_inserted_with_old_copies_after_a_rename_is_refreshed() {
+    let w = world(1).await;
+    let movie = global_id("Movie", w.movie.id);
+    w.update(UPDATE_MOVIE, json!({ "movieId": movie, "title": "新片名" }))
+        .await
+        .data();
+    // As a scheduler that read the movie before the rename and inserted after its propagation.
+    let mut late = Catalogue::default();
+    let showtime = late.showtime(&w.cinema, &w.hall, &w.movie, 40, &[("maoyan", 4000)]);
+    late.insert(&w.app).await;
+    assert_eq!(w.showtime(&showtime).await["movie"]["title"], "旧片名");
+    let changed = w
+        .app
+        .store
+        .refresh_copies(showtime.id, w.cinema.id, w.hall.id, w.movie.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        changed, 1,
+        "the movie's copy; the cinema and hall never changed"
+    );
+    assert_eq!(w.showtime(&showtime).await["movie"]["title"], "新片名");
+    let again = w
+        .app
+        .store
+        .refresh_copies(showtime.id, w.cinema.id, w.hall.id, w.movie.id)
+        .await
+        .unwrap();
+    assert_eq!(again, 0);
+}
+
 /// Run with `cargo test --test api -- --ignored title_change_figures --nocapture`.
 #[tokio::test]
 #[ignore]
