@@ -51,11 +51,12 @@ impl Store {
     /// a showtime that can be listed always has its seats.
     #[tracing::instrument(skip_all, fields(documents = batch.document_count()))]
     pub async fn insert_catalogue(&self, batch: &CatalogueBatch) -> Result<(), ApiError> {
-        self.insert_all(names::CHANNELS, &batch.channels).await?;
-        self.insert_regions(&batch.regions).await?;
+        // Checked against the batch's region tree before anything is written.
         for cinema in &batch.cinemas {
             check_cinema_regions(cinema, &batch.regions)?;
         }
+        self.insert_all(names::CHANNELS, &batch.channels).await?;
+        self.insert_regions(&batch.regions).await?;
         self.insert_cinemas(&batch.cinemas).await?;
         self.insert_halls(&batch.halls).await?;
         self.insert_movies(&batch.movies, &batch.movie_details)

@@ -482,3 +482,48 @@ async fn every_bad_movie_is_refused_with_what_is_wrong_and_nothing_is_written() 
     assert_eq!(refused.error_code(), "BAD_USER_INPUT");
     assert!(refused.error_message().contains("nothing to change"));
 }
+
+#[tokio::test]
+async fn the_store_refuses_a_document_that_breaks_a_rule_whoever_writes_it() {
+    let app = TestApp::spawn().await;
+    let mut catalogue = Catalogue::default();
+    let cinema = catalogue.cinema("影城", "北京", 39.9, 116.4);
+    let mut hall = catalogue.hall(&cinema, "1号厅", &["SSSS"]);
+    hall.capacity = 5;
+    let error = app.store.insert_halls(&[hall]).await.unwrap_err();
+    assert_eq!(error.code().as_str(), "BAD_USER_INPUT");
+    assert!(error
+        .client_message()
+        .contains("capacity 5 is not the layout's 4 seats"));
+    let untrimmed = boxoffice::store::documents::CinemaDoc {
+        name: " 影城".into(),
+        ..cinema.clone()
+    };
+    let error = app.store.insert_cinemas(&[untrimmed]).await.unwrap_err();
+    assert!(
+        error.client_message().contains("to be stored as"),
+        "{error}"
+    );
+    // A cinema whose city is not its district's city in the tree the batch carries.
+    let mut batch = Catalogue::default();
+    let province = batch.region("广东省", RegionLevel::Province, None);
+    let city = batch.region("深圳", RegionLevel::City, Some(&province));
+    let district = batch.region("南山区", RegionLevel::District, Some(&city));
+    let mut wrong = batch.cinema_in("影城", &city, &district);
+    wrong.city = "广州".into();
+    *batch.0.cinemas.last_mut().unwrap() = wrong;
+    let error = app.store.insert_catalogue(&batch.0).await.unwrap_err();
+    assert!(
+        error
+            .client_message()
+            .contains("do not match the region tree"),
+        "{error}"
+    );
+    assert_eq!(
+        count(&app, "regions").await,
+        0,
+        "nothing of the batch written"
+    );
+    assert_eq!(count(&app, "cinemas").await, 0);
+    assert_eq!(count(&app, "theaters").await, 0);
+}
