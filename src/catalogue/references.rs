@@ -23,9 +23,9 @@ pub async fn propagate_now(
             CrashPoint::BeforePropagation
         )));
     }
-    // Repeating a propagation is harmless (the versions see to it), so a failed one (two
-    // racing `updateMany`s over the same showtimes can end in a write conflict) is tried again
-    // before it is left to the background pass.
+    // Repeating a propagation is harmless (the versions see to it), so a failed one (the
+    // database slow or away for a moment) is tried again before it is left to the background
+    // pass.
     for attempt in 1..=PROPAGATION_TRIES {
         match store.propagate(&propagation).await {
             Ok(changed) => {

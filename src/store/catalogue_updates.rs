@@ -143,20 +143,64 @@ pub(super) fn ref_version(document: &Document) -> i64 {
     }
 }
 
+/// How often an update of a copied field reads the source again after another changed it.
+const VERSION_TRIES: usize = 10;
+
 impl Store {
+    /// Applies `update` to the document `filter` matches and returns it as it was before.
+    /// When the update changes a copied field (`copied`), the version it writes must be known
+    /// exactly, with the values that go with it: the document is read, then updated with the
+    /// version read in the filter (`$inc` makes it one more), read again on a miss. (A
+    /// `findOneAndUpdate`'s before-image was seen stale under concurrent updates on the test
+    /// server; a filter on the version is what every server honours.)
     async fn find_and_update(
         &self,
         collection: &'static str,
         filter: Document,
         update: Document,
+        copied: bool,
     ) -> Result<Option<Document>, ApiError> {
-        self.bounded(
-            Call::new(collection, "findAndModify"),
-            self.collection::<Document>(collection)
-                .find_one_and_update(filter, update)
-                .return_document(ReturnDocument::Before),
-        )
-        .await
+        if !copied {
+            return self
+                .bounded(
+                    Call::new(collection, "findAndModify"),
+                    self.collection::<Document>(collection)
+                        .find_one_and_update(filter, update)
+                        .return_document(ReturnDocument::Before),
+                )
+                .await;
+        }
+        for _ in 0..VERSION_TRIES {
+            let Some(read) = self
+                .bounded(
+                    Call::new(collection, "find"),
+                    self.collection::<Document>(collection)
+                        .find_one(filter.clone()),
+                )
+                .await?
+            else {
+                return Ok(None);
+            };
+            let mut versioned = filter.clone();
+            match ref_version(&read) {
+                0 => versioned.insert("refVersion", doc! { "$exists": false }),
+                read => versioned.insert("refVersion", read),
+            };
+            let matched = self
+                .bounded(
+                    Call::new(collection, "update"),
+                    self.collection::<Document>(collection)
+                        .update_one(versioned, update.clone()),
+                )
+                .await?
+                .matched_count;
+            if matched == 1 {
+                return Ok(Some(read));
+            }
+        }
+        Err(ApiError::unavailable(
+            "the document kept changing under the update; try again",
+        ))
     }
 
     /// Changes a cinema; `None` when it does not exist.
@@ -190,6 +234,7 @@ impl Store {
                 names::CINEMAS,
                 doc! { "_id": id.oid() },
                 update(set, copied, false),
+                copied,
             )
             .await?
         else {
@@ -249,7 +294,7 @@ impl Store {
         let copied = changes.name.is_some() || changes.format.is_some();
         let update = update(set, copied, changes.layout.is_some());
         let Some(before) = self
-            .find_and_update(names::THEATERS, filter, update)
+            .find_and_update(names::THEATERS, filter, update, copied)
             .await?
         else {
             return Ok(None);
@@ -288,6 +333,7 @@ impl Store {
                 names::MOVIES,
                 doc! { "_id": id.oid() },
                 update(set.clone(), copied, false),
+                copied,
             )
             .await?
         else {
@@ -317,6 +363,7 @@ impl Store {
                 names::MOVIE_DETAILS,
                 doc! { "_id": id.oid() },
                 doc! { "$set": set.clone() },
+                false,
             )
             .await?
         else {
