@@ -1,5 +1,5 @@
-//! Updates of cinemas, halls and movies: one atomic `findOneAndUpdate` each, which returns
-//! the document as it was, so the caller knows exactly what it replaced.
+//! Updates of cinemas, halls and movies: one conditional update each, returning the document
+//! as it was, so the caller knows what it replaced (see `find_and_update`).
 //!
 //! A change to a field that showtimes copy (extended reference: a cinema's name and city, a
 //! hall's name and format, a movie's title and runtime) adds one to the source's `refVersion`
