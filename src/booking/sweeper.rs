@@ -53,7 +53,7 @@ pub struct Intervals {
 }
 
 /// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler and
-/// the resumer of interrupted showtime cancellations every `sweep`, the sales projection every `sales`, the gateway heartbeat every
+/// the resumer of interrupted showtime cancellations and the pending propagations of extended references every `sweep`, the sales projection every `sales`, the gateway heartbeat every
 /// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
@@ -78,6 +78,12 @@ pub async fn run_background(
             Ok(0) => {}
             Ok(resumed) => tracing::info!(resumed, "resumed showtime cancellations"),
             Err(error) => tracing::warn!(%error, "resuming showtime cancellations failed"),
+        }
+        // Copies of renamed cinemas, halls and movies that a gateway left half done.
+        match crate::catalogue::finish_propagations(&store).await {
+            Ok(0) => {}
+            Ok(finished) => tracing::info!(finished, "finished pending propagations"),
+            Err(error) => tracing::warn!(%error, "finishing propagations failed"),
         }
     });
     let sales = every(intervals.sales, &shutdown, || async {

@@ -45,6 +45,18 @@ impl Audited<'_> {
     pub fn json(value: &impl Serialize) -> Option<String> {
         serde_json::to_string(value).ok()
     }
+
+    /// JSON text of the fields `keys` (stored names) of `value`: what an update wrote.
+    pub fn fields(value: &impl Serialize, keys: &[&str]) -> Option<String> {
+        let serde_json::Value::Object(all) = serde_json::to_value(value).ok()? else {
+            return None;
+        };
+        let picked: serde_json::Map<_, _> = all
+            .into_iter()
+            .filter(|(key, _)| keys.contains(&key.as_str()))
+            .collect();
+        serde_json::to_string(&picked).ok()
+    }
 }
 
 /// Records `entry` in the audit log under the attempt's resource id (fresh for a write

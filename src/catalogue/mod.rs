@@ -7,15 +7,23 @@
 //! writes, but each write's filter carries the state it assumes. It knows nothing of GraphQL.
 
 mod access;
+mod cinemas;
+mod halls;
+mod movies;
 mod operators;
 mod prices;
+mod references;
 mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
 
 pub use access::{authorize, operator_keys, record, Audited};
+pub use cinemas::{create_cinema, update_cinema, CinemaEdit, Keyed, NewCinema};
+pub use halls::{create_hall, update_hall, NewHall};
+pub use movies::{create_movie, update_movie};
 pub use operators::create_operator;
 pub use prices::change_showtime_prices;
+pub use references::{finish_propagations, propagate_now};
 pub use seat_blocks::{move_seats, SeatBlockRequest, SeatsMoved};
 pub use showtime_cancel::cancel_showtime;
 pub use showtimes::{schedule_showtime, NewShowtime};

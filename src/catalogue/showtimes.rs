@@ -111,6 +111,17 @@ pub async fn schedule_showtime(
                     Scheduled::Written | Scheduled::AlreadyThere => {}
                     Scheduled::Refused(refusal) => return Err(refused(refusal, &showtime)),
                 }
+                // The copies were read before the insert: a rename whose propagation ran in
+                // between would have missed this showtime (see "Extended references stay
+                // true" in ARCHITECTURE.md).
+                store
+                    .refresh_copies(
+                        showtime.id,
+                        showtime.cinema.id,
+                        showtime.theater.id,
+                        showtime.movie.id,
+                    )
+                    .await?;
                 record(
                     store,
                     attempt,

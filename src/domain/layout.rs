@@ -54,8 +54,16 @@ impl HallLayout {
             .unwrap_or(0)
     }
 
-    /// Checks the layout can be sold: labelled rows, not too large, at least one seat.
+    /// Checks the layout can be sold: labelled rows, not too large, at least one seat, couple
+    /// seats in whole pairs.
     pub fn validate(&self) -> Result<(), ApiError> {
+        self.validate_within(MAX_CAPACITY)
+    }
+
+    /// [`HallLayout::validate`] with at most `max_seats` seats (the configured
+    /// `--max-hall-seats`; never more than [`MAX_CAPACITY`]).
+    pub fn validate_within(&self, max_seats: usize) -> Result<(), ApiError> {
+        let max_seats = max_seats.min(MAX_CAPACITY);
         if self.rows.is_empty() {
             return Err(ApiError::bad_input("a hall layout needs at least one row"));
         }
@@ -83,11 +91,18 @@ impl HallLayout {
                     row.positions.len()
                 )));
             }
+            if let Some(column) = odd_couple_run(&row.positions) {
+                return Err(ApiError::bad_input(format!(
+                    "couple seats come in pairs: the run of couple seats ending at {} has an odd \
+                     number of seats",
+                    seat_label(&row.label, column)
+                )));
+            }
         }
         match self.capacity() {
             0 => Err(ApiError::bad_input("a hall layout needs at least one seat")),
-            n if n > MAX_CAPACITY => Err(ApiError::bad_input(format!(
-                "a hall has {n} seats; at most {MAX_CAPACITY}"
+            n if n > max_seats => Err(ApiError::bad_input(format!(
+                "a hall has {n} seats; at most {max_seats}"
             ))),
             _ => Ok(()),
         }
@@ -105,6 +120,25 @@ impl HallLayout {
             _ => None,
         })
     }
+}
+
+/// The last column of the first run of consecutive couple seats of odd length, if any: love
+/// seats pair up from a run's left end (see `best_seats`), so an odd run leaves a seat that can
+/// never be sold as a couple seat.
+fn odd_couple_run(positions: &[Option<SeatKind>]) -> Option<usize> {
+    let mut run = 0;
+    for (column, position) in positions.iter().enumerate() {
+        if *position == Some(SeatKind::Couple) {
+            run += 1;
+            let ends = positions.get(column + 1) != Some(&Some(SeatKind::Couple));
+            if ends && run % 2 == 1 {
+                return Some(column);
+            }
+        } else {
+            run = 0;
+        }
+    }
+    None
 }
 
 /// The label of the seat at a column of a row: row "D", column 6 → "D7".
@@ -225,5 +259,38 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("at least one seat"));
+    }
+
+    #[test]
+    fn couple_seats_come_in_whole_pairs() {
+        let row = |positions: Vec<Option<SeatKind>>| HallLayout {
+            rows: vec![LayoutRow {
+                label: "A".into(),
+                positions,
+            }],
+        };
+        assert!(
+            row(vec![Some(Couple), Some(Couple), Some(Couple), Some(Couple)])
+                .validate()
+                .is_ok()
+        );
+        let odd = row(vec![Some(Couple), Some(Couple), Some(Couple), None]);
+        let message = odd.validate().unwrap_err().to_string();
+        assert!(message.contains("ending at A3"), "{message}");
+        // A gap ends a run: two runs of one seat each are both odd.
+        let split = row(vec![Some(Couple), None, Some(Couple)]);
+        assert!(split.validate().unwrap_err().to_string().contains("A1"));
+    }
+
+    #[test]
+    fn a_configured_maximum_caps_the_seats() {
+        let message = small_hall().validate_within(5).unwrap_err().to_string();
+        assert!(message.contains("6 seats; at most 5"), "{message}");
+        assert!(small_hall().validate_within(6).is_ok());
+        // Never above what a seat map's complexity assumes.
+        assert_eq!(
+            small_hall().validate_within(usize::MAX).is_ok(),
+            small_hall().validate().is_ok()
+        );
     }
 }

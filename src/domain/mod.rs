@@ -5,6 +5,7 @@
 
 pub mod api_key;
 pub mod best_seats;
+pub mod catalogue;
 pub mod catalogue_rules;
 pub mod clock;
 pub mod cursor;

@@ -14,6 +14,11 @@ pub fn optional(argument: &str, value: Option<String>) -> Result<Option<String>,
 
 /// Validates a text argument named `argument`.
 pub fn required(argument: &str, value: &str) -> Result<String, ApiError> {
+    required_within(argument, value, MAX_TEXT_CHARS)
+}
+
+/// Validates a text argument named `argument` of at most `max_chars` characters.
+pub fn required_within(argument: &str, value: &str, max_chars: usize) -> Result<String, ApiError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
         return Err(ApiError::bad_input(format!("{argument} must not be empty")));
@@ -25,9 +30,9 @@ pub fn required(argument: &str, value: &str) -> Result<String, ApiError> {
         )));
     }
     let chars = trimmed.chars().count();
-    if chars > MAX_TEXT_CHARS {
+    if chars > max_chars {
         return Err(ApiError::bad_input(format!(
-            "{argument} has {chars} characters; at most {MAX_TEXT_CHARS}"
+            "{argument} has {chars} characters; at most {max_chars}"
         )));
     }
     Ok(trimmed.to_owned())

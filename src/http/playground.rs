@@ -56,6 +56,12 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "release-hold",
     "cancel-order",
     "my-orders",
+    "create-cinema",
+    "update-cinema",
+    "create-hall",
+    "update-hall",
+    "create-movie",
+    "update-movie",
     "schedule-showtime",
     "change-showtime-prices",
     "showtime-price-history",
@@ -87,6 +93,30 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "my-orders",
         include_str!("../../playground/examples/my-orders.headers.json"),
+    ),
+    (
+        "create-cinema",
+        include_str!("../../playground/examples/create-cinema.headers.json"),
+    ),
+    (
+        "update-cinema",
+        include_str!("../../playground/examples/update-cinema.headers.json"),
+    ),
+    (
+        "create-hall",
+        include_str!("../../playground/examples/create-hall.headers.json"),
+    ),
+    (
+        "update-hall",
+        include_str!("../../playground/examples/update-hall.headers.json"),
+    ),
+    (
+        "create-movie",
+        include_str!("../../playground/examples/create-movie.headers.json"),
+    ),
+    (
+        "update-movie",
+        include_str!("../../playground/examples/update-movie.headers.json"),
     ),
     // The demo platform operator's key (also derived from the seed).
     (

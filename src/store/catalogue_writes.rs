@@ -1,7 +1,13 @@
-//! Bulk writes of catalogue documents (the demo data loader).
+//! Writes of new catalogue documents: the one write path of each shape. The demo data loader
+//! (`insert_catalogue`, in bulk) and the operators' mutations (one at a time) insert cinemas,
+//! halls and movies through the same functions, which check every document against the same
+//! rules (`shapes`) before anything is written.
 
 use bson::doc;
 use serde::Serialize;
+
+use super::command_metrics::Call;
+use super::shapes::{check_cinema, check_cinema_regions, check_details, check_hall, check_movie};
 
 use super::documents::{
     ChannelDoc, CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc, ReviewDoc, ShowtimeDoc,
@@ -49,13 +55,16 @@ impl Store {
     /// time: each group is one transaction with its overlap check.
     #[tracing::instrument(skip_all, fields(documents = batch.document_count()))]
     pub async fn insert_catalogue(&self, batch: &CatalogueBatch) -> Result<(), ApiError> {
+        // Checked against the batch's region tree before anything is written.
+        for cinema in &batch.cinemas {
+            check_cinema_regions(cinema, &batch.regions)?;
+        }
         self.insert_all(names::CHANNELS, &batch.channels).await?;
         self.insert_regions(&batch.regions).await?;
-        self.insert_all(names::CINEMAS, &batch.cinemas).await?;
-        self.insert_all(names::THEATERS, &batch.halls).await?;
-        self.insert_all(names::MOVIE_DETAILS, &batch.movie_details)
+        self.insert_cinemas(&batch.cinemas).await?;
+        self.insert_halls(&batch.halls).await?;
+        self.insert_movies(&batch.movies, &batch.movie_details)
             .await?;
-        self.insert_all(names::MOVIES, &batch.movies).await?;
         self.insert_all(names::REVIEWS, &batch.reviews).await?;
         self.schedule_catalogue_showtimes(&batch.showtimes).await
     }
@@ -102,6 +111,76 @@ impl Store {
     ) -> Result<(), ApiError> {
         self.insert_all(names::SEAT_INVENTORY, inventories).await?;
         self.insert_all(names::SHOWTIMES, showtimes).await
+    }
+
+    /// Inserts cinemas, each checked first (nothing is written when one fails). A cinema
+    /// whose `_id` exists already was written by an earlier attempt of the same write.
+    #[tracing::instrument(skip_all, fields(cinemas = cinemas.len()))]
+    pub async fn insert_cinemas(&self, cinemas: &[CinemaDoc]) -> Result<(), ApiError> {
+        cinemas.iter().try_for_each(check_cinema)?;
+        self.insert_new(names::CINEMAS, cinemas).await
+    }
+
+    /// Inserts halls, each checked first: name, format, layout, and a capacity that is the
+    /// layout's.
+    #[tracing::instrument(skip_all, fields(halls = halls.len()))]
+    pub async fn insert_halls(&self, halls: &[HallDoc]) -> Result<(), ApiError> {
+        halls.iter().try_for_each(check_hall)?;
+        self.insert_new(names::THEATERS, halls).await
+    }
+
+    /// Inserts movies and their details (subset pattern: `movies` the summary, `movie_details`
+    /// the rest), each checked first; the details go first, so a listed movie always has them.
+    #[tracing::instrument(skip_all, fields(movies = movies.len()))]
+    pub async fn insert_movies(
+        &self,
+        movies: &[MovieDoc],
+        details: &[MovieDetailsDoc],
+    ) -> Result<(), ApiError> {
+        movies.iter().try_for_each(check_movie)?;
+        details.iter().try_for_each(check_details)?;
+        self.insert_new(names::MOVIE_DETAILS, details).await?;
+        self.insert_new(names::MOVIES, movies).await
+    }
+
+    /// An unordered bulk insert in which a document whose `_id` exists already counts as
+    /// written: ids are fresh, or fixed by an idempotency key, so an existing one was written
+    /// by an earlier attempt (a retry that took the key over after a crash carries on).
+    async fn insert_new<T: Serialize + Send + Sync>(
+        &self,
+        collection: &'static str,
+        docs: &[T],
+    ) -> Result<(), ApiError> {
+        use mongodb::error::ErrorKind;
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let documents = self.collection::<T>(collection);
+        let insert = documents.insert_many(docs).ordered(false);
+        // One document (an operator's write) within the operation timeout; a bulk load (the
+        // demo's chunks, thousands of halls) as long as it takes, like `insert_all`.
+        let outcome = if docs.len() == 1 {
+            self.bounded_raw(Call::new(collection, "insert"), insert)
+                .await?
+        } else {
+            insert.await
+        };
+        match outcome {
+            Ok(_) => Ok(()),
+            Err(error) => match &*error.kind {
+                ErrorKind::InsertMany(failure)
+                    if failure.write_concern_error.is_none()
+                        && failure
+                            .write_errors
+                            .as_ref()
+                            .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
+                {
+                    Ok(())
+                }
+                _ if super::channels::is_duplicate_key(&error) => Ok(()),
+                _ => Err(error.into()),
+            },
+        }
     }
 
     pub(super) async fn insert_all<T: Serialize + Send + Sync>(

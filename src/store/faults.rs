@@ -21,6 +21,9 @@ pub enum CrashPoint {
     ShowtimeCancelAfterMark,
     /// Cancelling a showtime: one of its orders is cancelled, the others are not yet.
     ShowtimeCancelBetweenOrders,
+    /// A catalogue update: a copied field of a cinema, hall or movie is written (its marker
+    /// set), the future showtimes' copies are not brought up to date yet.
+    BeforePropagation,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

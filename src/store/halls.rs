@@ -3,10 +3,10 @@
 use bson::doc;
 use serde::{Deserialize, Serialize};
 
-use super::codec::ObjectIdExt;
+use super::codec::{self, ObjectIdExt};
 use super::documents::HallDoc;
 use super::{filters, names, Store};
-use crate::domain::ids::{CinemaId, HallId};
+use crate::domain::ids::{CinemaId, HallId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 
@@ -39,5 +39,34 @@ impl Store {
             |hall: &HallDoc| NameKey(hall.name.clone(), hall.id),
         )
         .await
+    }
+
+    /// Up to `limit` showtimes of `hall` that start after now and are not cancelled, soonest
+    /// first (index `theater_starts`): what a layout change may not happen under.
+    #[tracing::instrument(skip(self))]
+    pub async fn future_showtimes_in_hall(
+        &self,
+        hall: HallId,
+        limit: usize,
+    ) -> Result<Vec<ShowtimeId>, ApiError> {
+        #[derive(Deserialize)]
+        struct Found {
+            #[serde(rename = "_id", with = "codec::id")]
+            id: ShowtimeId,
+        }
+        let found: Vec<Found> = self
+            .find_limited(
+                names::SHOWTIMES,
+                doc! {
+                    "theater.id": hall.oid(),
+                    "startsAt": { "$gt": codec::date(super::now()) },
+                    "status": { "$ne": "CANCELLED" },
+                },
+                Some(doc! { "theater.id": 1, "startsAt": 1, "_id": 1 }),
+                Some(doc! { "_id": 1 }),
+                limit,
+            )
+            .await?;
+        Ok(found.into_iter().map(|f| f.id).collect())
     }
 }

@@ -13,10 +13,10 @@ struct Wanted {
     keys: Document,
     name: &'static str,
     unique: bool,
+    /// Only documents that have the field (the pending-propagation markers).
+    sparse: bool,
     /// A TTL index: documents go this long after the indexed date.
     expire_after: Option<std::time::Duration>,
-    /// Only documents that have the field are in it.
-    sparse: bool,
 }
 
 fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
@@ -25,8 +25,15 @@ fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted
         keys,
         name,
         unique: false,
-        expire_after: None,
         sparse: false,
+        expire_after: None,
+    }
+}
+
+fn sparse(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
+    Wanted {
+        sparse: true,
+        ..index(collection, keys, name)
     }
 }
 
@@ -105,6 +112,19 @@ fn wanted() -> Vec<Wanted> {
             doc! { "prices.channel": 1, "startsAt": 1, "_id": 1 },
             "channel_starts",
         ),
+        // A hall's showtimes in start order: its future showtimes (a layout change is refused
+        // under them) and the copies of its name to bring up to date.
+        index(
+            SHOWTIMES,
+            doc! { "theater.id": 1, "startsAt": 1, "_id": 1 },
+            "theater_starts",
+        ),
+        // Sources whose copies in showtimes are being brought up to date (extended
+        // references): the marker exists only while a propagation is pending, so the
+        // background pass that finishes them reads only those.
+        sparse(CINEMAS, doc! { "refPending": 1 }, "ref_pending"),
+        sparse(THEATERS, doc! { "refPending": 1 }, "ref_pending"),
+        sparse(MOVIES, doc! { "refPending": 1 }, "ref_pending"),
         // The seed's lookup of a cinema's showtimes of a movie in a hall.
         index(
             SHOWTIMES,
@@ -139,10 +159,7 @@ fn wanted() -> Vec<Wanted> {
         ),
         // Showtimes whose cancellation is under way (`cancellingSince` exists only then): the
         // background resumer reads them and nothing else.
-        Wanted {
-            sparse: true,
-            ..index(SHOWTIMES, doc! { "cancellingSince": 1 }, "cancelling")
-        },
+        sparse(SHOWTIMES, doc! { "cancellingSince": 1 }, "cancelling"),
         // The reconciler's and the sales projection's searches for orders to settle or count.
         index(
             ORDERS,
@@ -194,8 +211,8 @@ impl Store {
             keys,
             name,
             unique,
-            expire_after,
             sparse,
+            expire_after,
         } in wanted()
         {
             if !existing.iter().any(|(c, _)| *c == collection) {
@@ -214,8 +231,8 @@ impl Store {
                     IndexOptions::builder()
                         .name(name.to_owned())
                         .unique(unique.then_some(true))
-                        .expire_after(expire_after)
                         .sparse(sparse.then_some(true))
+                        .expire_after(expire_after)
                         .build(),
                 )
                 .build();

@@ -7,6 +7,7 @@
 mod audit;
 mod blocked_seats;
 mod cancellations;
+mod catalogue_updates;
 mod catalogue_writes;
 mod change_feed;
 mod channels;
@@ -29,9 +30,11 @@ mod operators;
 mod orders;
 mod price_revisions;
 mod readiness;
+mod references;
 mod regions;
 mod sales;
 mod schedule;
+mod shapes;
 mod showtimes;
 mod sold_seats;
 mod transactions;
@@ -45,6 +48,9 @@ use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern}
 use mongodb::{Client, Collection, Database};
 
 pub use cancellations::CancellationState;
+pub use catalogue_updates::{
+    CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,
+};
 pub use catalogue_writes::CatalogueBatch;
 pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
@@ -61,6 +67,7 @@ pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use price_revisions::PriceChange;
 pub use readiness::Readiness;
+pub use references::{Copied, Propagation};
 pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 

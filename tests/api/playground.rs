@@ -89,14 +89,28 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         .find(|province| province["name"] == "北京市")
         .expect("北京市 is a province")["id"]
         .clone();
-    let hall_and_movie = app
+    // A district of 北京市, a cinema, a hall and a movie of the demo, for the operator examples.
+    let district = app
         .graphql(
-            "{ cinemas(first: 1) { nodes { halls(first: 1) { nodes { id } } } } movies(first: 1) { nodes { id } } }",
+            "query ($id: ID) { regions(parent: $id, first: 1) { edges { node {
+                children(first: 1) { edges { node { id } } } } } } }",
+            serde_json::json!({ "id": beijing }),
+        )
+        .await;
+    let district = district.data()["regions"]["edges"][0]["node"]["children"]["edges"][0]["node"]
+        ["id"]
+        .clone();
+    let listed = app
+        .graphql(
+            "{ cinemas(first: 1) { edges { node { id halls(first: 1) { edges { node { id } } } } } }
+               movies(first: 1) { edges { node { id } } } }",
             serde_json::json!({}),
         )
         .await;
-    let hall = hall_and_movie.data()["cinemas"]["nodes"][0]["halls"]["nodes"][0]["id"].clone();
-    let movie = hall_and_movie.data()["movies"]["nodes"][0]["id"].clone();
+    let cinema = listed.data()["cinemas"]["edges"][0]["node"].clone();
+    let hall = cinema["halls"]["edges"][0]["node"]["id"].clone();
+    let cinema = cinema["id"].clone();
+    let movie = listed.data()["movies"]["edges"][0]["node"]["id"].clone();
     // 04:00 China time the day after tomorrow: demo halls are free from about 02:00 to 10:00.
     let free_night = (chrono::Utc::now() + chrono::Duration::hours(8))
         .date_naive()
@@ -137,10 +151,8 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         let mut variables: serde_json::Value =
             serde_json::from_str(example["variables"].as_str().unwrap()).unwrap();
         // A placeholder asks the person to paste an id; paste one of the kind it names.
-        for (_, value) in variables.as_object_mut().unwrap() {
-            let Some(placeholder) = value.as_str().filter(|v| v.starts_with("<paste")) else {
-                continue;
-            };
+        for value in placeholders(&mut variables) {
+            let placeholder = value.as_str().unwrap().to_owned();
             *value = if placeholder.starts_with("<paste the id of a showtime to cancel") {
                 to_cancel.clone()
             } else if placeholder.starts_with("<paste the id of a showtime") {
@@ -149,12 +161,16 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 hold().await
             } else if placeholder.starts_with("<paste the id of an order") {
                 order().await
-            } else if placeholder.starts_with("<paste the id of a region") {
-                beijing.clone()
+            } else if placeholder.starts_with("<paste the id of a region of level DISTRICT") {
+                district.clone()
+            } else if placeholder.starts_with("<paste the id of a cinema") {
+                cinema.clone()
             } else if placeholder.starts_with("<paste the id of a hall") {
                 hall.clone()
             } else if placeholder.starts_with("<paste the id of a movie") {
                 movie.clone()
+            } else if placeholder.starts_with("<paste the id of a region") {
+                beijing.clone()
             } else if placeholder.starts_with("<paste a start time") {
                 serde_json::json!(free_night.to_rfc3339())
             } else {
@@ -199,4 +215,15 @@ async fn start_up_can_create_the_indexes_again() {
     // TestApp::spawn created them once; a restart creates them again over existing ones.
     app.store.ensure_indexes().await.expect("second start-up");
     app.store.ensure_indexes().await.expect("third start-up");
+}
+
+/// Every placeholder among `variables`, at any depth (an operator's example nests its ids in
+/// `input`).
+fn placeholders(variables: &mut serde_json::Value) -> Vec<&mut serde_json::Value> {
+    match variables {
+        serde_json::Value::Object(fields) => fields.values_mut().flat_map(placeholders).collect(),
+        serde_json::Value::Array(items) => items.iter_mut().flat_map(placeholders).collect(),
+        value if value.as_str().is_some_and(|v| v.starts_with("<paste")) => vec![value],
+        _ => Vec::new(),
+    }
 }

@@ -1,6 +1,9 @@
 //! The mutation roots, one per domain, merged into `Mutation`.
 
+mod cinemas;
+mod halls;
 mod holds;
+mod movies;
 mod orders;
 mod seat_blocks;
 mod showtime_cancel;
@@ -17,4 +20,7 @@ pub struct Mutation(
     showtimes::ShowtimeMutation,
     seat_blocks::SeatBlockMutation,
     showtime_cancel::ShowtimeCancelMutation,
+    cinemas::CinemaMutation,
+    halls::HallMutation,
+    movies::MovieMutation,
 );

@@ -28,6 +28,13 @@ impl Hall {
         }
     }
 
+    pub fn from_id(id: HallId) -> Self {
+        Hall {
+            doc: Lazy::unloaded(id),
+            copied: None,
+        }
+    }
+
     pub fn from_ref(copied: &HallRef) -> Self {
         Hall {
             doc: Lazy::unloaded(copied.id),
