@@ -112,8 +112,9 @@ fn wanted() -> Vec<Wanted> {
             doc! { "prices.channel": 1, "startsAt": 1, "_id": 1 },
             "channel_starts",
         ),
-        // A hall's showtimes in start order: its future showtimes (a layout change is refused
-        // under them) and the copies of its name to bring up to date.
+        // A hall's showtimes in start order: the overlap check of scheduling (the few that
+        // start within a day before the new one frees the hall), its future showtimes (a
+        // layout change is refused under them) and the copies of its name to bring up to date.
         index(
             SHOWTIMES,
             doc! { "theater.id": 1, "startsAt": 1, "_id": 1 },
@@ -130,13 +131,6 @@ fn wanted() -> Vec<Wanted> {
             SHOWTIMES,
             doc! { "cinema.id": 1, "movie.id": 1, "theater.id": 1 },
             "cinema_movie_hall",
-        ),
-        // A hall's showtimes by start: the overlap check of scheduling reads the few that
-        // start within a day before the new one frees the hall.
-        index(
-            SHOWTIMES,
-            doc! { "theater.id": 1, "startsAt": 1, "_id": 1 },
-            "theater_starts",
         ),
         // A showtime's price revisions, newest first.
         index(
@@ -272,6 +266,17 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_index_is_wanted_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for Wanted {
+            collection, name, ..
+        } in wanted()
+        {
+            assert!(seen.insert((collection, name)), "{collection}.{name} twice");
+        }
+    }
 
     #[test]
     fn every_indexed_collection_is_one_of_all_the_collections() {
