@@ -1,8 +1,11 @@
 //! Who may write what, and the record of what they wrote.
 
+use std::future::Future;
+
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::booking::Attempt;
+use crate::booking::{self, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::error::ApiError;
@@ -27,6 +30,38 @@ pub async fn authorize(store: &Store, code: &str, cinema: CinemaId) -> Result<()
 /// every channel's, since a channel code cannot contain `/`.
 pub fn operator_keys(code: &str) -> String {
     format!("operator/{code}")
+}
+
+/// Where a keyed write runs: the store, the key policy, the operator, its key and request.
+pub struct Keyed<'a, R: Serialize> {
+    pub store: &'a Store,
+    pub keys: &'a KeyPolicy,
+    pub operator: &'a str,
+    pub key: Option<&'a str>,
+    pub request: &'a R,
+}
+
+impl<R: Serialize> Keyed<'_, R> {
+    /// Runs `body` once per the operator's idempotency key (`booking::once` in the
+    /// operator's own key space).
+    pub async fn once<T, F, Fut>(&self, operation: &str, body: F) -> Result<T, ApiError>
+    where
+        T: Serialize + DeserializeOwned,
+        F: Fn(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        let namespace = operator_keys(self.operator);
+        booking::once(
+            self.store,
+            self.keys,
+            &namespace,
+            self.key,
+            operation,
+            self.request,
+            body,
+        )
+        .await
+    }
 }
 
 /// One write to record: what it wrote, and its fields before and after.

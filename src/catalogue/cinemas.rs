@@ -4,8 +4,7 @@
 use serde::Serialize;
 
 use super::references::propagate_now;
-use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, KeyPolicy};
+use super::{authorize, record, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, RegionId};
 use crate::domain::region::RegionLevel;
@@ -31,15 +30,6 @@ pub struct CinemaEdit {
     pub region: Option<RegionId>,
     pub location: Option<GeoJsonPoint>,
     pub amenities: Option<Vec<String>>,
-}
-
-/// Where a keyed write runs: the store, the key policy, the operator, its key and request.
-pub struct Keyed<'a, R: Serialize> {
-    pub store: &'a Store,
-    pub keys: &'a KeyPolicy,
-    pub operator: &'a str,
-    pub key: Option<&'a str>,
-    pub request: &'a R,
 }
 
 /// The district `id` with its path and the city and district names it gives a cinema:
@@ -76,23 +66,10 @@ pub async fn create_cinema(
     keyed: Keyed<'_, impl Serialize>,
     cinema: NewCinema,
 ) -> Result<CinemaId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     let region = district(store, cinema.region).await?;
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "createCinema",
-        request,
-        |attempt| {
+    keyed
+        .once("createCinema", |attempt| {
             let (cinema, region) = (cinema.clone(), region.clone());
             async move {
                 let id = CinemaId(attempt.resource_id().0);
@@ -124,9 +101,8 @@ pub async fn create_cinema(
                 .await?;
                 Ok(id)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// Changes a cinema of the operator's scope. A new name or region (city) reaches its future
@@ -136,13 +112,7 @@ pub async fn update_cinema(
     cinema: CinemaId,
     edit: CinemaEdit,
 ) -> Result<CinemaId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     authorize(store, operator, cinema).await?;
     let region = match edit.region {
         Some(id) => Some(district(store, id).await?),
@@ -172,15 +142,8 @@ pub async fn update_cinema(
             "nothing to change: give at least one of name, address, regionId, location, amenities",
         ));
     }
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "updateCinema",
-        request,
-        |attempt| {
+    keyed
+        .once("updateCinema", |attempt| {
             let (changes, written) = (&changes, &written);
             async move {
                 let Some(updated) = store.update_cinema(cinema, changes).await? else {
@@ -213,7 +176,6 @@ pub async fn update_cinema(
                 .await?;
                 Ok(cinema)
             }
-        },
-    )
-    .await
+        })
+        .await
 }

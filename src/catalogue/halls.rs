@@ -5,10 +5,8 @@
 
 use serde::Serialize;
 
-use super::cinemas::Keyed;
 use super::references::propagate_now;
-use super::{authorize, operator_keys, record, Audited};
-use crate::booking;
+use super::{authorize, record, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, HallId};
 use crate::domain::layout::HallLayout;
@@ -35,13 +33,7 @@ pub async fn create_hall(
     keyed: Keyed<'_, impl Serialize>,
     hall: NewHall,
 ) -> Result<HallId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     authorize(store, operator, hall.cinema).await?;
     if store.cinemas_by_ids(&[hall.cinema]).await?.is_empty() {
         return Err(ApiError::not_found(format!(
@@ -49,15 +41,8 @@ pub async fn create_hall(
             GlobalId::Cinema(hall.cinema).encode()
         )));
     }
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "createHall",
-        request,
-        |attempt| {
+    keyed
+        .once("createHall", |attempt| {
             let hall = hall.clone();
             async move {
                 let id = HallId(attempt.resource_id().0);
@@ -88,9 +73,8 @@ pub async fn create_hall(
                 .await?;
                 Ok(id)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// The hall, or NOT_FOUND.
@@ -110,13 +94,7 @@ pub async fn update_hall(
     hall: HallId,
     changes: HallChanges,
 ) -> Result<HallId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     let cinema = read_hall(store, hall).await?.cinema_id;
     authorize(store, operator, cinema).await?;
     let written: Vec<&str> = [
@@ -133,15 +111,8 @@ pub async fn update_hall(
             "nothing to change: give at least one of name, format, layout",
         ));
     }
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "updateHall",
-        request,
-        |attempt| {
+    keyed
+        .once("updateHall", |attempt| {
             let (changes, written) = (&changes, &written);
             async move {
                 let mut tries = 0;
@@ -190,9 +161,8 @@ pub async fn update_hall(
                 .await?;
                 Ok(hall)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// BAD_USER_INPUT naming the hall's future showtimes (up to [`NAMED_SHOWTIMES`]), if any.

@@ -4,10 +4,8 @@
 
 use serde::Serialize;
 
-use super::cinemas::Keyed;
 use super::references::propagate_now;
-use super::{operator_keys, record, Audited};
-use crate::booking;
+use super::{record, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
@@ -33,23 +31,10 @@ pub async fn create_movie(
     summary: MovieDoc,
     details: MovieDetailsDoc,
 ) -> Result<MovieId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     platform_only(store, operator).await?;
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "createMovie",
-        request,
-        |attempt| {
+    keyed
+        .once("createMovie", |attempt| {
             let (mut summary, mut details) = (summary.clone(), details.clone());
             async move {
                 let id = MovieId(attempt.resource_id().0);
@@ -87,9 +72,8 @@ pub async fn create_movie(
                 .await?;
                 Ok(id)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// Changes a movie's summary and/or details. A new title or runtime reaches the future
@@ -100,13 +84,7 @@ pub async fn update_movie(
     summary: MovieChanges,
     details: DetailsChanges,
 ) -> Result<MovieId, ApiError> {
-    let Keyed {
-        store,
-        keys,
-        operator,
-        key,
-        request,
-    } = keyed;
+    let (store, operator) = (keyed.store, keyed.operator);
     platform_only(store, operator).await?;
     if summary.is_empty() && details.is_empty() {
         return Err(ApiError::bad_input(
@@ -119,15 +97,8 @@ pub async fn update_movie(
             GlobalId::Movie(movie).encode()
         ))
     };
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "updateMovie",
-        request,
-        |attempt| {
+    keyed
+        .once("updateMovie", |attempt| {
             let (summary, details) = (&summary, &details);
             async move {
                 let mut before = serde_json::Map::new();
@@ -180,9 +151,8 @@ pub async fn update_movie(
                 .await?;
                 Ok(movie)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// The stored names of the fields a change sets.
