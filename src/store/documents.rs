@@ -561,6 +561,12 @@ pub struct SeatInventoryDoc {
     /// (`booking::showtime_cancel`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
+    /// The hall's `scheduleVersion` when the seats were copied from its layout. Inventories
+    /// are written before the transaction that writes their showtimes (`store::schedule`): a
+    /// scheduler that finds one there already rewrites it only while it is unused and was
+    /// copied from an older read of the hall, so a stale attempt never overwrites a newer one.
+    #[serde(default)]
+    pub hall_schedule_version: i64,
 }
 
 /// A showtime's seat map as it is read for display (`seat_inventory` projected): the counts
@@ -661,6 +667,7 @@ impl SeatInventoryDoc {
             seats,
             counts: SeatCounts::all_available(hall.capacity as u32),
             version: 0,
+            hall_schedule_version: hall.schedule_version,
             holds: Vec::new(),
             fenced_holds: Vec::new(),
             released_holds: Vec::new(),

@@ -1,4 +1,4 @@
-//! Test hooks that make a booking stop or pause at a chosen point, as a gateway killed or
+//! Test hooks that make a booking (or a catalogue write) stop or pause at a chosen point, as a gateway killed or
 //! stopped there would. The crash and fencing tests arm them. They are compiled only with the
 //! `test-hooks` feature (which the tests turn on): in a production build the points cost
 //! nothing and can never fire.
@@ -35,6 +35,9 @@ pub enum PausePoint {
     /// The attempt's heartbeat runs and its operation has not started: a slow attempt that
     /// is alive.
     BeforeEffect,
+    /// A scheduler read its halls and their showtimes and found no overlap; it has written
+    /// nothing yet (`store::schedule`): a scheduler stalled with what it read going stale.
+    BeforeScheduleWrite,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a

@@ -4,9 +4,16 @@
 //! No two showtimes of a hall overlap, whatever the concurrency: a scheduler reads each hall
 //! (its `scheduleVersion`), reads the hall's showtimes that could overlap the new ones, and
 //! then, in one transaction, writes each hall with the version it read in the filter
-//! (`$inc`), inserts the inventories (built from the hall it read) and the showtimes. Every
-//! scheduler of a hall writes the hall's version, so of two that read the same schedule only
-//! one commits; the other reads again and sees the first one's showtime.
+//! (`$inc`) and inserts the showtimes. Every scheduler of a hall writes the hall's version, so
+//! of two that read the same schedule only one commits; the other reads again and sees the
+//! first one's showtime.
+//!
+//! The seat inventories (built from the hall it read) go in just before the transaction, in
+//! bulk: they are most of the bytes, and inserts inside a transaction cost the test server
+//! more than twice as much. An inventory without its showtime is never reached (holds,
+//! blocks and seat maps all start from the showtime), so one left by an attempt that then
+//! lost, or crashed, is inert; the next attempt rewrites it only while it is unused and was
+//! copied from an older read of the hall (`hallScheduleVersion` in the filter).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -96,10 +103,10 @@ impl Store {
                 .iter()
                 .map(|id| doc! { "_id": id.oid(), "scheduleVersion": halls[id].schedule_version })
                 .collect();
-            if self
-                .write_schedule(&versions, &inventories, showtimes)
-                .await?
-            {
+            self.pause_point(super::PausePoint::BeforeScheduleWrite)
+                .await;
+            self.write_inventories(&inventories).await?;
+            if self.write_schedule(&versions, showtimes).await? {
                 return Ok(Scheduled::Written);
             }
             // Another scheduler (or a layout change) moved a hall's version: read again, after
@@ -150,19 +157,68 @@ impl Store {
         .await
     }
 
-    /// The transaction: every hall at the version read (`$inc`), then the inventories, then
-    /// the showtimes. False, and nothing written, when a hall's version moved.
+    /// Inserts `inventories`; one whose showtime id is there already (an earlier attempt
+    /// of this scheduler, or of the same keyed request) is replaced only while unused
+    /// (`version` 0, not cancelled) and copied from an older read of its hall than this one.
+    async fn write_inventories(&self, inventories: &[SeatInventoryDoc]) -> Result<(), ApiError> {
+        use mongodb::error::ErrorKind;
+        let documents = self.collection::<SeatInventoryDoc>(names::SEAT_INVENTORY);
+        let insert = documents.insert_many(inventories).ordered(false);
+        // One inventory (a `scheduleShowtime`) within the operation timeout; a demo chunk of
+        // thousands as long as it takes.
+        let outcome = if inventories.len() == 1 {
+            self.bounded_raw(Call::new(names::SEAT_INVENTORY, "insert"), insert)
+                .await?
+        } else {
+            insert.await
+        };
+        let existing: Vec<usize> = match outcome {
+            Ok(_) => return Ok(()),
+            Err(error) => match &*error.kind {
+                ErrorKind::InsertMany(failure)
+                    if failure.write_concern_error.is_none()
+                        && failure
+                            .write_errors
+                            .as_ref()
+                            .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
+                {
+                    let errors = failure.write_errors.iter().flatten();
+                    errors.map(|e| e.index).collect()
+                }
+                _ if inventories.len() == 1 && super::channels::is_duplicate_key(&error) => {
+                    vec![0]
+                }
+                _ => return Err(error.into()),
+            },
+        };
+        for inventory in existing.into_iter().filter_map(|i| inventories.get(i)) {
+            let unused_and_older = doc! {
+                "_id": inventory.id.oid(),
+                "version": 0,
+                "cancelled": { "$ne": true },
+                "hallScheduleVersion": { "$lt": inventory.hall_schedule_version },
+            };
+            self.bounded(
+                Call::new(names::SEAT_INVENTORY, "update"),
+                documents.replace_one(unused_and_older, inventory),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The transaction: every hall at the version read (`$inc`), then the showtimes. False,
+    /// and nothing written, when a hall's version moved.
     async fn write_schedule(
         &self,
         versions: &[Document],
-        inventories: &[SeatInventoryDoc],
         showtimes: &[ShowtimeDoc],
     ) -> Result<bool, ApiError> {
-        let writes = Arc::new((versions.to_vec(), inventories.to_vec(), showtimes.to_vec()));
+        let writes = Arc::new((versions.to_vec(), showtimes.to_vec()));
         self.in_transaction(|store, session| {
             let writes = Arc::clone(&writes);
             Box::pin(async move {
-                let (versions, inventories, showtimes) = &*writes;
+                let (versions, showtimes) = &*writes;
                 let bumped = store
                     .collection::<Document>(names::THEATERS)
                     .update_many(
@@ -174,11 +230,6 @@ impl Store {
                 if bumped.modified_count != versions.len() as u64 {
                     return Ok(false);
                 }
-                store
-                    .collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
-                    .insert_many(inventories)
-                    .session(&mut *session)
-                    .await?;
                 store
                     .collection::<ShowtimeDoc>(names::SHOWTIMES)
                     .insert_many(showtimes)

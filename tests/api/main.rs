@@ -52,4 +52,5 @@ mod seat_maps;
 mod shared_limits;
 mod showtimes;
 mod shutdown;
+mod stale_schedulers;
 mod traces;
