@@ -10,7 +10,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::error::ApiError;
 use crate::store::documents::{AuditDoc, SCHEMA_VERSION};
-use crate::store::{self, Store};
+use crate::store::{self, CrashPoint, Store};
 
 /// FORBIDDEN unless operator `code` may write `cinema` (the platform may write every cinema; a
 /// chain the cinemas of its scope). Read fresh: a change of scope counts at once.
@@ -98,6 +98,12 @@ impl Audited<'_> {
 /// without a key), so a retry that repeats the record (it took the key over after the write)
 /// leaves one entry.
 pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Result<(), ApiError> {
+    if store.crash_armed(CrashPoint::BeforeAudit) {
+        return Err(ApiError::internal(format!(
+            "injected crash at {:?}",
+            CrashPoint::BeforeAudit
+        )));
+    }
     store
         .record_audit(&AuditDoc {
             id: attempt.resource_id(),

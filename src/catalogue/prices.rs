@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::showtimes::check_channels;
 use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, KeyPolicy};
+use crate::booking::{self, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
-use crate::store::documents::{ChannelPriceDoc, ShowtimeDoc, ShowtimeStatus};
-use crate::store::{self, PriceChange, Store};
+use crate::store::documents::{ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus};
+use crate::store::{self, PriceChange, PriceChanged, Store};
 
 /// How many times a change reads again after another change (or a cancellation) won.
 const ATTEMPTS: u32 = 16;
@@ -40,14 +40,17 @@ pub async fn change_showtime_prices(
         "changeShowtimePrices",
         request,
         |attempt| async move {
-            if attempt.taken_over()
-                && store
+            if attempt.taken_over() {
+                if let Some(made) = store
                     .price_revision_by_request(showtime_id, attempt.resource_id())
                     .await?
-                    .is_some()
-            {
-                // An earlier attempt of this key made the change: the showtime is the answer.
-                return read(store, showtime_id).await;
+                {
+                    // An earlier attempt of this key made the change: this one records it (the
+                    // earlier one may have died before) and answers with the showtime.
+                    let current = read(store, showtime_id).await?;
+                    record_change(store, attempt, operator, &current, &made).await?;
+                    return Ok(current);
+                }
             }
             for _ in 0..ATTEMPTS {
                 let current = read(store, showtime_id).await?;
@@ -62,36 +65,54 @@ pub async fn change_showtime_prices(
                     request: attempt.resource_id(),
                     at: store::now(),
                 };
-                if !store.change_showtime_prices(&change).await? {
-                    continue;
+                match store.change_showtime_prices(&change).await? {
+                    PriceChanged::Moved => continue,
+                    PriceChanged::Changed(made) => {
+                        record_change(store, attempt, operator, &current, &made).await?;
+                        return Ok(ShowtimeDoc {
+                            prices: change.after,
+                            price_revision: made.revision,
+                            ..current
+                        });
+                    }
+                    // A retry took this attempt's key over and made the change meanwhile (this
+                    // attempt stalled): nothing more to write; the retry's answer counts.
+                    PriceChanged::MadeAlready(made) => {
+                        record_change(store, attempt, operator, &current, &made).await?;
+                        return read(store, showtime_id).await;
+                    }
                 }
-                record(
-                    store,
-                    attempt,
-                    Audited {
-                        operator,
-                        operation: "changeShowtimePrices",
-                        cinema: Some(current.cinema.id),
-                        subject: GlobalId::Showtime(showtime_id),
-                        before: Audited::json(&serde_json::json!({
-                            "prices": change.before, "priceRevision": change.read_revision,
-                        })),
-                        after: Audited::json(&serde_json::json!({
-                            "prices": change.after, "priceRevision": change.read_revision + 1,
-                        })),
-                    },
-                )
-                .await?;
-                return Ok(ShowtimeDoc {
-                    prices: change.after,
-                    price_revision: change.read_revision + 1,
-                    ..current
-                });
             }
             Err(ApiError::unavailable(format!(
                 "the prices of showtime {} kept changing: try again",
                 GlobalId::Showtime(showtime_id).encode()
             )))
+        },
+    )
+    .await
+}
+
+/// Records revision `made` of `showtime` in the audit log (once per key: see `record`).
+async fn record_change(
+    store: &Store,
+    attempt: Attempt,
+    operator: &str,
+    showtime: &ShowtimeDoc,
+    made: &PriceRevisionDoc,
+) -> Result<(), ApiError> {
+    let state = |prices: &[ChannelPriceDoc], revision: i64| {
+        Audited::json(&serde_json::json!({ "prices": prices, "priceRevision": revision }))
+    };
+    record(
+        store,
+        attempt,
+        Audited {
+            operator,
+            operation: "changeShowtimePrices",
+            cinema: Some(showtime.cinema.id),
+            subject: GlobalId::Showtime(made.showtime_id),
+            before: state(&made.before, made.revision - 1),
+            after: state(&made.after, made.revision),
         },
     )
     .await

@@ -98,19 +98,26 @@ pub async fn schedule_showtime(
                 free_at: slot.free_at,
             };
             async move {
-                if attempt.taken_over() {
-                    // An earlier attempt of this key may have scheduled it: that is the answer.
-                    if let Some(done) = store.showtimes_by_ids(&[showtime.id]).await?.pop() {
-                        return Ok(done);
+                // An earlier attempt of this key may have scheduled it: then that is the
+                // showtime, and this attempt finishes what the earlier one may have left (the
+                // copies' refresh, the audit entry).
+                let earlier = match attempt.taken_over() {
+                    true => store.showtimes_by_ids(&[showtime.id]).await?.pop(),
+                    false => None,
+                };
+                let showtime = match earlier {
+                    Some(done) => done,
+                    None => {
+                        match store
+                            .schedule_showtimes(std::slice::from_ref(&showtime))
+                            .await?
+                        {
+                            Scheduled::Written | Scheduled::AlreadyThere => {}
+                            Scheduled::Refused(refusal) => return Err(refused(refusal, &showtime)),
+                        }
+                        showtime
                     }
-                }
-                match store
-                    .schedule_showtimes(std::slice::from_ref(&showtime))
-                    .await?
-                {
-                    Scheduled::Written | Scheduled::AlreadyThere => {}
-                    Scheduled::Refused(refusal) => return Err(refused(refusal, &showtime)),
-                }
+                };
                 // The copies were read before the insert: a rename whose propagation ran in
                 // between would have missed this showtime (see "Extended references stay
                 // true" in ARCHITECTURE.md).

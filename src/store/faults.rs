@@ -24,6 +24,8 @@ pub enum CrashPoint {
     /// A catalogue update: a copied field of a cinema, hall or movie is written (its marker
     /// set), the future showtimes' copies are not brought up to date yet.
     BeforePropagation,
+    /// An operator's write: what it writes is written, its audit entry is not recorded yet.
+    BeforeAudit,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

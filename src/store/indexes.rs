@@ -138,6 +138,8 @@ fn wanted() -> Vec<Wanted> {
             doc! { "showtimeId": 1, "revision": -1 },
             "showtime_revision",
         ),
+        // One revision per request: a late attempt of a key cannot change the prices twice.
+        unique(SHOWTIME_PRICE_REVISIONS, doc! { "request": 1 }, "request"),
         // The sweeper's search for expired holds.
         index(SEAT_INVENTORY, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
         index(

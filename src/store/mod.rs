@@ -65,7 +65,7 @@ pub use faults::{Faults, Pause};
 pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
-pub use price_revisions::PriceChange;
+pub use price_revisions::{PriceChange, PriceChanged};
 pub use readiness::Readiness;
 pub use references::{Copied, Propagation};
 pub use schedule::{ScheduleRefusal, Scheduled};

@@ -2,13 +2,17 @@
 //! the showtime holds the current prices and their revision number, each revision document
 //! one change (who, when, before, after). A change is one transaction: the showtime written
 //! with the revision it read in the filter, and the revision inserted; two changes that read
-//! the same revision cannot both commit.
+//! the same revision cannot both commit. A request (its idempotency resource id) makes at most
+//! one revision (unique index `request`): an attempt that wakes up after a retry took its key
+//! over and made the change finds that revision instead of making a second one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bson::{doc, Bson};
 use chrono::{DateTime, Utc};
 
+use super::channels::is_duplicate_key;
 use super::codec::{self, oids, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{
@@ -34,6 +38,17 @@ pub struct PriceChange {
     pub at: DateTime<Utc>,
 }
 
+/// What a price change did.
+#[derive(Debug, Clone)]
+pub enum PriceChanged {
+    /// It made this revision.
+    Changed(Box<PriceRevisionDoc>),
+    /// Nothing: the showtime moved from what was read; read it again.
+    Moved,
+    /// Nothing: its request had made this revision already (an earlier attempt of its key).
+    MadeAlready(Box<PriceRevisionDoc>),
+}
+
 /// The `_id` of a showtime's revision `n`.
 fn revision_id(showtime: ShowtimeId, revision: i64) -> String {
     format!("{showtime}:{revision}")
@@ -41,11 +56,14 @@ fn revision_id(showtime: ShowtimeId, revision: i64) -> String {
 
 impl Store {
     /// Applies `change` in one transaction: the showtime (prices, revision + 1, and the
-    /// current schema version with its fields) and the revision document. False, and nothing
-    /// written, when the showtime moved from what was read (another change, a cancellation,
-    /// its start).
+    /// current schema version with its fields) and the revision document. Nothing is written
+    /// when the showtime moved from what was read (another change, a cancellation, its start)
+    /// or when the change's request made its revision already.
     #[tracing::instrument(skip_all, fields(showtime = %change.showtime, revision = change.read_revision))]
-    pub async fn change_showtime_prices(&self, change: &PriceChange) -> Result<bool, ApiError> {
+    pub async fn change_showtime_prices(
+        &self,
+        change: &PriceChange,
+    ) -> Result<PriceChanged, ApiError> {
         let revision = change.read_revision + 1;
         // A version 1 document has no `priceRevision`: revision 0 is stored as 0 or absent.
         let read: Bson = if change.read_revision == 0 {
@@ -77,27 +95,49 @@ impl Store {
             after: change.after.clone(),
         };
         let writes = Arc::new((filter, update, entry));
-        self.in_transaction(|store, session| {
-            let writes = Arc::clone(&writes);
-            Box::pin(async move {
-                let (filter, update, entry) = &*writes;
-                let changed = store
-                    .collection::<bson::Document>(names::SHOWTIMES)
-                    .update_one(filter.clone(), update.clone())
-                    .session(&mut *session)
-                    .await?;
-                if changed.matched_count != 1 {
-                    return Ok(false);
-                }
-                store
-                    .collection::<PriceRevisionDoc>(names::SHOWTIME_PRICE_REVISIONS)
-                    .insert_one(entry)
-                    .session(&mut *session)
-                    .await?;
-                Ok(true)
+        // Set when the revision's insert met a duplicate key (perhaps this request's own).
+        let duplicate = Arc::new(AtomicBool::new(false));
+        let committed = self
+            .in_transaction(|store, session| {
+                let (writes, duplicate) = (Arc::clone(&writes), Arc::clone(&duplicate));
+                Box::pin(async move {
+                    let (filter, update, entry) = &*writes;
+                    let changed = store
+                        .collection::<bson::Document>(names::SHOWTIMES)
+                        .update_one(filter.clone(), update.clone())
+                        .session(&mut *session)
+                        .await?;
+                    if changed.matched_count != 1 {
+                        return Ok(false);
+                    }
+                    match store
+                        .collection::<PriceRevisionDoc>(names::SHOWTIME_PRICE_REVISIONS)
+                        .insert_one(entry)
+                        .session(&mut *session)
+                        .await
+                    {
+                        Ok(_) => Ok(true),
+                        Err(error) if is_duplicate_key(&error) => {
+                            duplicate.store(true, Ordering::SeqCst);
+                            Ok(false)
+                        }
+                        Err(error) => Err(error),
+                    }
+                })
             })
-        })
-        .await
+            .await?;
+        if committed {
+            return Ok(PriceChanged::Changed(Box::new(writes.2.clone())));
+        }
+        if duplicate.load(Ordering::SeqCst) {
+            if let Some(made) = self
+                .price_revision_by_request(change.showtime, change.request)
+                .await?
+            {
+                return Ok(PriceChanged::MadeAlready(Box::new(made)));
+            }
+        }
+        Ok(PriceChanged::Moved)
     }
 
     /// The revision request `request` made of `showtime`, if it made one (a retry finding an

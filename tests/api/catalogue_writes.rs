@@ -39,7 +39,11 @@ pub struct Tree {
 }
 
 pub async fn tree() -> Tree {
-    let app = TestApp::spawn().await;
+    tree_on(TestApp::spawn().await).await
+}
+
+/// The same tree on `app`'s database (a gateway with other policies).
+pub async fn tree_on(app: TestApp) -> Tree {
     let mut catalogue = Catalogue::default();
     let channel = catalogue.channel("maoyan", "猫眼").as_str().to_owned();
     let province = catalogue.region("广东省", RegionLevel::Province, None);

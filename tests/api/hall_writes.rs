@@ -11,7 +11,7 @@ use crate::catalogue_writes::{count, raw, AUDIT};
 use crate::fixtures::{global_id, Catalogue};
 use crate::helpers::TestApp;
 
-const CREATE_HALL: &str = "mutation ($input: CreateHallInput!) { createHall(input: $input) {
+pub const CREATE_HALL: &str = "mutation ($input: CreateHallInput!) { createHall(input: $input) {
     id name format capacity cinema { id } layout { rows { label seats { label kind } } } } }";
 pub const UPDATE_HALL: &str = "mutation ($input: UpdateHallInput!) { updateHall(input: $input) {
     id name format capacity layout { rows { label seats { label kind } } } } }";
@@ -75,7 +75,7 @@ async fn halls_on(app: TestApp) -> Halls {
     }
 }
 
-fn hall_input(cinema: &CinemaDoc) -> Value {
+pub fn hall_input(cinema: &CinemaDoc) -> Value {
     json!({ "cinemaId": global_id("Cinema", cinema.id), "name": "IMAX厅", "format": "IMAX",
         "layout": layout(&["SSS_SSS", "VVV_VVV", "CC_CCCC", "W_____W"]) })
 }

@@ -12,7 +12,7 @@ use crate::fixtures::global_id;
 use crate::helpers::{mongodb_uri, TestApp};
 use crate::scheduling::{input, tomorrow_at, world, World, SCHEDULE};
 
-const CHANGE: &str = r#"mutation($input: ChangeShowtimePricesInput!) {
+pub const CHANGE: &str = r#"mutation($input: ChangeShowtimePricesInput!) {
   changeShowtimePrices(input: $input) {
     id priceRevision
     prices { channel price { amount } }
@@ -40,7 +40,7 @@ async fn scheduled(w: &World, hour: i64) -> String {
         .to_owned()
 }
 
-fn change(showtime: &str, maoyan: i64) -> Value {
+pub fn change(showtime: &str, maoyan: i64) -> Value {
     json!({ "input": {
         "showtimeId": showtime,
         "prices": [{ "channel": "maoyan", "amount": maoyan }],

@@ -162,10 +162,21 @@ impl OwnDatabase {
     /// loses SecantusDB's last second of writes) and starts it again on the same port and
     /// storage.
     pub fn restart_gracefully(&mut self) {
+        self.stop();
+        self.launch_again();
+    }
+
+    /// Stops the server as an operator would (SIGTERM), until [`OwnDatabase::start_again`]:
+    /// nothing listens on its port meanwhile.
+    pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             signal(child.id(), libc::SIGTERM);
             let _ = child.wait();
         }
+    }
+
+    /// Starts a stopped server again on the same port and storage.
+    pub fn start_again(&mut self) {
         self.launch_again();
     }
 

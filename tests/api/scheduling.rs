@@ -35,7 +35,11 @@ pub struct World {
 }
 
 pub async fn world() -> World {
-    let app = TestApp::spawn().await;
+    world_on(TestApp::spawn().await).await
+}
+
+/// The same world on `app`'s database (a gateway with other policies).
+pub async fn world_on(app: TestApp) -> World {
     let mut catalogue = Catalogue::default();
     let channel = catalogue.channel("maoyan", "猫眼");
     catalogue.channel("taopiaopiao", "淘票票");
@@ -85,7 +89,7 @@ pub fn input(hall: &HallDoc, movie: &MovieDoc, starts: DateTime<Utc>) -> Value {
 }
 
 /// The stored showtimes of `hall`, raw.
-async fn stored_showtimes(app: &TestApp, hall: &HallDoc) -> Vec<bson::Document> {
+pub async fn stored_showtimes(app: &TestApp, hall: &HallDoc) -> Vec<bson::Document> {
     use futures::TryStreamExt;
     let client = mongodb::Client::with_uri_str(mongodb_uri()).await.unwrap();
     let db = client.database(app.store.database_name());
