@@ -181,7 +181,7 @@ where
     };
     validate_key(key)?;
     let new_key = NewKey {
-        id: format!("{channel}:{key}"),
+        id: key_id(channel, key),
         operation: operation.to_owned(),
         request_hash: hash_request(operation, request)?,
         resource_id: store::new_id(),
@@ -238,6 +238,21 @@ where
             }
         };
     }
+}
+
+/// The record id of `key` in key space `channel`.
+fn key_id(channel: &str, key: &str) -> String {
+    format!("{channel}:{key}")
+}
+
+/// What `attempt`'s updates must carry so that they take effect only while it owns `key` (of
+/// key space `channel`): a late attempt, woken after a retry took the key over and answered,
+/// writes nothing (`store::KeyFence`). `None` without a key.
+pub fn fence(channel: &str, key: Option<&str>, attempt: Attempt) -> Option<store::KeyFence> {
+    key.filter(|_| attempt.keyed).map(|key| store::KeyFence {
+        id: key_id(channel, key),
+        attempt: attempt.number,
+    })
 }
 
 async fn current<T: DeserializeOwned>(store: &Store, id: &str) -> Result<KeyState<T>, ApiError> {

@@ -18,7 +18,7 @@ mod sweeper;
 
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, SeatChoice};
-pub use idempotency::{once, Attempt, KeyPolicy};
+pub use idempotency::{fence, once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use sales::project_sales;

@@ -42,6 +42,12 @@ pub struct Keyed<'a, R: Serialize> {
 }
 
 impl<R: Serialize> Keyed<'_, R> {
+    /// What `attempt`'s updates carry so that a late attempt writes nothing
+    /// (`booking::fence`); `None` without a key.
+    pub fn fence(&self, attempt: Attempt) -> Option<store::KeyFence> {
+        booking::fence(&operator_keys(self.operator), self.key, attempt)
+    }
+
     /// Runs `body` once per the operator's idempotency key (`booking::once` in the
     /// operator's own key space).
     pub async fn once<T, F, Fut>(&self, operation: &str, body: F) -> Result<T, ApiError>

@@ -144,9 +144,10 @@ pub async fn update_cinema(
     }
     keyed
         .once("updateCinema", |attempt| {
-            let (changes, written) = (&changes, &written);
+            let (changes, written, fence) = (&changes, &written, keyed.fence(attempt));
             async move {
-                let Some(updated) = store.update_cinema(cinema, changes).await? else {
+                let Some(updated) = store.update_cinema(cinema, changes, fence.as_ref()).await?
+                else {
                     return Err(ApiError::not_found(format!(
                         "cinema {} does not exist",
                         GlobalId::Cinema(cinema).encode()

@@ -113,7 +113,7 @@ pub async fn update_hall(
     }
     keyed
         .once("updateHall", |attempt| {
-            let (changes, written) = (&changes, &written);
+            let (changes, written, fence) = (&changes, &written, keyed.fence(attempt));
             async move {
                 let mut tries = 0;
                 let updated = loop {
@@ -123,7 +123,7 @@ pub async fn update_hall(
                         refuse_under_future_showtimes(store, &current).await?;
                     }
                     if let Some(updated) = store
-                        .update_hall(hall, changes, current.schedule_version)
+                        .update_hall(hall, changes, current.schedule_version, fence.as_ref())
                         .await?
                     {
                         break updated;

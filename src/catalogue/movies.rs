@@ -99,7 +99,7 @@ pub async fn update_movie(
     };
     keyed
         .once("updateMovie", |attempt| {
-            let (summary, details) = (&summary, &details);
+            let (summary, details, fence) = (&summary, &details, keyed.fence(attempt));
             async move {
                 let mut before = serde_json::Map::new();
                 let mut after = serde_json::Map::new();
@@ -111,7 +111,7 @@ pub async fn update_movie(
                     }
                 } else {
                     let updated = store
-                        .update_movie(movie, summary)
+                        .update_movie(movie, summary, fence.as_ref())
                         .await?
                         .ok_or_else(not_found)?;
                     let written = changed_keys(summary);
@@ -128,7 +128,7 @@ pub async fn update_movie(
                 }
                 if !details.is_empty() {
                     let updated = store
-                        .update_movie_details(movie, details)
+                        .update_movie_details(movie, details, fence.as_ref())
                         .await?
                         .ok_or_else(not_found)?;
                     let written = changed_keys(details);

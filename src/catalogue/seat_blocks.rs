@@ -3,13 +3,13 @@
 use serde::Serialize;
 
 use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, KeyPolicy};
+use crate::booking::{self, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat_blocks::{refusal, BlockMove};
 use crate::error::ApiError;
 use crate::store::documents::ShowtimeDoc;
-use crate::store::{self, Store};
+use crate::store::{self, KeyFence, Store};
 
 /// A block or unblock lost a race with a change that was then undone (a hold placed and
 /// released between its update and its read): it tries again, this many times at most.
@@ -68,9 +68,9 @@ pub async fn move_seats(
         request_body,
         |attempt| {
             let showtime = showtime.clone();
-            let request = &request;
+            let (request, fence) = (&request, booking::fence(&namespace, request.key, attempt));
             async move {
-                move_once(store, &showtime, request, attempt.taken_over()).await?;
+                move_once(store, &showtime, request, attempt, fence.as_ref()).await?;
                 let state = |state: crate::domain::seat::SeatState| {
                     Audited::json(&serde_json::json!({
                         "seats": request.seats,
@@ -107,12 +107,13 @@ async fn move_once(
     store: &Store,
     showtime: &ShowtimeDoc,
     request: &SeatBlockRequest<'_>,
-    taken_over: bool,
+    attempt: Attempt,
+    fence: Option<&KeyFence>,
 ) -> Result<(), ApiError> {
-    let id = showtime.id;
+    let (id, taken_over) = (showtime.id, attempt.taken_over());
     for _ in 0..MAX_ATTEMPTS {
         if store
-            .move_blocked_seats(id, request.seats, request.direction)
+            .move_blocked_seats(id, request.seats, request.direction, fence)
             .await?
         {
             return Ok(());

@@ -6,7 +6,7 @@ use bson::{doc, Document};
 
 use super::codec::ObjectIdExt;
 use super::holds::{seat_path, VERSION};
-use super::Store;
+use super::{names, KeyFence, Store};
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat_blocks::BlockMove;
 use crate::error::ApiError;
@@ -16,13 +16,16 @@ impl Store {
     /// only if each of them is in the state the move starts from, the film has not started by
     /// the database's clock and the showtime is not cancelled. The counts move by exactly the
     /// number of seats, and the version by one (live seat maps). False when it did not match:
-    /// the caller reads the inventory to learn why.
+    /// the caller reads the inventory to learn why. Behind `fence`, a keyed attempt's move
+    /// takes effect only while it owns its key (`fenced_writes`): a late one would otherwise
+    /// block again seats unblocked since its retry answered.
     #[tracing::instrument(skip(self))]
     pub async fn move_blocked_seats(
         &self,
         showtime: ShowtimeId,
         labels: &[String],
         direction: BlockMove,
+        fence: Option<&KeyFence>,
     ) -> Result<bool, ApiError> {
         let (from, to, down, up) = match direction {
             BlockMove::Block => ("AVAILABLE", "BLOCKED", "counts.available", "counts.blocked"),
@@ -46,6 +49,7 @@ impl Store {
             "$set": set,
             "$inc": { down: -count, up: count, VERSION: 1 },
         };
-        self.update_inventory(filter, update).await
+        self.fenced_update_one(names::SEAT_INVENTORY, filter, update, fence)
+            .await
     }
 }

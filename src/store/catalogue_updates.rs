@@ -1,5 +1,6 @@
 //! Updates of cinemas, halls and movies: one conditional update each, returning the document
-//! as it was, so the caller knows what it replaced (see `find_and_update`).
+//! as it was, so the caller knows what it replaced (see `find_and_update`). A keyed update
+//! takes effect only while its attempt owns the key (`fenced_writes`).
 //!
 //! A change to a field that showtimes copy (extended reference: a cinema's name and city, a
 //! hall's name and format, a movie's title and runtime) adds one to the source's `refVersion`
@@ -8,7 +9,6 @@
 //! stay true").
 
 use bson::{doc, Bson, Document};
-use mongodb::options::ReturnDocument;
 use serde::Serialize;
 
 use super::codec::{self, ObjectIdExt};
@@ -16,7 +16,7 @@ use super::command_metrics::Call;
 use super::documents::{
     CastMemberDoc, CinemaDoc, GeoJsonPoint, HallDoc, MovieDetailsDoc, MovieDoc,
 };
-use super::{names, Store};
+use super::{names, KeyFence, Store};
 use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId};
 use crate::domain::layout::HallLayout;
 use crate::error::ApiError;
@@ -159,15 +159,11 @@ impl Store {
         filter: Document,
         update: Document,
         copied: bool,
+        fence: Option<&KeyFence>,
     ) -> Result<Option<Document>, ApiError> {
         if !copied {
             return self
-                .bounded(
-                    Call::new(collection, "findAndModify"),
-                    self.collection::<Document>(collection)
-                        .find_one_and_update(filter, update)
-                        .return_document(ReturnDocument::Before),
-                )
+                .fenced_find_one_and_update(collection, filter, update, fence)
                 .await;
         }
         for _ in 0..VERSION_TRIES {
@@ -186,15 +182,10 @@ impl Store {
                 0 => versioned.insert("refVersion", doc! { "$exists": false }),
                 read => versioned.insert("refVersion", read),
             };
-            let matched = self
-                .bounded(
-                    Call::new(collection, "update"),
-                    self.collection::<Document>(collection)
-                        .update_one(versioned, update.clone()),
-                )
+            if self
+                .fenced_update_one(collection, versioned, update.clone(), fence)
                 .await?
-                .matched_count;
-            if matched == 1 {
+            {
                 return Ok(Some(read));
             }
         }
@@ -209,6 +200,7 @@ impl Store {
         &self,
         id: CinemaId,
         changes: &CinemaChanges,
+        fence: Option<&KeyFence>,
     ) -> Result<Option<Updated<CinemaDoc>>, ApiError> {
         let mut set = Document::new();
         if let Some(name) = &changes.name {
@@ -235,6 +227,7 @@ impl Store {
                 doc! { "_id": id.oid() },
                 update(set, copied, false),
                 copied,
+                fence,
             )
             .await?
         else {
@@ -275,6 +268,7 @@ impl Store {
         id: HallId,
         changes: &HallChanges,
         schedule_version: i64,
+        fence: Option<&KeyFence>,
     ) -> Result<Option<Updated<HallDoc>>, ApiError> {
         let mut set = Document::new();
         let mut filter = doc! { "_id": id.oid() };
@@ -294,7 +288,7 @@ impl Store {
         let copied = changes.name.is_some() || changes.format.is_some();
         let update = update(set, copied, changes.layout.is_some());
         let Some(before) = self
-            .find_and_update(names::THEATERS, filter, update, copied)
+            .find_and_update(names::THEATERS, filter, update, copied, fence)
             .await?
         else {
             return Ok(None);
@@ -325,6 +319,7 @@ impl Store {
         &self,
         id: MovieId,
         changes: &MovieChanges,
+        fence: Option<&KeyFence>,
     ) -> Result<Option<Updated<MovieDoc>>, ApiError> {
         let set = bson::to_document(changes)?;
         let copied = changes.title.is_some() || changes.runtime_minutes.is_some();
@@ -334,6 +329,7 @@ impl Store {
                 doc! { "_id": id.oid() },
                 update(set.clone(), copied, false),
                 copied,
+                fence,
             )
             .await?
         else {
@@ -356,6 +352,7 @@ impl Store {
         &self,
         id: MovieId,
         changes: &DetailsChanges,
+        fence: Option<&KeyFence>,
     ) -> Result<Option<Updated<MovieDetailsDoc>>, ApiError> {
         let set = bson::to_document(changes)?;
         let Some(before) = self
@@ -364,6 +361,7 @@ impl Store {
                 doc! { "_id": id.oid() },
                 doc! { "$set": set.clone() },
                 false,
+                fence,
             )
             .await?
         else {

@@ -1,7 +1,7 @@
-//! Test hooks that make a booking (or a catalogue write) stop or pause at a chosen point, as a gateway killed or
-//! stopped there would. The crash and fencing tests arm them. They are compiled only with the
-//! `test-hooks` feature (which the tests turn on): in a production build the points cost
-//! nothing and can never fire.
+//! Test hooks that make a booking (or a catalogue write) stop or pause at a chosen point, as
+//! a gateway killed or stopped there would. The crash and fencing tests arm them. They are
+//! compiled only with the `test-hooks` feature (which the tests turn on): in a production
+//! build the points cost nothing and can never fire.
 
 /// A point between two writes of a booking where a gateway could die.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -108,7 +108,7 @@ fn millis(duration: Duration) -> i64 {
 /// `{$and: [{_id}, {attempt}, no outcome, extra...]}`: the record while `attempt` owns it.
 /// (`$expr` beside `_id` at the top level is planned as a collection scan by some servers;
 /// inside `$and` it is not.)
-fn owned_by(id: &str, attempt: i32, extra: Option<Document>) -> Document {
+pub(super) fn owned_by(id: &str, attempt: i32, extra: Option<Document>) -> Document {
     let mut all = vec![
         doc! { "_id": id },
         doc! { "attempt": attempt },

@@ -18,6 +18,7 @@ mod command_metrics;
 pub mod documents;
 mod explain;
 mod faults;
+mod fenced_writes;
 mod filters;
 mod gateways;
 mod halls;
@@ -62,6 +63,7 @@ pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
+pub use fenced_writes::KeyFence;
 pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;

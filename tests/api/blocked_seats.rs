@@ -362,6 +362,8 @@ async fn a_subscriber_sees_seats_blocked_then_available_with_consecutive_version
     let mut mirror = Mirror::default();
     mirror.apply(&snapshot);
 
+    // Unkeyed, one update; keyed (below), the update in its key's fenced transaction: a
+    // subscriber sees both alike.
     sale.block(&chain, &["B5", "B6"], json!({})).await.data();
     let blocked = client.event("1").await;
     assert_eq!(
@@ -384,7 +386,8 @@ async fn a_subscriber_sees_seats_blocked_then_available_with_consecutive_version
     assert_eq!(blocked["counts"]["available"], 14);
     mirror.apply(&blocked);
 
-    sale.unblock(&chain, &["B6"], json!({})).await.data();
+    let key = json!({ "idempotencyKey": "unblock-live" });
+    sale.unblock(&chain, &["B6"], key).await.data();
     let unblocked = client.event("1").await;
     assert_eq!(unblocked["version"], 2);
     assert_eq!(unblocked["changes"][0]["label"], "B6");
