@@ -120,9 +120,9 @@ impl Store {
         )))
     }
 
-    /// The stored showtimes of `halls` not CANCELLED that start before the last new showtime
-    /// frees its hall and at most [`MAX_BUSY`] before the first new one starts: every one that
-    /// can overlap (index `theater_starts`). The overlap itself is judged on the upgraded
+    /// The stored showtimes of `halls` that start before the last new showtime frees its hall
+    /// and at most [`MAX_BUSY`] before the first new one starts: every one that can overlap
+    /// (index `theater_starts`), and the CANCELLED ones among them. The overlap itself is judged on the upgraded
     /// documents, so version 1 showtimes, which store no `freeAt`, count with theirs.
     async fn showtimes_near(
         &self,
@@ -140,10 +140,12 @@ impl Store {
             .map(|s| s.free_at)
             .max()
             .unwrap_or_default();
+        // CANCELLED ones too: they overlap nothing (`overlap_with`), but one with a new
+        // showtime's id is that showtime, scheduled by an earlier attempt of the same key and
+        // cancelled since, not a slot to fill again.
         let filter = doc! {
             "theater.id": { "$in": codec::oids(halls) },
             "startsAt": { "$gt": codec::date(from), "$lt": codec::date(until) },
-            "status": { "$ne": "CANCELLED" },
         };
         use futures::TryStreamExt;
         self.bounded(Call::new(names::SHOWTIMES, "find"), async {
@@ -219,9 +221,9 @@ impl Store {
             let writes = Arc::clone(&writes);
             Box::pin(async move {
                 let (versions, showtimes) = &*writes;
-                // One `updateOne` by `_id` per hall: an `updateMany` over an `$or` of them ran
-                // as a scan of every hall inside a transaction on the test server (700 ms
-                // each over the national demo's 39,564 halls).
+                // One `updateOne {_id, scheduleVersion}` per hall: an `updateMany` over an
+                // `$or` of them took 66 ms alone and 700 ms under load on the test server
+                // with the national demo's 39,564 halls (ARCHITECTURE.md, schedule figures).
                 for version in versions {
                     let bumped = store
                         .collection::<Document>(names::THEATERS)

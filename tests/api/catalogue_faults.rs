@@ -17,6 +17,7 @@ use bson::{doc, Document};
 use serde_json::{json, Value};
 
 use crate::blocked_seats::{BLOCK, UNBLOCK};
+use crate::cancel_showtime::CANCEL_SHOWTIME;
 use crate::catalogue_writes::{
     cinema_input, movie_input, tree_on, CREATE_CINEMA, CREATE_MOVIE, UPDATE_CINEMA, UPDATE_MOVIE,
 };
@@ -352,14 +353,14 @@ async fn a_stalled_block_and_a_stalled_unblock_each_move_the_seats_once() {
     }
 }
 
-/// [`stalled_and_retried`] with another request (`change`, no key) answered between the
-/// retry's answer and the stalled attempt going on. (late, retry)
+/// [`stalled_and_retried`] with another request (`change`, made from the retry's answer)
+/// answered between the retry's answer and the stalled attempt going on. (late, retry)
 async fn stalled_retried_and_changed(
     first: &TestApp,
     caller: &str,
     query: &'static str,
     variables: Value,
-    change: (&'static str, Value),
+    change: impl FnOnce(&GqlResponse) -> (&'static str, Value),
 ) -> (GqlResponse, GqlResponse) {
     let second = first.another_gateway().await;
     let pause = first.store.faults().pause_next_at(PausePoint::AfterClaim);
@@ -369,7 +370,8 @@ async fn stalled_retried_and_changed(
     };
     pause.reached().await;
     let retry = second.graphql_as(caller, query, variables).await;
-    let changed = second.graphql_as(caller, change.0, change.1).await;
+    let (change, change_variables) = change(&retry);
+    let changed = second.graphql_as(caller, change, change_variables).await;
     assert!(changed.0["errors"].is_null(), "{:?}", changed.0);
     pause.resume();
     (stalled.await.unwrap(), retry)
@@ -387,14 +389,11 @@ async fn a_late_attempt_of_a_taken_over_update_does_not_undo_a_later_change() {
         let variables = json!({ "input": { "cinemaId": cinema, field: value,
             "idempotencyKey": format!("late-{field}") } });
         let change = json!({ "input": { "cinemaId": cinema, field: later } });
-        let (late, retry) = stalled_retried_and_changed(
-            &w.app,
-            &w.chain,
-            UPDATE_CINEMA,
-            variables,
-            (UPDATE_CINEMA, change),
-        )
-        .await;
+        let (late, retry) =
+            stalled_retried_and_changed(&w.app, &w.chain, UPDATE_CINEMA, variables, |_| {
+                (UPDATE_CINEMA, change)
+            })
+            .await;
         assert_eq!(retry.data()["updateCinema"][field], value);
         // The key's answer is the cinema; its fields are read when the answer is sent.
         assert_eq!(late.data()["updateCinema"]["id"], cinema, "{:?}", late.0);
@@ -416,7 +415,7 @@ async fn a_late_block_does_not_block_seats_unblocked_since() {
         "idempotencyKey": "late-block" } });
     let unblock = json!({ "input": { "showtimeId": showtime, "seats": seats } });
     let (late, retry) =
-        stalled_retried_and_changed(&w.app, &w.chain, BLOCK, block, (UNBLOCK, unblock)).await;
+        stalled_retried_and_changed(&w.app, &w.chain, BLOCK, block, |_| (UNBLOCK, unblock)).await;
     assert_eq!(retry.data()["blockSeats"]["seats"], seats);
     // The key's answer is the seats it moved; the counts are read when the answer is sent.
     assert_eq!(late.data()["blockSeats"]["seats"], seats, "{:?}", late.0);
@@ -435,4 +434,29 @@ async fn a_late_block_does_not_block_seats_unblocked_since() {
         assert_eq!(inventory.seat(label).unwrap().state, SeatState::Available);
     }
     assert_eq!((inventory.counts.blocked, inventory.version), (0, 2));
+}
+
+/// A late scheduling attempt that wakes up after its retry scheduled the showtime and the
+/// showtime was cancelled: it finds the key's showtime (cancelled) and answers with the
+/// retry's answer; it neither fails nor schedules the slot again.
+#[tokio::test]
+async fn a_late_schedule_of_a_showtime_cancelled_since_schedules_nothing() {
+    let w = short_lease_world().await;
+    let mut request = input(&w.hall, &w.movie, tomorrow_at(16, 0));
+    request["idempotencyKey"] = json!("schedule-late");
+    let cancel = |retry: &GqlResponse| {
+        let id = retry.data()["scheduleShowtime"]["id"].clone();
+        (CANCEL_SHOWTIME, json!({ "input": { "showtimeId": id } }))
+    };
+    let variables = json!({ "input": request });
+    let (late, retry) =
+        stalled_retried_and_changed(&w.app, &w.chain, SCHEDULE, variables, cancel).await;
+    assert_eq!(late.0, retry.0, "one key, one answer: {:?}", late.0);
+    let db = database(&mongodb_uri(), &w.app).await;
+    let stored = find(&db, "showtimes", doc! { "theater.id": oid(w.hall.id.0) }).await;
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].get_str("status").unwrap(), "CANCELLED");
+    let inventory = find(&db, "seat_inventory", doc! {}).await;
+    assert_eq!(inventory.len(), 1);
+    assert!(inventory[0].get_bool("cancelled").unwrap());
 }
