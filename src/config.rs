@@ -233,8 +233,8 @@ impl Default for SalesArgs {
 
 impl SalesArgs {
     /// How often the background tasks run.
-    pub fn intervals(&self) -> crate::booking::Intervals {
-        crate::booking::Intervals {
+    pub fn intervals(&self) -> crate::background::Intervals {
+        crate::background::Intervals {
             sweep: std::time::Duration::from_secs(self.sweep_interval_seconds.max(1)),
             sales: std::time::Duration::from_millis(self.sales_interval_ms.max(10)),
         }

@@ -2,9 +2,11 @@
 //!
 //! Layers, outermost first: `http` (axum routes) → `graphql` (schema, resolvers, loaders) →
 //! `booking` and `catalogue` (the channels' and the operators' use cases) → `store` (the only
-//! code that talks to MongoDB) → `domain` (pure rules). `config` reads flags
-//! and environment; `demo` generates the demo catalogue. See ARCHITECTURE.md.
+//! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
+//! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
+//! catalogue. See ARCHITECTURE.md.
 
+pub mod background;
 pub mod booking;
 pub mod catalogue;
 pub mod config;

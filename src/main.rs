@@ -9,7 +9,7 @@ use boxoffice::config::{
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::store::Store;
-use boxoffice::{booking, catalogue, demo, graphql, telemetry, AppState};
+use boxoffice::{background, booking, catalogue, demo, graphql, telemetry, AppState};
 use clap::Parser;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
@@ -115,7 +115,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     // Counted among the gateways (for its share of the rate limits) before it serves.
     let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
     membership.heartbeat(&store).await;
-    let background = tokio::spawn(booking::run_background(
+    let background = tokio::spawn(background::run(
         store.clone(),
         args.sales.intervals(),
         membership,

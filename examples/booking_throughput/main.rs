@@ -310,7 +310,7 @@ fn main() -> anyhow::Result<()> {
             // The sweeper, reconciler and sales projection run beside the gateway, as in
             // `boxoffice serve`.
             let background = (path != Path::Driver).then(|| {
-                servers.spawn(booking::run_background(
+                servers.spawn(boxoffice::background::run(
                     store.clone(),
                     SalesArgs::default().intervals(),
                     booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),

@@ -27,7 +27,7 @@ pub use showtime_cancel::{
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,
 };
 pub use showtime_locks::ShowtimeLocks;
-pub use sweeper::{run_background, sweep_expired_holds, Intervals};
+pub use sweeper::sweep_expired_holds;
 
 use crate::error::ApiError;
 use crate::store::{CrashPoint, Store};

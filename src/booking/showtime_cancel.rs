@@ -50,8 +50,9 @@ pub struct ShowtimeCancellation {
 #[derive(Debug)]
 pub enum CancelStart {
     /// The showtime says CANCELLING (this call moved it, or a cancellation a crash
-    /// interrupted): go on with [`resume_cancellation`].
-    Under,
+    /// interrupted): go on with [`resume_cancellation`]. `request` began it (this one, or
+    /// the interrupted one).
+    Under { request: ResourceId },
     /// This request cancelled it already (an earlier attempt of its key): the answer.
     Done(Box<ShowtimeCancellation>),
 }
@@ -83,7 +84,11 @@ pub async fn begin_cancellation(
                     "showtime {id} was cancelled already"
                 )))
             }
-            ShowtimeStatus::Cancelling => return Ok(CancelStart::Under),
+            ShowtimeStatus::Cancelling => {
+                return Ok(CancelStart::Under {
+                    request: state.cancel_request.unwrap_or(request),
+                })
+            }
             ShowtimeStatus::Scheduled => {
                 if showtime.ends_at <= store::now() {
                     return Err(ApiError::bad_input(format!(
@@ -95,7 +100,7 @@ pub async fn begin_cancellation(
                     .begin_showtime_cancel(id, request, store::now())
                     .await?
                 {
-                    return Ok(CancelStart::Under);
+                    return Ok(CancelStart::Under { request });
                 }
                 // Another request began it meanwhile: read again.
             }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::booking::{self, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
-use crate::domain::ids::CinemaId;
+use crate::domain::ids::{CinemaId, ResourceId};
 use crate::error::ApiError;
 use crate::store::documents::{AuditDoc, SCHEMA_VERSION};
 use crate::store::{self, CrashPoint, Store};
@@ -104,6 +104,16 @@ impl Audited<'_> {
 /// without a key), so a retry that repeats the record (it took the key over after the write)
 /// leaves one entry.
 pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Result<(), ApiError> {
+    record_under(store, attempt.resource_id(), entry).await
+}
+
+/// [`record`] under `id`: the write's own id when it is not the attempt's (a cancellation
+/// another request began is recorded under that request).
+pub async fn record_under(
+    store: &Store,
+    id: ResourceId,
+    entry: Audited<'_>,
+) -> Result<(), ApiError> {
     if store.crash_armed(CrashPoint::BeforeAudit) {
         return Err(ApiError::internal(format!(
             "injected crash at {:?}",
@@ -112,7 +122,7 @@ pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Resu
     }
     store
         .record_audit(&AuditDoc {
-            id: attempt.resource_id(),
+            id,
             schema_version: SCHEMA_VERSION,
             operator: entry.operator.to_owned(),
             operation: entry.operation.to_owned(),

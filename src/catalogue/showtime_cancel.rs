@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{authorize, operator_keys, record, Audited};
+use super::{authorize, operator_keys, record_under, Audited};
 use crate::booking::{self, CancelStart, KeyPolicy, ShowtimeCancellation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
@@ -40,15 +40,19 @@ pub async fn cancel_showtime(
         |attempt| {
             let showtime = showtime.clone();
             async move {
-                match booking::begin_cancellation(store, &showtime, attempt.resource_id()).await? {
-                    CancelStart::Done(done) => return Ok(*done),
-                    CancelStart::Under => {}
-                }
-                // Recorded once the decision is written (a retry records the same entry again:
-                // one entry), before the work a crash may interrupt.
-                record(
+                let began_by =
+                    match booking::begin_cancellation(store, &showtime, attempt.resource_id())
+                        .await?
+                    {
+                        CancelStart::Done(done) => return Ok(*done),
+                        CancelStart::Under { request } => request,
+                    };
+                // Recorded once the decision is written, before the work a crash may interrupt,
+                // under the request that began the cancellation: a retry of it, or another
+                // request finishing it after a crash, records the same entry again (one entry).
+                record_under(
                     store,
-                    attempt,
+                    began_by,
                     Audited {
                         operator,
                         operation: "cancelShowtime",

@@ -417,6 +417,32 @@ async fn a_cancellation_interrupted_before_its_releases_is_finished_by_the_keyed
     assert_eq!(cancels, 1, "the retry's record is the same entry");
 }
 
+/// A cancellation interrupted after its mark and finished by another request (not its key's
+/// retry): one audit entry, the one of the request that began it.
+#[tokio::test]
+async fn a_cancellation_finished_by_another_request_is_recorded_once() {
+    let sale = sale().await;
+    let chain = sale.chain().await;
+    sale.order(&sale.maoyan, &["A1"]).await;
+    sale.app
+        .store
+        .faults()
+        .crash_next_at(CrashPoint::ShowtimeCancelAfterMark);
+    let crashed = sale.cancel_showtime(&chain, Some("first")).await;
+    assert_eq!(crashed.error_code(), "INTERNAL");
+    assert_eq!(sale.status().await, ShowtimeStatus::Cancelling);
+
+    let other = sale.cancel_showtime(&chain, Some("second")).await;
+    assert_eq!(other.data()["cancelShowtime"]["ordersCancelled"], 1);
+    sale.check_cancelled().await;
+    let audit = sale.audit().await;
+    let cancels: Vec<&Value> = audit
+        .iter()
+        .filter(|entry| entry["operation"] == "cancelShowtime")
+        .collect();
+    assert_eq!(cancels.len(), 1, "{audit:?}");
+}
+
 /// Channels hold and confirm (on two gateways) while the operator cancels: whatever happened
 /// before the cancellation's mark is undone by it, whatever came after misses; in the end no
 /// order is CONFIRMED, no seat HELD or SOLD, and every order was cancelled for the showtime.

@@ -146,13 +146,13 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
     sale.hold(&sale.maoyan, &["A1"]).await.data();
     let hold = sale.hold_id(&sale.wechat, &["B1"]).await;
     sale.confirm(&sale.wechat, &hold).await.data();
-    let intervals = booking::Intervals {
+    let intervals = boxoffice::background::Intervals {
         sweep: Duration::from_millis(50),
         sales: Duration::from_millis(50),
     };
     let membership = booking::Membership::new(Default::default(), Duration::from_millis(50));
     let shutdown = boxoffice::shutdown::Shutdown::default();
-    let background = tokio::spawn(booking::run_background(
+    let background = tokio::spawn(boxoffice::background::run(
         sale.app.store.clone(),
         intervals,
         membership,

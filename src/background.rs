@@ -1,0 +1,108 @@
+//! The process's background tasks, run beside the HTTP server until shutdown: booking's
+//! sweeper, reconciler and resumer of interrupted showtime cancellations, catalogue's
+//! unfinished propagations, the sales projection and this gateway's heartbeat. It sits above
+//! `booking` and `catalogue`, so neither calls the other to be run.
+
+use std::time::Duration;
+
+use crate::booking::{
+    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, Membership,
+    CANCEL_GRACE, PENDING_GRACE,
+};
+use crate::catalogue;
+use crate::shutdown::Shutdown;
+use crate::store::Store;
+use crate::telemetry::lag::{self, Task};
+
+/// How often each background task runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Intervals {
+    /// Expired holds are swept and unsettled orders settled this often.
+    pub sweep: Duration,
+    /// The sales figures catch up with the orders this often.
+    pub sales: Duration,
+}
+
+/// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler, the
+/// resumer of interrupted showtime cancellations and the pending propagations of extended
+/// references every `sweep`, the sales projection every `sales`, the gateway heartbeat every
+/// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
+/// each task between two passes, never in the middle of one; then this process's gateway
+/// record is deleted.
+pub async fn run(store: Store, intervals: Intervals, membership: Membership, shutdown: Shutdown) {
+    let sweeper = every(intervals.sweep, &shutdown, || async {
+        match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
+            Ok(0) => {}
+            Ok(released) => tracing::info!(released, "released expired holds"),
+            Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
+        }
+        match lag::pass(Task::Reconciler, settle_orders(&store, PENDING_GRACE)).await {
+            Ok(0) => {}
+            Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
+            Err(error) => tracing::warn!(%error, "settling orders failed"),
+        }
+        match resume_cancellations(&store, CANCEL_GRACE).await {
+            Ok(0) => {}
+            Ok(resumed) => tracing::info!(resumed, "resumed showtime cancellations"),
+            Err(error) => tracing::warn!(%error, "resuming showtime cancellations failed"),
+        }
+        // Copies of renamed cinemas, halls and movies that a gateway left half done.
+        match catalogue::finish_propagations(&store).await {
+            Ok(0) => {}
+            Ok(finished) => tracing::info!(finished, "finished pending propagations"),
+            Err(error) => tracing::warn!(%error, "finishing propagations failed"),
+        }
+    });
+    let sales = every(intervals.sales, &shutdown, || async {
+        if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {
+            tracing::warn!(%error, "projecting sales failed");
+        }
+    });
+    let heartbeat = every(membership.interval(), &shutdown, || {
+        membership.heartbeat(&store)
+    });
+    futures::join!(sweeper, sales, heartbeat);
+    membership.leave(&store).await;
+}
+
+/// Runs `pass` every `interval` until `stop` is triggered; a pass that has begun runs to its
+/// end.
+async fn every<F, Fut>(interval: Duration, stop: &Shutdown, mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.requested() => return,
+            _ = ticks.tick() => {}
+        }
+        pass().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stop_lets_the_pass_in_progress_finish_and_starts_no_other() {
+        let stop = Shutdown::default();
+        let (started, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        every(Duration::from_millis(1), &stop, || async {
+            started.fetch_add(1, Ordering::SeqCst);
+            // Stopped half way through the pass: it still runs to its end.
+            stop.trigger();
+            tokio::task::yield_now().await;
+            finished.fetch_add(1, Ordering::SeqCst);
+        })
+        .await;
+        assert_eq!(started.load(Ordering::SeqCst), 1);
+        assert_eq!(finished.load(Ordering::SeqCst), 1);
+    }
+}
