@@ -1,0 +1,212 @@
+//! The shapes of `seat_inventory`: a showtime's seats, its live holds and its release notes,
+//! and the projected seat map read for display.
+
+use chrono::{DateTime, Utc};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::{HallDoc, ShowtimeDoc, SCHEMA_VERSION};
+use crate::domain::ids::{HallId, HoldId, OrderId, ResourceId, ShowtimeId};
+use crate::domain::layout::parse_seat_label;
+use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
+use crate::store::codec;
+
+/// One seat of a showtime's inventory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatCellDoc {
+    pub kind: SeatKind,
+    pub state: SeatState,
+    /// The live hold a HELD seat belongs to (one of `SeatInventoryDoc::holds`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub hold: Option<HoldId>,
+    /// The order a SOLD seat belongs to.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub order: Option<OrderId>,
+}
+
+/// A live hold, kept in its showtime's inventory so that taking seats and recording the hold
+/// are one atomic update.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldDoc {
+    #[serde(with = "codec::id")]
+    pub id: HoldId,
+    pub channel: String,
+    /// Seat labels, e.g. "D7".
+    pub seats: Vec<String>,
+    /// The kind of each seat, in the order of `seats` (so a confirmation need not read the
+    /// seats; empty in holds made before it was kept).
+    #[serde(default)]
+    pub kinds: Vec<SeatKind>,
+    /// The channel's price of one seat, in minor units of the showtime's currency.
+    pub unit_price: i64,
+    #[serde(with = "codec::time")]
+    pub created_at: DateTime<Utc>,
+    /// Written from the gateway's clock, but always judged against the database's (`$$NOW`):
+    /// whether a hold has expired is decided by one clock for every gateway.
+    #[serde(with = "codec::time")]
+    pub expires_at: DateTime<Utc>,
+}
+
+/// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).
+/// `seats` maps a row label to its positions (`null` for a gap), so seat D7 is the path
+/// `seats.D.6` and a conditional update can name it directly.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatInventoryDoc {
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
+    pub schema_version: i32,
+    #[serde(with = "codec::id")]
+    pub theater_id: HallId,
+    /// Copied from the showtime: no seat is held once the film has started.
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
+    pub capacity: i32,
+    pub seats: IndexMap<String, Vec<Option<SeatCellDoc>>>,
+    pub counts: SeatCounts,
+    /// One more with every write that changes seats, in the same update (`VERSION`): live
+    /// seat maps order their changes by it. Absent (0) until the first such write.
+    #[serde(default)]
+    pub version: u32,
+    /// The live holds (index `holds.expiresAt` finds the expired ones). Hold ids are unique:
+    /// a hold is placed only if no hold with its id is here.
+    #[serde(default)]
+    pub holds: Vec<HoldDoc>,
+    /// Hold ids that may never be placed: those of idempotency-key attempts that were taken
+    /// over (the fence; see `booking::idempotency`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "codec::ids")]
+    pub fenced_holds: Vec<HoldId>,
+    /// Notes of keyed releases whose answer is not stored yet, so a release retried after a
+    /// crash finds its own (dropped once the answer is stored; at most
+    /// `RELEASE_NOTES_KEPT`, should crashes leave some behind).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub released_holds: Vec<ReleasedHoldDoc>,
+    /// Set (for good) by the first write of a showtime's cancellation: placing a hold and
+    /// selling one both require it unset, so no hold or sale begins after it
+    /// (`booking::showtime_cancel`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
+    /// The hall's `scheduleVersion` when the seats were copied from its layout. Inventories
+    /// are written before the transaction that writes their showtimes (`store::schedule`): a
+    /// scheduler that finds one there already rewrites it only while it is unused and was
+    /// copied from an older read of the hall, so a stale attempt never overwrites a newer one.
+    #[serde(default)]
+    pub hall_schedule_version: i64,
+}
+
+/// A showtime's seat map as it is read for display (`seat_inventory` projected): the counts
+/// always, the seats only when a reader asks for them, and of each seat only its kind and
+/// state.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatMapDoc {
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
+    pub capacity: i32,
+    pub counts: SeatCounts,
+    /// The inventory's version (read for live seat maps; 0 otherwise).
+    #[serde(default)]
+    pub version: u32,
+    /// Empty unless read with its seats.
+    #[serde(default)]
+    pub seats: IndexMap<String, Vec<Option<SeatView>>>,
+    /// The live holds: read for live seat maps only (their expiry is announced on time).
+    #[serde(default)]
+    pub holds: Vec<HoldDoc>,
+}
+
+/// What a seat map shows of a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct SeatView {
+    pub kind: SeatKind,
+    pub state: SeatState,
+}
+
+/// The most release notes an inventory keeps.
+pub const RELEASE_NOTES_KEPT: i32 = 64;
+
+/// A hold that a keyed release released, and which release.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleasedHoldDoc {
+    #[serde(with = "codec::id")]
+    pub id: HoldId,
+    pub seats: Vec<String>,
+    /// The id of the release request (its idempotency key's resource id).
+    #[serde(with = "codec::id")]
+    pub request: ResourceId,
+}
+
+impl SeatInventoryDoc {
+    /// Seat `label` ("D7"), if the inventory has such a seat.
+    pub fn seat(&self, label: &str) -> Option<&SeatCellDoc> {
+        let (row, number) = parse_seat_label(label).ok()?;
+        self.seats.get(row)?.get(number.checked_sub(1)?)?.as_ref()
+    }
+
+    /// `hold` with the kind of each of its seats: as the hold kept them, or looked up here
+    /// for a hold made before holds kept them. None if a seat is not in the inventory.
+    pub fn with_kinds(&self, hold: &HoldDoc) -> Option<HoldDoc> {
+        if hold.kinds.len() == hold.seats.len() {
+            return Some(hold.clone());
+        }
+        let kinds = hold
+            .seats
+            .iter()
+            .map(|label| self.seat(label).map(|seat| seat.kind))
+            .collect::<Option<Vec<_>>>()?;
+        Some(HoldDoc {
+            kinds,
+            ..hold.clone()
+        })
+    }
+
+    /// A fresh inventory for a showtime in a hall: every seat available.
+    pub fn for_showtime(showtime: &ShowtimeDoc, hall: &HallDoc) -> Self {
+        let seats = hall
+            .layout
+            .rows
+            .iter()
+            .map(|row| {
+                let cells = row
+                    .positions
+                    .iter()
+                    .map(|kind| {
+                        kind.map(|kind| SeatCellDoc {
+                            kind,
+                            state: SeatState::Available,
+                            hold: None,
+                            order: None,
+                        })
+                    })
+                    .collect();
+                (row.label.clone(), cells)
+            })
+            .collect();
+        SeatInventoryDoc {
+            id: showtime.id,
+            schema_version: SCHEMA_VERSION,
+            theater_id: hall.id,
+            starts_at: showtime.starts_at,
+            capacity: hall.capacity,
+            seats,
+            counts: SeatCounts::all_available(hall.capacity as u32),
+            version: 0,
+            hall_schedule_version: hall.schedule_version,
+            holds: Vec::new(),
+            fenced_holds: Vec::new(),
+            released_holds: Vec::new(),
+            cancelled: false,
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! The shapes of the documents in every collection. Each carries a `schemaVersion`
+//! (schema versioning pattern) so later shapes can be migrated lazily.
+//!
+//! One file per group of collections, every shape re-exported here
+//! (`store::documents::ShowtimeDoc`):
+//! - `cinemas`: `cinemas`, `regions`, `theaters` (halls) and the GeoJSON point;
+//! - `movies`: `movies` (embedded reviews, sales totals), `movie_details`,
+//!   `cinema_sales_hourly`;
+//! - `showtimes`: `showtimes` (the references they copy, prices, the upgrade of schema
+//!   version 1) and `showtime_price_revisions`;
+//! - `inventory`: `seat_inventory` (seats, live holds, release notes) and the seat map read
+//!   for display;
+//! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
+//! - `access`: `channels` (and their rate limits), `operators`, `audit_log`.
+
+mod access;
+mod cinemas;
+mod inventory;
+mod movies;
+mod orders;
+mod showtimes;
+
+pub use access::{AuditDoc, ChannelDoc, OperatorDoc, RateLimitDoc};
+pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RegionDoc};
+pub use inventory::{
+    HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
+    RELEASE_NOTES_KEPT,
+};
+pub use movies::{
+    CastMemberDoc, DetailFields, ExternalRatingDoc, HourlySalesDoc, MovieDetailsDoc, MovieDoc,
+    RatingSummary, ReviewDoc, SalesDoc,
+};
+pub use orders::{
+    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
+};
+pub use showtimes::{
+    ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,
+    StoredShowtime, SHOWTIME_SCHEMA_VERSION,
+};
+
+/// The shape version written by this code.
+pub const SCHEMA_VERSION: i32 = 1;

@@ -1,0 +1,200 @@
+//! The shapes of `showtimes` (with the cinema, movie and hall fields they copy, their
+//! per-channel prices and the upgrade of older schema versions) and of
+//! `showtime_price_revisions`.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::ids::{CinemaId, HallId, MovieId, ResourceId, ShowtimeId};
+use crate::store::codec;
+
+/// The cinema fields a showtime copies (extended reference).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CinemaRef {
+    #[serde(with = "codec::id")]
+    pub id: CinemaId,
+    pub name: String,
+    pub city: String,
+}
+
+/// The movie fields a showtime copies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MovieRef {
+    #[serde(with = "codec::id")]
+    pub id: MovieId,
+    pub title: String,
+    pub runtime_minutes: i32,
+}
+
+/// The hall fields a showtime copies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HallRef {
+    #[serde(with = "codec::id")]
+    pub id: HallId,
+    pub name: String,
+    pub format: String,
+}
+
+/// One channel's price of a showtime (attribute pattern).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelPriceDoc {
+    pub channel: String,
+    /// Minor units of `ShowtimeDoc::currency`.
+    pub amount: i64,
+}
+
+/// The shape version of showtimes written by this code. Version 2 added `priceRevision` and
+/// `freeAt`; version 1 documents are upgraded on read (`StoredShowtime`) and rewritten as
+/// version 2 by their next write (a price change).
+pub const SHOWTIME_SCHEMA_VERSION: i32 = 2;
+
+/// `showtimes`, as this code reads and writes them (schema version 2). Read through
+/// [`StoredShowtime`], which upgrades older versions.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "StoredShowtime")]
+pub struct ShowtimeDoc {
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
+    pub schema_version: i32,
+    pub cinema: CinemaRef,
+    pub movie: MovieRef,
+    pub theater: HallRef,
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
+    #[serde(with = "codec::time")]
+    pub ends_at: DateTime<Utc>,
+    pub language: String,
+    pub currency: String,
+    /// Empty when listed without them (`ShowtimeParts`); a stored showtime always has them.
+    #[serde(default)]
+    pub prices: Vec<ChannelPriceDoc>,
+    /// SCHEDULED unless an operator cancelled it (absent in documents written before
+    /// cancellations existed: SCHEDULED).
+    #[serde(default)]
+    pub status: ShowtimeStatus,
+    /// How many times its prices changed (document versioning: each change is a
+    /// `showtime_price_revisions` document; a change writes with the revision it read).
+    pub price_revision: i64,
+    /// When its hall is free again: `endsAt` plus the cleaning gap that applied when it was
+    /// scheduled (the rule is recorded with the showtime; a later setting does not move it).
+    #[serde(with = "codec::time")]
+    pub free_at: DateTime<Utc>,
+}
+
+/// A showtime document of any schema version, as stored; [`ShowtimeDoc`] is read through it
+/// (schema versioning pattern: the shape is upgraded on read, one explicit step per version).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredShowtime {
+    #[serde(rename = "_id", with = "codec::id")]
+    pub id: ShowtimeId,
+    #[serde(default)]
+    pub schema_version: i32,
+    pub cinema: CinemaRef,
+    pub movie: MovieRef,
+    pub theater: HallRef,
+    #[serde(with = "codec::time")]
+    pub starts_at: DateTime<Utc>,
+    #[serde(with = "codec::time")]
+    pub ends_at: DateTime<Utc>,
+    pub language: String,
+    pub currency: String,
+    #[serde(default)]
+    pub prices: Vec<ChannelPriceDoc>,
+    #[serde(default)]
+    pub status: ShowtimeStatus,
+    /// Version 2 on.
+    #[serde(default)]
+    pub price_revision: Option<i64>,
+    /// Version 2 on.
+    #[serde(default, with = "codec::optional_time")]
+    pub free_at: Option<DateTime<Utc>>,
+}
+
+impl TryFrom<StoredShowtime> for ShowtimeDoc {
+    type Error = String;
+
+    /// Upgrades a stored showtime to the current shape. Version 1 (no `priceRevision`, no
+    /// `freeAt`): no price change yet, and the hall free 15 minutes after the end (the gap
+    /// version 1 schedules were made with). Version 2 carries both.
+    fn try_from(stored: StoredShowtime) -> Result<Self, Self::Error> {
+        let (price_revision, free_at) = match stored.schema_version {
+            ..=1 => (0, stored.ends_at + crate::domain::schedule::V1_CLEANING_GAP),
+            _ => (
+                stored.price_revision.ok_or_else(|| {
+                    format!("showtime {} (version 2) has no priceRevision", stored.id)
+                })?,
+                stored
+                    .free_at
+                    .ok_or_else(|| format!("showtime {} (version 2) has no freeAt", stored.id))?,
+            ),
+        };
+        Ok(ShowtimeDoc {
+            id: stored.id,
+            // Read as the current shape: the next write stores it as such.
+            schema_version: SHOWTIME_SCHEMA_VERSION,
+            cinema: stored.cinema,
+            movie: stored.movie,
+            theater: stored.theater,
+            starts_at: stored.starts_at,
+            ends_at: stored.ends_at,
+            language: stored.language,
+            currency: stored.currency,
+            prices: stored.prices,
+            status: stored.status,
+            price_revision,
+            free_at,
+        })
+    }
+}
+
+impl ShowtimeDoc {
+    /// The time its hall is busy with it.
+    pub fn slot(&self) -> crate::domain::schedule::Slot {
+        crate::domain::schedule::Slot {
+            starts_at: self.starts_at,
+            free_at: self.free_at,
+        }
+    }
+}
+
+/// `showtime_price_revisions`: one per change of a showtime's prices (document versioning
+/// pattern: the showtime holds the current prices, each revision the change).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceRevisionDoc {
+    /// `<showtime id hex>:<revision>`: one revision n per showtime.
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub schema_version: i32,
+    #[serde(with = "codec::id")]
+    pub showtime_id: ShowtimeId,
+    /// 1 for the first change.
+    pub revision: i64,
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    /// The operator's code.
+    pub operator: String,
+    /// The request that made it (its idempotency resource id), so a retry finds its own.
+    #[serde(with = "codec::id")]
+    pub request: ResourceId,
+    pub before: Vec<ChannelPriceDoc>,
+    pub after: Vec<ChannelPriceDoc>,
+}
+
+/// Whether a showtime still runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ShowtimeStatus {
+    /// It runs; its seats are for sale.
+    #[default]
+    Scheduled,
+    /// Cancelled by its operator: no new holds; its holds and orders are being cancelled.
+    Cancelling,
+    /// Cancelled: every hold released, every order cancelled.
+    Cancelled,
+}
