@@ -109,7 +109,7 @@ pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Resu
 
 /// [`record`] under `id`: the write's own id when it is not the attempt's (a cancellation
 /// another request began is recorded under that request).
-pub async fn record_under(
+pub(super) async fn record_under(
     store: &Store,
     id: ResourceId,
     entry: Audited<'_>,

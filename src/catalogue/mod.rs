@@ -17,7 +17,7 @@ mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
 
-pub use access::{authorize, operator_keys, record, record_under, Audited, Keyed};
+pub use access::{authorize, operator_keys, record, Audited, Keyed};
 pub use cinemas::{create_cinema, update_cinema, CinemaEdit, NewCinema};
 pub use halls::{create_hall, update_hall, NewHall};
 pub use movies::{create_movie, update_movie};

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::{authorize, operator_keys, record_under, Audited};
+use super::access::record_under;
+use super::{authorize, operator_keys, Audited};
 use crate::booking::{self, CancelStart, KeyPolicy, ShowtimeCancellation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
