@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::showtimes::check_channels;
-use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, Attempt, KeyPolicy};
+use super::{authorize, record, Audited, Keyed};
+use crate::booking::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
@@ -21,25 +21,16 @@ const ATTEMPTS: u32 = 16;
 /// NOT_FOUND for a missing showtime, FORBIDDEN outside the operator's cinemas, BAD_USER_INPUT
 /// for an unknown channel or a showtime that has started or is cancelled.
 pub async fn change_showtime_prices(
-    store: &Store,
-    keys: &KeyPolicy,
-    operator: &str,
+    keyed: Keyed<'_, impl Serialize>,
     showtime_id: ShowtimeId,
     prices: &[ChannelPriceDoc],
-    key: Option<&str>,
-    request: &impl Serialize,
 ) -> Result<ShowtimeDoc, ApiError> {
+    let (store, operator) = (keyed.store, keyed.operator);
     let showtime = read(store, showtime_id).await?;
     authorize(store, operator, showtime.cinema.id).await?;
     check_channels(store, prices).await?;
-    booking::once(
-        store,
-        keys,
-        &operator_keys(operator),
-        key,
-        "changeShowtimePrices",
-        request,
-        |attempt| async move {
+    keyed
+        .once("changeShowtimePrices", |attempt| async move {
             if attempt.taken_over() {
                 if let Some(made) = store
                     .price_revision_by_request(showtime_id, attempt.resource_id())
@@ -87,9 +78,8 @@ pub async fn change_showtime_prices(
                 "the prices of showtime {} kept changing: try again",
                 GlobalId::Showtime(showtime_id).encode()
             )))
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// Records revision `made` of `showtime` in the audit log (once per key: see `record`).

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, Attempt, KeyPolicy};
+use super::{authorize, record, Audited, Keyed};
+use crate::booking::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat_blocks::{refusal, BlockMove};
@@ -31,7 +31,6 @@ pub struct SeatBlockRequest<'a> {
     pub direction: BlockMove,
     /// Why (a block's), for the audit log.
     pub reason: Option<&'a str>,
-    pub key: Option<&'a str>,
 }
 
 /// Moves the named seats AVAILABLE → BLOCKED (or back) in one conditional update: all of them
@@ -39,14 +38,12 @@ pub struct SeatBlockRequest<'a> {
 /// written), then once per idempotency key: SEAT_UNAVAILABLE naming held or sold seats,
 /// BAD_USER_INPUT for seats not in the hall, in the wrong state, or a showtime that started or
 /// was cancelled.
-#[tracing::instrument(skip(store, keys, request_body))]
+#[tracing::instrument(skip(keyed))]
 pub async fn move_seats(
-    store: &Store,
-    keys: &KeyPolicy,
-    operator: &str,
+    keyed: Keyed<'_, impl Serialize>,
     request: SeatBlockRequest<'_>,
-    request_body: &impl Serialize,
 ) -> Result<SeatsMoved, ApiError> {
+    let (store, operator) = (keyed.store, keyed.operator);
     let id = request.showtime;
     let showtime = store
         .showtimes_by_ids(&[id])
@@ -58,17 +55,10 @@ pub async fn move_seats(
         BlockMove::Block => "blockSeats",
         BlockMove::Unblock => "unblockSeats",
     };
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        request.key,
-        operation,
-        request_body,
-        |attempt| {
+    keyed
+        .once(operation, |attempt| {
             let showtime = showtime.clone();
-            let (request, fence) = (&request, booking::fence(&namespace, request.key, attempt));
+            let (request, fence) = (&request, keyed.fence(attempt));
             async move {
                 move_once(store, &showtime, request, attempt, fence.as_ref()).await?;
                 let state = |state: crate::domain::seat::SeatState| {
@@ -96,9 +86,8 @@ pub async fn move_seats(
                     seats: request.seats.to_vec(),
                 })
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// The update, and on a miss the read that says why. An attempt that took a key over and

@@ -4,41 +4,30 @@
 use serde::Serialize;
 
 use super::access::record_under;
-use super::{authorize, operator_keys, Audited};
-use crate::booking::{self, CancelStart, KeyPolicy, ShowtimeCancellation};
+use super::{authorize, Audited, Keyed};
+use crate::booking::{self, CancelStart, ShowtimeCancellation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
-use crate::store::Store;
 
 /// Cancels showtime `id`: NOT_FOUND when there is none, FORBIDDEN outside the operator's
 /// scope (nothing written), BAD_USER_INPUT when it has ended or another request cancelled it;
 /// otherwise, once per idempotency key, every hold released and every order cancelled. A
 /// retry (any attempt of the key, or any request while one is interrupted) resumes it.
-#[tracing::instrument(skip(store, keys, request_body))]
+#[tracing::instrument(skip(keyed))]
 pub async fn cancel_showtime(
-    store: &Store,
-    keys: &KeyPolicy,
-    operator: &str,
+    keyed: Keyed<'_, impl Serialize>,
     id: ShowtimeId,
-    key: Option<&str>,
-    request_body: &impl Serialize,
 ) -> Result<ShowtimeCancellation, ApiError> {
+    let (store, operator) = (keyed.store, keyed.operator);
     let showtime = store
         .showtimes_by_ids(&[id])
         .await?
         .pop()
         .ok_or_else(|| ApiError::not_found(format!("showtime {id} does not exist")))?;
     authorize(store, operator, showtime.cinema.id).await?;
-    let namespace = operator_keys(operator);
-    booking::once(
-        store,
-        keys,
-        &namespace,
-        key,
-        "cancelShowtime",
-        request_body,
-        |attempt| {
+    keyed
+        .once("cancelShowtime", |attempt| {
             let showtime = showtime.clone();
             async move {
                 let began_by =
@@ -67,7 +56,6 @@ pub async fn cancel_showtime(
                 booking::resume_cancellation(store, id).await?;
                 booking::cancellation_summary(store, id).await
             }
-        },
-    )
-    .await
+        })
+        .await
 }

@@ -5,8 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{authorize, operator_keys, record, Audited};
-use crate::booking::{self, KeyPolicy};
+use super::{authorize, record, Audited, Keyed};
 use crate::domain::catalogue_rules::CatalogueRules;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{HallId, MovieId, ShowtimeId};
@@ -33,14 +32,11 @@ pub struct NewShowtime {
 /// operator's cinemas, BAD_USER_INPUT for an unknown channel or an overlap (naming the
 /// showtime it overlaps); nothing written in each case.
 pub async fn schedule_showtime(
-    store: &Store,
-    keys: &KeyPolicy,
+    keyed: Keyed<'_, impl Serialize>,
     rules: &CatalogueRules,
-    operator: &str,
     new: &NewShowtime,
-    key: Option<&str>,
-    request: &impl Serialize,
 ) -> Result<ShowtimeDoc, ApiError> {
+    let (store, operator) = (keyed.store, keyed.operator);
     let hall = store
         .halls_by_ids(&[new.hall])
         .await?
@@ -62,14 +58,8 @@ pub async fn schedule_showtime(
         .ok_or_else(|| not_found(GlobalId::Cinema(hall.cinema_id)))?;
     check_channels(store, &new.prices).await?;
     let (ends_at, slot) = schedule::slot(new.starts_at, movie.runtime_minutes, rules.cleaning_gap)?;
-    booking::once(
-        store,
-        keys,
-        &operator_keys(operator),
-        key,
-        "scheduleShowtime",
-        request,
-        |attempt| {
+    keyed
+        .once("scheduleShowtime", |attempt| {
             let showtime = ShowtimeDoc {
                 id: ShowtimeId(attempt.resource_id().0),
                 schema_version: SHOWTIME_SCHEMA_VERSION,
@@ -152,9 +142,8 @@ pub async fn schedule_showtime(
                 .await?;
                 Ok(showtime)
             }
-        },
-    )
-    .await
+        })
+        .await
 }
 
 /// BAD_USER_INPUT naming the first channel of `prices` that does not exist.

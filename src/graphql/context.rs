@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::loaders::Loaders;
 use crate::booking::{KeyPolicy, ShowtimeLocks};
+use crate::catalogue::Keyed;
 use crate::domain::catalogue_rules::CatalogueRules;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::{PageLimits, PageRequest};
@@ -91,6 +92,14 @@ pub trait ContextExt {
     /// The calling operator's code: UNAUTHENTICATED for an anonymous caller, FORBIDDEN for a
     /// sales channel.
     fn calling_operator(&self, action: &str) -> Result<&str, ApiError>;
+    /// Where `operator`'s write runs: the store, the key policy, the write's idempotency key
+    /// and the request the key's retries must repeat.
+    fn keyed<'a, R: serde::Serialize>(
+        &'a self,
+        operator: &'a str,
+        key: Option<&'a str>,
+        request: &'a R,
+    ) -> Keyed<'a, R>;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
 }
@@ -126,6 +135,21 @@ impl ContextExt for Context<'_> {
         caller.channel.as_deref().ok_or_else(|| {
             ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
         })
+    }
+
+    fn keyed<'a, R: serde::Serialize>(
+        &'a self,
+        operator: &'a str,
+        key: Option<&'a str>,
+        request: &'a R,
+    ) -> Keyed<'a, R> {
+        Keyed {
+            store: self.store(),
+            keys: self.key_policy(),
+            operator,
+            key,
+            request,
+        }
     }
 
     fn calling_operator(&self, action: &str) -> Result<&str, ApiError> {

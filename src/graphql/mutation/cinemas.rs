@@ -2,7 +2,7 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::catalogue::{self, CinemaEdit, Keyed, NewCinema};
+use crate::catalogue::{self, CinemaEdit, NewCinema};
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
 use crate::error::ApiError;
@@ -85,13 +85,7 @@ impl CinemaMutation {
             location: input.location.checked()?,
             amenities: rules::amenities(&input.amenities)?,
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::create_cinema(keyed, cinema).await?;
         Ok(Cinema::from_id(id))
     }
@@ -126,13 +120,7 @@ impl CinemaMutation {
                 .map(rules::amenities)
                 .transpose()?,
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::update_cinema(keyed, cinema, edit).await?;
         Ok(Cinema::from_id(id))
     }

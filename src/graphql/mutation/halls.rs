@@ -2,7 +2,7 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::catalogue::{self, Keyed, NewHall};
+use crate::catalogue::{self, NewHall};
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
 use crate::domain::layout::{HallLayout, LayoutRow};
@@ -99,13 +99,7 @@ impl HallMutation {
             format: rules::format(&input.format)?,
             layout: input.layout.checked(ctx.catalogue_rules().max_hall_seats)?,
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::create_hall(keyed, hall).await?;
         Ok(Hall::from_id(id))
     }
@@ -130,13 +124,7 @@ impl HallMutation {
                 .map(|layout| layout.checked(max_seats))
                 .transpose()?,
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::update_hall(keyed, hall, changes).await?;
         Ok(Hall::from_id(id))
     }

@@ -4,7 +4,7 @@
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::Datelike;
 
-use crate::catalogue::{self, Keyed};
+use crate::catalogue;
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
 use crate::domain::ids::MovieId;
@@ -165,13 +165,7 @@ impl MovieMutation {
             cast: cast(&input.cast)?,
             external_ratings: Vec::new(),
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::create_movie(keyed, summary, details).await?;
         Ok(Movie::from_id(id))
     }
@@ -243,13 +237,7 @@ impl MovieMutation {
                 .transpose()?,
             cast: input.cast.as_deref().map(cast).transpose()?,
         };
-        let keyed = Keyed {
-            store: ctx.store(),
-            keys: ctx.key_policy(),
-            operator,
-            key: input.idempotency_key.as_deref(),
-            request: &input,
-        };
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::update_movie(keyed, movie, summary, details).await?;
         Ok(Movie::from_id(id))
     }

@@ -81,10 +81,9 @@ impl SeatBlockMutation {
             seats: &input.seats,
             direction: BlockMove::Block,
             reason: reason.as_deref(),
-            key: input.idempotency_key.as_deref(),
         };
-        let moved =
-            catalogue::move_seats(ctx.store(), ctx.key_policy(), operator, request, &input).await?;
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
+        let moved = catalogue::move_seats(keyed, request).await?;
         Ok(moved.into())
     }
 
@@ -104,10 +103,9 @@ impl SeatBlockMutation {
             seats: &input.seats,
             direction: BlockMove::Unblock,
             reason: None,
-            key: input.idempotency_key.as_deref(),
         };
-        let moved =
-            catalogue::move_seats(ctx.store(), ctx.key_policy(), operator, request, &input).await?;
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
+        let moved = catalogue::move_seats(keyed, request).await?;
         Ok(moved.into())
     }
 }

@@ -58,16 +58,8 @@ impl ShowtimeCancelMutation {
     ) -> Result<CancelledShowtime, ApiError> {
         let operator = ctx.calling_operator("cancelling a showtime")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
-        let key = input.idempotency_key.as_deref();
-        let done = catalogue::cancel_showtime(
-            ctx.store(),
-            ctx.key_policy(),
-            operator,
-            showtime,
-            key,
-            &input,
-        )
-        .await?;
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
+        let done = catalogue::cancel_showtime(keyed, showtime).await?;
         Ok(done.into())
     }
 }

@@ -91,16 +91,8 @@ impl ShowtimeMutation {
             prices: validated_prices(&input.prices)?,
         };
         schedule::validate_start(new.starts_at, store::now())?;
-        let showtime = catalogue::schedule_showtime(
-            ctx.store(),
-            ctx.key_policy(),
-            ctx.catalogue_rules(),
-            operator,
-            &new,
-            input.idempotency_key.as_deref(),
-            &input,
-        )
-        .await?;
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
+        let showtime = catalogue::schedule_showtime(keyed, ctx.catalogue_rules(), &new).await?;
         Ok(Showtime::from_doc(showtime))
     }
 
@@ -117,16 +109,8 @@ impl ShowtimeMutation {
         let operator = ctx.calling_operator("changing a showtime's prices")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let prices = validated_prices(&input.prices)?;
-        let changed = catalogue::change_showtime_prices(
-            ctx.store(),
-            ctx.key_policy(),
-            operator,
-            showtime,
-            &prices,
-            input.idempotency_key.as_deref(),
-            &input,
-        )
-        .await?;
+        let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
+        let changed = catalogue::change_showtime_prices(keyed, showtime, &prices).await?;
         Ok(Showtime::from_doc(changed))
     }
 }
