@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_graphql::parser::types::ExecutableDocument;
 
-use super::field_order::Plan;
+use super::omitted_variables::OmittedAsNull;
 
 /// Longer texts are checked each time (and are rare: hand-written queries and the
 /// playground's introspection query are a few KB).
@@ -22,10 +22,11 @@ const MAX_CACHED_TEXT: usize = 8 * 1024;
 /// Operations kept per text: a document names few, and more asked for are not worth keeping.
 const MAX_OPERATIONS_PER_TEXT: usize = 8;
 
-/// A query that passed the shape limits: its document and the order its fields are written in.
+/// A query that passed the shape limits: its document, and the variables that are `null`
+/// when omitted.
 pub struct Checked {
     pub document: ExecutableDocument,
-    pub order: Option<Plan>,
+    pub omitted_as_null: OmittedAsNull,
 }
 
 /// The cache, shared by every request of a schema: by query text, then by operation name
@@ -102,7 +103,7 @@ mod tests {
     fn checked(query: &str) -> Arc<Checked> {
         Arc::new(Checked {
             document: async_graphql::parser::parse_query(query).unwrap(),
-            order: None,
+            omitted_as_null: OmittedAsNull::default(),
         })
     }
 

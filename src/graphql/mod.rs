@@ -8,10 +8,10 @@ pub mod context;
 mod document_cache;
 mod document_shape;
 pub mod errors;
-mod field_order;
 pub mod loaders;
 mod mutation;
 mod observed;
+mod omitted_variables;
 mod query;
 mod query_text;
 mod shape_limits;
@@ -25,6 +25,7 @@ use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
 use complexity::{ComplexityProbe, Measurable};
 use document_cache::{Checked, DocumentCache};
 use futures::stream::{BoxStream, StreamExt};
+use omitted_variables::OmittedAsNull;
 
 pub use context::{prepare, Caller, RequestSettings};
 pub use mutation::Mutation;
@@ -72,7 +73,7 @@ impl QueryLimits {
 ///
 /// No extensions: with any, async-graphql passes every field of every response through the
 /// extension chain (an eighth of the gateway's CPU on a page of showtimes). What extensions
-/// would do (the limits, the error codes, the field order) `execute` does around the schema.
+/// would do (the limits, the error codes) `execute` does around the schema.
 pub fn schema(limits: QueryLimits) -> AppSchema {
     let builder = Schema::build(
         Query::default(),
@@ -95,7 +96,7 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
 }
 
 /// Runs one request: the shape limits before it reaches the schema, then the schema, then
-/// the error codes and the query's field order on its response.
+/// the error codes on its response.
 pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) -> Response {
     let started = Instant::now();
     let limits = limits_of(schema);
@@ -117,7 +118,7 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
     response
 }
 
-/// A response with its error codes and the query's field order. `refusable` is given for a
+/// A response with its error codes. `refusable` is given for a
 /// response that may be a refusal of the whole operation (the first), to be measured if it
 /// looks like the complexity limit's.
 async fn finish(
@@ -130,14 +131,11 @@ async fn finish(
             .await;
     }
     errors::classify_response(&mut response);
-    if let Some(order) = &checked.order {
-        order.apply(&mut response.data);
-    }
     response
 }
 
 /// Runs one operation sent over WebSocket, a subscription or not: the same limits first, then
-/// the schema's stream of responses, each with its error codes and field order.
+/// the schema's stream of responses, each with its error codes.
 pub fn execute_stream(
     schema: &AppSchema,
     mut request: async_graphql::Request,
@@ -204,13 +202,15 @@ fn checked(
     let cached = cache.and_then(|cache| cache.get(&request.query, operation_name.as_deref()));
     if let Some(checked) = cached {
         request.set_parsed_query(checked.document.clone());
+        checked.omitted_as_null.fill(&mut request.variables);
         return Ok(checked);
     }
     let document = shape_limits::check_query(request, limits)?;
     let checked = Arc::new(Checked {
-        order: field_order::plan(document, operation_name.as_deref()),
+        omitted_as_null: OmittedAsNull::of(document, operation_name.as_deref()),
         document: document.clone(),
     });
+    checked.omitted_as_null.fill(&mut request.variables);
     if let Some(cache) = cache {
         cache.insert(
             &request.query,

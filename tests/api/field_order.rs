@@ -27,9 +27,12 @@ async fn fields_follow_the_query_not_the_order_their_resolvers_finish() {
     }
     catalogue.insert(&app).await;
     // `seatMap` and `cinema` wait for a loader's round trip; `id` and `startsAt` do not, and
-    // would come first if fields were written as they finish.
+    // would come first if fields were written as they finish. A fragment's fields stand where
+    // it is spread, an alias where it is written.
     let query = "{ showtimes(first: 3) { edges { node {
-        seatMap { counts { available capacity } } id cinema { name city } startsAt } } } }";
+        seatMap { counts { available capacity } } ...Hall id place: cinema { name city }
+        ... on Showtime { startsAt } } } } }
+        fragment Hall on Showtime { hall { name } }";
     for _ in 0..5 {
         let text = app
             .client
@@ -44,7 +47,7 @@ async fn fields_follow_the_query_not_the_order_their_resolvers_finish() {
         let nodes: Vec<&str> = text.split("{\"node\":").skip(1).collect();
         assert_eq!(nodes.len(), 3, "{text}");
         for node in nodes {
-            let found = positions(node, &["seatMap", "id", "cinema", "startsAt"]);
+            let found = positions(node, &["seatMap", "hall", "id", "place", "startsAt"]);
             assert!(found.is_sorted(), "out of order: {node}");
             let counts = positions(node, &["available", "capacity"]);
             assert!(counts.is_sorted(), "out of order: {node}");

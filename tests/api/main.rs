@@ -13,6 +13,7 @@ mod cinemas;
 mod conformance;
 mod crashes;
 mod examined;
+mod executor;
 mod expiry;
 mod fencing;
 mod field_order;
