@@ -30,12 +30,13 @@ mod bench_catalogue;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{self, Attempt, Customer, SeatChoice, ShowtimeLocks};
+use boxoffice::booking::{self, Attempt, Customer, HoldRequest, SeatChoice, ShowtimeLocks};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::ids::ShowtimeId;
+use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
@@ -445,16 +446,23 @@ async fn booking_pair(
     policy: HoldPolicy,
     showtime: ShowtimeId,
 ) -> bool {
-    let choice = SeatChoice::Best {
-        count: 2,
-        kind: SeatKind::Standard,
+    // Two seats, one ADULT and one CHILD: the price matrix at work.
+    let request = HoldRequest {
+        showtime,
+        choice: SeatChoice::Best {
+            count: 2,
+            kind: SeatKind::Standard,
+        },
+        ticket_types: vec![
+            TicketType::adult(),
+            TicketType::parse("bench", "CHILD").expect("built in"),
+        ],
     };
     let Ok(held) = booking::hold_seats(
         &store,
         &locks,
         "bench",
-        showtime,
-        &choice,
+        &request,
         &policy,
         Attempt::unkeyed(),
     )

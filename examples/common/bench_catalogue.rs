@@ -5,6 +5,7 @@
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::ids::{CinemaId, HallId, MovieId, ShowtimeId};
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
+use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
 use boxoffice::store::{new_id, now, CatalogueBatch, Store};
@@ -70,10 +71,15 @@ pub async fn insert(
             ends_at: starts,
             language: "国语".into(),
             currency: "CNY".into(),
-            prices: vec![ChannelPriceDoc {
-                channel: "bench".into(),
-                amount: 4000,
-            }],
+            // A matrix as the demo's: the ADULT price of every kind and a CHILD price.
+            prices: vec![
+                ChannelPriceDoc::flat("bench", 4000),
+                ChannelPriceDoc {
+                    ticket_type: TicketType::parse("bench", "CHILD").expect("built in"),
+                    ..ChannelPriceDoc::flat("bench", 2800)
+                },
+            ],
+            ticket_rules: Vec::new(),
             status: ShowtimeStatus::Scheduled,
             price_revision: 0,
             free_at: starts,

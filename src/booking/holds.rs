@@ -4,9 +4,10 @@ use std::collections::HashSet;
 
 use super::{crash_point, Attempt, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
-use crate::domain::holds::{locate_named, validate_count, HoldPolicy};
+use crate::domain::holds::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
+use crate::domain::pricing::{seat_prices, TicketType, Unpriced};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
@@ -24,6 +25,26 @@ pub enum SeatChoice {
     Named(Vec<String>),
     /// The best `count` adjacent seats of `kind`.
     Best { count: usize, kind: SeatKind },
+}
+
+/// What a hold asks for: which seats of which showtime, as which ticket types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldRequest {
+    pub showtime: ShowtimeId,
+    pub choice: SeatChoice,
+    /// One per seat, in the order of the named seats (or of the chosen ones, left to right):
+    /// `pricing::ticket_types_for` makes them.
+    pub ticket_types: Vec<TicketType>,
+}
+
+impl SeatChoice {
+    /// How many seats it asks for.
+    pub fn count(&self) -> usize {
+        match self {
+            SeatChoice::Named(labels) => labels.len(),
+            SeatChoice::Best { count, .. } => *count,
+        }
+    }
 }
 
 /// A hold that was placed, with what a client needs to show it.
@@ -105,6 +126,7 @@ impl Snapshot {
         match choice {
             SeatChoice::Named(labels) => {
                 let positions = locate_named(&self.row_labels, &self.grid, labels, policy)?;
+                check_couple_pairs(&self.grid, &positions, |p| self.label(p))?;
                 let taken: Vec<String> = positions
                     .iter()
                     .filter(|&&p| !self.is_free(p))
@@ -152,21 +174,24 @@ impl Snapshot {
     }
 }
 
-/// Holds seats of a showtime for `channel`: all of them in one atomic update, or none. The hold
-/// gets the attempt's own id. An attempt that took an idempotency key over first fences off
-/// the earlier attempts' hold ids: if one of them was placed, it is the answer; otherwise none
-/// of them can ever be placed, and this attempt holds seats under its own id. An attempt that
-/// finds its own id fenced off was replaced (`Fenced`).
+/// Holds seats of a showtime for `channel`: all of them in one atomic update, or none, each
+/// seat as the ticket type of the same place in `request.ticket_types` at the showtime's price
+/// for its kind and type. The hold gets the attempt's own id. An attempt that took an
+/// idempotency key over first fences off the earlier attempts' hold ids: if one of them was
+/// placed, it is the answer; otherwise none of them can ever be placed, and this attempt holds
+/// seats under its own id. An attempt that finds its own id fenced off was replaced
+/// (`Fenced`).
 #[tracing::instrument(skip(store, locks, policy))]
 pub async fn hold_seats(
     store: &Store,
     locks: &ShowtimeLocks,
     channel: &str,
-    showtime_id: ShowtimeId,
-    choice: &SeatChoice,
+    request: &HoldRequest,
     policy: &HoldPolicy,
     attempt: Attempt,
 ) -> Result<HeldSeats, ApiError> {
+    let (showtime_id, choice) = (request.showtime, &request.choice);
+    let ticket_types = &request.ticket_types;
     // Best-available requests of this process choose one after another (see `showtime_locks`).
     let _chooser = match choice {
         SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await),
@@ -184,14 +209,12 @@ pub async fn hold_seats(
         return Err(cancelled(showtime_id));
     }
     let mut first_read = Some(inventory);
-    let unit_price = showtime
-        .prices
-        .iter()
-        .find(|price| price.channel == channel)
-        .ok_or_else(|| {
-            ApiError::forbidden(format!("channel {channel} does not sell this showtime"))
-        })?
-        .amount;
+    if !showtime.sold_on(channel) {
+        return Err(ApiError::forbidden(format!(
+            "channel {channel} does not sell this showtime"
+        )));
+    }
+    let (matrix, rules) = (showtime.price_matrix(), showtime.rules());
     if attempt.taken_over() {
         match store
             .fence_holds(showtime_id, &attempt.earlier_ids())
@@ -238,6 +261,14 @@ pub async fn hold_seats(
             return Ok(HeldSeats { showtime, hold });
         }
         let positions = snapshot.choose(choice, policy)?;
+        let seats: Vec<(String, SeatKind)> = positions
+            .iter()
+            .map(|&p| (snapshot.label(p), snapshot.seat(p).kind))
+            .collect();
+        let amounts = match seat_prices(&matrix, &rules, channel, &seats, ticket_types) {
+            Ok(amounts) => amounts,
+            Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
+        };
         // Seats of an expired hold are free to the next hold at once: expire it first (by the
         // database's clock), then take them.
         let mut expired_all = true;
@@ -257,9 +288,11 @@ pub async fn hold_seats(
         let hold = HoldDoc {
             id: hold_id,
             channel: channel.to_owned(),
-            seats: positions.iter().map(|&p| snapshot.label(p)).collect(),
-            kinds: positions.iter().map(|&p| snapshot.seat(p).kind).collect(),
-            unit_price,
+            kinds: seats.iter().map(|(_, kind)| *kind).collect(),
+            seats: seats.into_iter().map(|(label, _)| label).collect(),
+            ticket_types: ticket_types.to_vec(),
+            amounts,
+            unit_price: None,
             created_at: now,
             expires_at: now + ttl,
         };
@@ -275,6 +308,20 @@ pub async fn hold_seats(
             SeatChoice::Best { .. } => Vec::new(),
         },
     })
+}
+
+/// The refusal of a seat the showtime has no price for. A type the matrix does not name may
+/// not exist at all: only then (an error path) is the registry of ticket types read.
+async fn unpriced_error(store: &Store, unpriced: Unpriced) -> ApiError {
+    let ticket_type = unpriced.ticket_type();
+    let known = match ticket_type.is_built_in() {
+        true => Ok(true),
+        false => store.ticket_type_exists(ticket_type).await,
+    };
+    match known {
+        Ok(known) => unpriced.into_error(known),
+        Err(error) => error,
+    }
 }
 
 /// A hold on a cancelled showtime: BAD_USER_INPUT, like a showtime that has started (no seat

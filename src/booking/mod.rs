@@ -17,7 +17,7 @@ mod showtime_locks;
 mod sweeper;
 
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
-pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, SeatChoice};
+pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, HoldRequest, SeatChoice};
 pub use idempotency::{fence, once, Attempt, KeyPolicy};
 pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};

@@ -110,10 +110,12 @@ pub async fn confirm_hold(
         .seats
         .iter()
         .zip(&hold.kinds)
-        .map(|(label, kind)| OrderSeatDoc {
+        .zip(hold.seat_prices())
+        .map(|((label, kind), (ticket_type, price))| OrderSeatDoc {
             label: label.clone(),
             kind: *kind,
-            price: hold.unit_price,
+            ticket_type,
+            price,
         })
         .collect::<Vec<_>>();
     let order = OrderDoc {

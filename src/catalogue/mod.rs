@@ -16,6 +16,7 @@ mod references;
 mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
+mod ticket_types;
 
 pub use access::{authorize, operator_keys, record, Audited, Keyed};
 pub use cinemas::{create_cinema, update_cinema, CinemaEdit, NewCinema};
@@ -27,3 +28,4 @@ pub use references::{finish_propagations, propagate_now};
 pub use seat_blocks::{move_seats, SeatBlockRequest, SeatsMoved};
 pub use showtime_cancel::cancel_showtime;
 pub use showtimes::{schedule_showtime, NewShowtime};
+pub use ticket_types::{check_matrix, define_ticket_type};

@@ -6,12 +6,15 @@
 use serde::Serialize;
 
 use super::showtimes::check_channels;
+use super::ticket_types::check_matrix;
 use super::{authorize, record, Audited, Keyed};
 use crate::booking::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
-use crate::store::documents::{ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus};
+use crate::store::documents::{
+    ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
+};
 use crate::store::{self, PriceChange, PriceChanged, Store};
 
 /// How many times a change reads again after another change (or a cancellation) won.
@@ -24,11 +27,21 @@ pub async fn change_showtime_prices(
     keyed: Keyed<'_, impl Serialize>,
     showtime_id: ShowtimeId,
     prices: &[ChannelPriceDoc],
+    rules: &[TicketRuleDoc],
 ) -> Result<ShowtimeDoc, ApiError> {
     let (store, operator) = (keyed.store, keyed.operator);
     let showtime = read(store, showtime_id).await?;
     authorize(store, operator, showtime.cinema.id).await?;
     check_channels(store, prices).await?;
+    // A showtime keeps its hall: the layout read now is the one its seats were copied from,
+    // or a later one with the same kinds (a hall's layout changes only while it has no
+    // future showtimes).
+    let hall = store
+        .halls_by_ids(&[showtime.theater.id])
+        .await?
+        .pop()
+        .ok_or_else(|| ApiError::internal(format!("the hall of showtime {showtime_id} is gone")))?;
+    check_matrix(store, &hall, prices, rules).await?;
     keyed
         .once("changeShowtimePrices", |attempt| async move {
             if attempt.taken_over() {
@@ -52,6 +65,8 @@ pub async fn change_showtime_prices(
                     free_at: current.free_at,
                     before: current.prices.clone(),
                     after: prices.to_vec(),
+                    rules_before: current.ticket_rules.clone(),
+                    rules_after: rules.to_vec(),
                     operator: operator.to_owned(),
                     request: attempt.resource_id(),
                     at: store::now(),
@@ -62,6 +77,7 @@ pub async fn change_showtime_prices(
                         record_change(store, attempt, operator, &current, &made).await?;
                         return Ok(ShowtimeDoc {
                             prices: change.after,
+                            ticket_rules: change.rules_after,
                             price_revision: made.revision,
                             ..current
                         });
@@ -90,8 +106,12 @@ async fn record_change(
     showtime: &ShowtimeDoc,
     made: &PriceRevisionDoc,
 ) -> Result<(), ApiError> {
-    let state = |prices: &[ChannelPriceDoc], revision: i64| {
-        Audited::json(&serde_json::json!({ "prices": prices, "priceRevision": revision }))
+    let state = |prices: &[ChannelPriceDoc], rules: &[TicketRuleDoc], revision: i64| {
+        Audited::json(&serde_json::json!({
+            "prices": prices,
+            "refusedTicketTypes": rules,
+            "priceRevision": revision,
+        }))
     };
     record(
         store,
@@ -101,8 +121,8 @@ async fn record_change(
             operation: "changeShowtimePrices",
             cinema: Some(showtime.cinema.id),
             subject: GlobalId::Showtime(made.showtime_id),
-            before: state(&made.before, made.revision - 1),
-            after: state(&made.after, made.revision),
+            before: state(&made.before, &made.rules_before, made.revision - 1),
+            after: state(&made.after, &made.rules_after, made.revision),
         },
     )
     .await

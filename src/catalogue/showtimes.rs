@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::ticket_types::check_matrix;
 use super::{authorize, record, Audited, Keyed};
 use crate::domain::catalogue_rules::CatalogueRules;
 use crate::domain::global_id::GlobalId;
@@ -12,7 +13,7 @@ use crate::domain::ids::{HallId, MovieId, ShowtimeId};
 use crate::domain::schedule::{self, CURRENCY};
 use crate::error::ApiError;
 use crate::store::documents::{
-    ChannelPriceDoc, CinemaRef, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus,
+    ChannelPriceDoc, CinemaRef, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
     SHOWTIME_SCHEMA_VERSION,
 };
 use crate::store::{ScheduleRefusal, Scheduled, Store};
@@ -25,6 +26,7 @@ pub struct NewShowtime {
     pub starts_at: DateTime<Utc>,
     pub language: String,
     pub prices: Vec<ChannelPriceDoc>,
+    pub ticket_rules: Vec<TicketRuleDoc>,
 }
 
 /// Schedules `new` for `operator` once per idempotency key (`request` is what the key's
@@ -57,6 +59,7 @@ pub async fn schedule_showtime(
         .next()
         .ok_or_else(|| not_found(GlobalId::Cinema(hall.cinema_id)))?;
     check_channels(store, &new.prices).await?;
+    check_matrix(store, &hall, &new.prices, &new.ticket_rules).await?;
     let (ends_at, slot) = schedule::slot(new.starts_at, movie.runtime_minutes, rules.cleaning_gap)?;
     keyed
         .once("scheduleShowtime", |attempt| {
@@ -83,6 +86,7 @@ pub async fn schedule_showtime(
                 language: new.language.clone(),
                 currency: CURRENCY.to_owned(),
                 prices: new.prices.clone(),
+                ticket_rules: new.ticket_rules.clone(),
                 status: ShowtimeStatus::Scheduled,
                 price_revision: 0,
                 free_at: slot.free_at,
@@ -136,6 +140,7 @@ pub async fn schedule_showtime(
                             "freeAt": showtime.free_at,
                             "language": showtime.language,
                             "prices": showtime.prices,
+                            "refusedTicketTypes": showtime.ticket_rules,
                         })),
                     },
                 )

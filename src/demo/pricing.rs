@@ -6,7 +6,11 @@ use sha2::{Digest, Sha256};
 
 use super::random::DemoRng;
 use crate::domain::api_key::ApiKey;
-use crate::store::documents::{ChannelDoc, ChannelPriceDoc, SCHEMA_VERSION};
+use std::collections::HashSet;
+
+use crate::domain::pricing::TicketType;
+use crate::domain::seat::SeatKind;
+use crate::store::documents::{ChannelDoc, ChannelPriceDoc, TicketRuleDoc, SCHEMA_VERSION};
 
 pub const BOXOFFICE: &str = "boxoffice";
 pub const MAOYAN: &str = "maoyan";
@@ -112,21 +116,69 @@ pub fn base_price(rng: &mut DemoRng, format: &str, starts_minute_of_day: i64) ->
 /// The price on each channel selling the showtime, box office first; discounts are in
 /// ten-fen steps, so app prices look like ¥39.90.
 pub fn channel_prices(rng: &mut DemoRng, base: i64) -> Vec<ChannelPriceDoc> {
-    let mut prices = vec![ChannelPriceDoc {
-        channel: BOXOFFICE.to_owned(),
-        amount: base,
-    }];
+    let mut prices = vec![ChannelPriceDoc::flat(BOXOFFICE, base)];
     for app in &APPS {
         if !rng.random_bool(app.sells) {
             continue;
         }
         let discount = rng.random_range(app.discount.0 / 10..=app.discount.1 / 10) * 10;
-        prices.push(ChannelPriceDoc {
-            channel: app.code.to_owned(),
-            amount: base - discount,
-        });
+        prices.push(ChannelPriceDoc::flat(app.code, base - discount));
     }
     prices
+}
+
+/// The first start (minutes after midnight, China time) with no children's tickets.
+pub const CHILD_CURFEW_MINUTE: i64 = 21 * 60;
+
+/// The rule the demo gives showtimes from [`CHILD_CURFEW_MINUTE`] on.
+pub const CHILD_CURFEW_RULE: &str = "no children's tickets for showtimes from 21:00";
+
+/// The whole matrix from each channel's ADULT price (`flat`, as `channel_prices` makes them):
+/// CHILD at 70% and STUDENT at 80% (in ten-fen steps; no CHILD price from
+/// [`CHILD_CURFEW_MINUTE`], which gets a rule instead), and for a hall that has them, a VIP seat
+/// ¥20 and a couple seat ¥15 dearer as ADULT. Draws nothing from the random stream, so the rest
+/// of the demo is what it was.
+pub fn price_matrix(
+    flat: Vec<ChannelPriceDoc>,
+    kinds: &HashSet<SeatKind>,
+    starts_minute_of_day: i64,
+) -> (Vec<ChannelPriceDoc>, Vec<TicketRuleDoc>) {
+    let curfew = starts_minute_of_day >= CHILD_CURFEW_MINUTE;
+    let share = |amount: i64, percent: i64| (amount * percent / 100 / 10 * 10).max(10);
+    let mut matrix = Vec::with_capacity(flat.len() * 5);
+    for adult in flat {
+        matrix.push(adult.clone());
+        let priced = |seat_kind, ticket_type: &str, amount| ChannelPriceDoc {
+            channel: adult.channel.clone(),
+            seat_kind,
+            ticket_type: TicketType::parse("demo", ticket_type).expect("a built-in type"),
+            amount,
+        };
+        if !curfew {
+            matrix.push(priced(None, "CHILD", share(adult.amount, 70)));
+        }
+        matrix.push(priced(None, "STUDENT", share(adult.amount, 80)));
+        if kinds.contains(&SeatKind::Vip) {
+            matrix.push(priced(Some(SeatKind::Vip), "ADULT", adult.amount + 2_000));
+        }
+        if kinds.contains(&SeatKind::Couple) {
+            matrix.push(priced(
+                Some(SeatKind::Couple),
+                "ADULT",
+                adult.amount + 1_500,
+            ));
+        }
+        matrix.push(adult);
+    }
+    // The ADULT price of every kind first for each channel: sorted by channel as they came.
+    let rules = match curfew {
+        true => vec![TicketRuleDoc {
+            ticket_type: TicketType::parse("demo", "CHILD").expect("a built-in type"),
+            rule: CHILD_CURFEW_RULE.to_owned(),
+        }],
+        false => Vec::new(),
+    };
+    (matrix, rules)
 }
 
 #[cfg(test)]
@@ -166,9 +218,32 @@ mod tests {
         assert!((870..=930).contains(&selling(TAOPIAOPIAO)));
         for prices in &all {
             assert_eq!(prices[0].channel, BOXOFFICE);
+            assert!(prices.iter().all(|p| p.ticket_type.as_str() == "ADULT"));
             assert!(prices
                 .iter()
                 .all(|p| p.amount > 0 && p.amount <= prices[0].amount));
         }
+    }
+
+    #[test]
+    fn the_matrix_prices_children_students_and_premium_seats_from_the_adult_price() {
+        let flat = vec![ChannelPriceDoc::flat(BOXOFFICE, 4_550)];
+        let kinds: HashSet<_> = [SeatKind::Standard, SeatKind::Vip].into();
+        let (matrix, rules) = price_matrix(flat.clone(), &kinds, 14 * 60);
+        let amount = |kind: Option<SeatKind>, ty: &str| {
+            matrix
+                .iter()
+                .find(|p| p.seat_kind == kind && p.ticket_type.as_str() == ty)
+                .map(|p| p.amount)
+        };
+        assert_eq!(amount(None, "ADULT"), Some(4_550));
+        assert_eq!(amount(None, "CHILD"), Some(3_180));
+        assert_eq!(amount(None, "STUDENT"), Some(3_640));
+        assert_eq!(amount(Some(SeatKind::Vip), "ADULT"), Some(6_550));
+        assert_eq!(amount(Some(SeatKind::Couple), "ADULT"), None);
+        assert!(rules.is_empty());
+        let (late, rules) = price_matrix(flat, &kinds, 21 * 60);
+        assert!(late.iter().all(|p| p.ticket_type.as_str() != "CHILD"));
+        assert_eq!(rules[0].ticket_type.as_str(), "CHILD");
     }
 }

@@ -4,7 +4,7 @@
 use chrono::{Days, NaiveDate, TimeDelta};
 use rand::Rng;
 
-use super::pricing::{base_price, channel_prices};
+use super::pricing::{base_price, channel_prices, price_matrix};
 use super::random::{china_time, object_id, pick, weighted_index, DemoRng};
 use crate::domain::ids::ShowtimeId;
 use crate::store::documents::{
@@ -106,6 +106,7 @@ pub fn hall_showtimes(
         name: hall.name.clone(),
         format: hall.format.clone(),
     };
+    let kinds = hall.layout.seat_kinds();
     let mut showtimes = Vec::with_capacity(days as usize * SHOWS_PER_DAY);
     for day in (0..days).filter_map(|d| start_day.checked_add_days(Days::new(u64::from(d)))) {
         for (feature, minute) in lineup.day_program(rng) {
@@ -113,6 +114,7 @@ pub fn hall_showtimes(
             let runtime = i64::from(feature.movie.runtime_minutes);
             let base = base_price(rng, &hall.format, minute);
             let ends_at = china_time(day, minute + runtime);
+            let (prices, ticket_rules) = price_matrix(channel_prices(rng, base), &kinds, minute);
             showtimes.push(ShowtimeDoc {
                 id: ShowtimeId(object_id(rng)),
                 schema_version: SHOWTIME_SCHEMA_VERSION,
@@ -123,7 +125,8 @@ pub fn hall_showtimes(
                 ends_at,
                 language: (*pick(rng, feature.languages)).to_owned(),
                 currency: "CNY".to_owned(),
-                prices: channel_prices(rng, base),
+                prices,
+                ticket_rules,
                 status: ShowtimeStatus::Scheduled,
                 price_revision: 0,
                 // The shortest gap the schedule leaves: the hall is free by the next start.

@@ -4,10 +4,11 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
 use super::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
+use super::pricing::TicketType;
 use crate::error::ApiError;
 
 /// Any object that `node(id:)` can fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GlobalId {
     Cinema(CinemaId),
     Hall(HallId),
@@ -20,6 +21,9 @@ pub enum GlobalId {
     Order(OrderId),
     /// A province, city or district.
     Region(RegionId),
+    /// A ticket type an operator defined, by code (it is the subject of an audit entry, not a
+    /// node).
+    TicketType(TicketType),
 }
 
 impl GlobalId {
@@ -33,6 +37,7 @@ impl GlobalId {
             GlobalId::Hold(showtime, hold) => format!("Hold:{showtime}.{hold}"),
             GlobalId::Order(id) => format!("Order:{id}"),
             GlobalId::Region(id) => format!("Region:{id}"),
+            GlobalId::TicketType(code) => format!("TicketType:{code}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -50,6 +55,11 @@ impl GlobalId {
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
             "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
             "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
+            "TicketType" => {
+                return TicketType::parse("id", hex)
+                    .map(GlobalId::TicketType)
+                    .map_err(|_| bad())
+            }
             "Hold" => {
                 let (showtime, hold) = hex.split_once('.').ok_or_else(bad)?;
                 ShowtimeId::parse_hex(showtime)
@@ -71,6 +81,7 @@ impl GlobalId {
             GlobalId::Hold(..) => "Hold",
             GlobalId::Order(_) => "Order",
             GlobalId::Region(_) => "Region",
+            GlobalId::TicketType(_) => "TicketType",
         }
     }
 }

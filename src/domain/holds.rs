@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::best_seats::{Cell, SeatGrid};
 use super::layout::{parse_seat_label, SeatPosition};
+use super::seat::SeatKind;
 use crate::error::ApiError;
 
 /// The sales policy every hold obeys.
@@ -62,10 +63,71 @@ pub fn locate_named(
         .collect()
 }
 
+/// The seat that shares a love seat with the couple seat at `position`: within a run of
+/// consecutive couple seats, seats pair up from the run's left end (as `best_seats` sells them).
+/// None for a seat that is not a couple seat, or the odd seat at a run's end (which layouts
+/// refuse).
+pub fn couple_partner(grid: &SeatGrid, position: SeatPosition) -> Option<SeatPosition> {
+    let row = &grid.rows[position.row];
+    let is_couple = |column: usize| matches!(row.get(column), Some(Cell::Seat { kind, .. }) if *kind == SeatKind::Couple);
+    if !is_couple(position.column) {
+        return None;
+    }
+    let run_start = (0..position.column)
+        .rev()
+        .take_while(|&column| is_couple(column))
+        .last()
+        .unwrap_or(position.column);
+    let partner = if (position.column - run_start).is_multiple_of(2) {
+        position.column + 1
+    } else {
+        position.column - 1
+    };
+    is_couple(partner).then_some(SeatPosition {
+        row: position.row,
+        column: partner,
+    })
+}
+
+/// BAD_USER_INPUT when a named couple seat comes without the other half of its love seat
+/// (`label` names a position): couple seats are sold in pairs.
+pub fn check_couple_pairs(
+    grid: &SeatGrid,
+    positions: &[SeatPosition],
+    label: impl Fn(SeatPosition) -> String,
+) -> Result<(), ApiError> {
+    let asked: HashSet<SeatPosition> = positions.iter().copied().collect();
+    for &position in positions {
+        let Cell::Seat {
+            kind: SeatKind::Couple,
+            ..
+        } = grid.rows[position.row][position.column]
+        else {
+            continue;
+        };
+        match couple_partner(grid, position) {
+            Some(partner) if asked.contains(&partner) => {}
+            Some(partner) => {
+                return Err(ApiError::bad_input(format!(
+                    "couple seats are sold in pairs: {} needs {} in the same hold",
+                    label(position),
+                    label(partner)
+                )))
+            }
+            None => {
+                return Err(ApiError::bad_input(format!(
+                    "{} is a couple seat without a partner and cannot be sold",
+                    label(position)
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::seat::SeatKind;
 
     const POLICY: HoldPolicy = HoldPolicy {
         max_seats: 4,
@@ -115,5 +177,40 @@ mod tests {
             let error = locate_named(&rows, &grid, &asked, &POLICY).unwrap_err();
             assert!(error.to_string().contains(says), "{asked:?}: {error}");
         }
+    }
+
+    #[test]
+    fn couple_seats_are_sold_with_their_partner() {
+        let couple = |free| Cell::Seat {
+            kind: SeatKind::Couple,
+            free,
+        };
+        let standard = Cell::Seat {
+            kind: SeatKind::Standard,
+            free: true,
+        };
+        // Columns: S C C C C _ C C: pairs (1,2) (3,4) (6,7).
+        let grid = SeatGrid::new(vec![vec![
+            standard,
+            couple(true),
+            couple(true),
+            couple(false),
+            couple(true),
+            Cell::Gap,
+            couple(true),
+            couple(true),
+        ]]);
+        let at = |column| SeatPosition { row: 0, column };
+        assert_eq!(couple_partner(&grid, at(1)), Some(at(2)));
+        assert_eq!(couple_partner(&grid, at(2)), Some(at(1)));
+        assert_eq!(couple_partner(&grid, at(4)), Some(at(3)));
+        assert_eq!(couple_partner(&grid, at(6)), Some(at(7)));
+        assert_eq!(couple_partner(&grid, at(0)), None);
+        let label = |p: SeatPosition| format!("A{}", p.column + 1);
+        check_couple_pairs(&grid, &[at(0), at(2), at(1), at(6), at(7)], label).unwrap();
+        let error = check_couple_pairs(&grid, &[at(2), at(3)], label).unwrap_err();
+        assert!(error.to_string().contains("A3 needs A2"), "{error}");
+        let error = check_couple_pairs(&grid, &[at(7)], label).unwrap_err();
+        assert!(error.to_string().contains("A8 needs A7"), "{error}");
     }
 }

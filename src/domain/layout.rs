@@ -28,7 +28,7 @@ pub struct HallLayout {
 }
 
 /// A seat located in a layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SeatPosition {
     /// Index of the row in the layout.
     pub row: usize,
@@ -37,6 +37,14 @@ pub struct SeatPosition {
 }
 
 impl HallLayout {
+    /// The kinds of seat it has.
+    pub fn seat_kinds(&self) -> std::collections::HashSet<SeatKind> {
+        self.rows
+            .iter()
+            .flat_map(|row| row.positions.iter().flatten().copied())
+            .collect()
+    }
+
     /// The number of seats (gaps do not count).
     pub fn capacity(&self) -> usize {
         self.rows

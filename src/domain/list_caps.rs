@@ -11,8 +11,15 @@ pub const MAX_CAST: usize = 50;
 /// The most ratings from other sites a movie's details list.
 pub const MAX_EXTERNAL_RATINGS: usize = 10;
 
-/// The most channel prices a showtime lists: the channels that sell it.
+/// The most channels that sell one showtime.
 pub const MAX_CHANNEL_PRICES: usize = 32;
+
+/// The most entries of a showtime's price matrix (channel × seat kind × ticket type), and so
+/// the most prices it lists.
+pub const MAX_PRICE_ENTRIES: usize = 64;
 
 /// The most price revisions a showtime's `priceHistory` lists (the newest).
 pub const MAX_PRICE_REVISIONS: usize = 20;
+
+/// The most ticket types one showtime refuses.
+pub const MAX_TICKET_RULES: usize = 8;

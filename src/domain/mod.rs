@@ -18,6 +18,7 @@ pub mod list_caps;
 pub mod money;
 pub mod operator;
 pub mod paging;
+pub mod pricing;
 pub mod rate_limit;
 pub mod region;
 pub mod schedule;

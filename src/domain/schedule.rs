@@ -6,7 +6,8 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, TimeDelta, Timelike, Utc};
 
-use super::list_caps::MAX_CHANNEL_PRICES;
+use super::list_caps::{MAX_CHANNEL_PRICES, MAX_PRICE_ENTRIES};
+use super::pricing::PriceEntry;
 use crate::error::ApiError;
 
 /// How far ahead a showtime may be scheduled.
@@ -101,31 +102,46 @@ pub fn validate_language(language: &str) -> Result<String, ApiError> {
     Ok(language.to_owned())
 }
 
-/// BAD_USER_INPUT unless the prices are at least one, at most [`MAX_CHANNEL_PRICES`], one per
-/// channel, each above zero and at most [`MAX_PRICE`], in [`CURRENCY`]. (That each channel
-/// exists is the store's to say.)
-pub fn validate_prices(prices: &[(String, i64, String)]) -> Result<(), ApiError> {
+/// Checks a price matrix's entries, each with its currency: at least one, at most
+/// [`MAX_PRICE_ENTRIES`] over at most [`MAX_CHANNEL_PRICES`] channels, one amount per channel,
+/// seat kind and ticket type, every amount 1 to [`MAX_PRICE`] fen in CNY. (Whether the hall has
+/// a named kind and a ticket type exists is checked against the database:
+/// `pricing::validate_matrix`.)
+pub fn validate_prices(prices: &[(PriceEntry, String)]) -> Result<(), ApiError> {
     if prices.is_empty() {
         return Err(ApiError::bad_input(
             "a showtime needs a price on at least one channel",
         ));
     }
-    if prices.len() > MAX_CHANNEL_PRICES {
+    if prices.len() > MAX_PRICE_ENTRIES {
         return Err(ApiError::bad_input(format!(
-            "a showtime has at most {MAX_CHANNEL_PRICES} channel prices, not {}",
+            "a showtime has at most {MAX_PRICE_ENTRIES} prices, not {}",
             prices.len()
         )));
     }
+    let channels: HashSet<&str> = prices.iter().map(|(p, _)| p.channel.as_str()).collect();
+    if channels.len() > MAX_CHANNEL_PRICES {
+        return Err(ApiError::bad_input(format!(
+            "a showtime is sold on at most {MAX_CHANNEL_PRICES} channels, not {}",
+            channels.len()
+        )));
+    }
     let mut seen = HashSet::new();
-    for (channel, amount, currency) in prices {
-        if !seen.insert(channel.as_str()) {
+    for (price, currency) in prices {
+        let channel = &price.channel;
+        if !seen.insert((channel.as_str(), price.seat_kind, &price.ticket_type)) {
+            let kind = price
+                .seat_kind
+                .map_or_else(|| "every kind".to_owned(), |kind| format!("{kind:?}"));
             return Err(ApiError::bad_input(format!(
-                "channel `{channel}` has more than one price"
+                "channel `{channel}` has more than one {} price for {kind}",
+                price.ticket_type
             )));
         }
-        if !(1..=MAX_PRICE).contains(amount) {
+        if !(1..=MAX_PRICE).contains(&price.amount) {
             return Err(ApiError::bad_input(format!(
-                "the price on channel `{channel}` must be 1 to {MAX_PRICE} fen, not {amount}"
+                "the price on channel `{channel}` must be 1 to {MAX_PRICE} fen, not {}",
+                price.amount
             )));
         }
         if currency != CURRENCY {
@@ -142,6 +158,8 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
+    use crate::domain::pricing::TicketType;
+    use crate::domain::seat::SeatKind;
 
     fn at(hour: u32, minute: u32) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 5, 1, hour, minute, 0).unwrap()
@@ -182,18 +200,42 @@ mod tests {
     }
 
     #[test]
-    fn prices_are_one_per_channel_positive_and_bounded() {
-        let price = |c: &str, a: i64| (c.to_owned(), a, "CNY".to_owned());
+    fn prices_are_one_per_channel_kind_and_type_positive_and_bounded() {
+        let entry = |c: &str, kind, ty: &str, a: i64| PriceEntry {
+            channel: c.to_owned(),
+            seat_kind: kind,
+            ticket_type: TicketType::parse("t", ty).unwrap(),
+            amount: a,
+        };
+        let price = |c: &str, a: i64| (entry(c, None, "ADULT", a), "CNY".to_owned());
         assert!(validate_prices(&[price("maoyan", 4500), price("taopiaopiao", 4200)]).is_ok());
+        let matrix = [
+            price("maoyan", 4500),
+            (
+                entry("maoyan", Some(SeatKind::Vip), "ADULT", 8000),
+                "CNY".to_owned(),
+            ),
+            (entry("maoyan", None, "CHILD", 2500), "CNY".to_owned()),
+        ];
+        assert!(validate_prices(&matrix).is_ok());
         assert!(message(validate_prices(&[])).contains("at least one"));
         let twice = [price("maoyan", 4500), price("maoyan", 4000)];
-        assert!(message(validate_prices(&twice)).contains("more than one price"));
+        assert!(message(validate_prices(&twice)).contains("more than one ADULT price"));
         assert!(message(validate_prices(&[price("maoyan", 0)])).contains("1 to 1000000"));
         assert!(message(validate_prices(&[price("maoyan", MAX_PRICE + 1)])).contains("not"));
-        let usd = [("maoyan".to_owned(), 4500, "USD".to_owned())];
+        let usd = [(entry("maoyan", None, "ADULT", 4500), "USD".to_owned())];
         assert!(message(validate_prices(&usd)).contains("sold in CNY"));
         let many: Vec<_> = (0..33).map(|i| price(&format!("c{i}"), 100)).collect();
-        assert!(message(validate_prices(&many)).contains("at most 32"));
+        assert!(message(validate_prices(&many)).contains("at most 32 channels"));
+        let types = [
+            "ADULT", "CHILD", "STUDENT", "SENIOR", "M1", "M2", "M3", "M4", "M5",
+        ];
+        let crowded: Vec<_> = [None, Some(SeatKind::Vip), Some(SeatKind::Couple)]
+            .into_iter()
+            .flat_map(|kind| types.map(|ty| (entry("maoyan", kind, ty, 100), "CNY".to_owned())))
+            .chain((0..40).map(|i| price(&format!("c{i}"), 100)))
+            .collect();
+        assert!(message(validate_prices(&crowded)).contains("at most 64 prices"));
     }
 
     #[test]

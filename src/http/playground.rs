@@ -47,11 +47,13 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtimes-by-city-and-time",
     "showtimes-on-a-channel",
     "showtime-prices",
+    "price-matrix",
     "showtime-seat-map",
     "live-seat-map",
     "showtimes-page-with-references",
     "channels",
     "hold-best-seats",
+    "hold-seats-with-ticket-types",
     "confirm-hold",
     "release-hold",
     "cancel-order",
@@ -64,6 +66,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "update-movie",
     "schedule-showtime",
     "change-showtime-prices",
+    "define-ticket-type",
     "showtime-price-history",
     "block-seats",
     "unblock-seats",
@@ -79,8 +82,16 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../../playground/examples/hold-best-seats.headers.json"),
     ),
     (
+        "hold-seats-with-ticket-types",
+        include_str!("../../playground/examples/hold-seats-with-ticket-types.headers.json"),
+    ),
+    (
         "confirm-hold",
         include_str!("../../playground/examples/confirm-hold.headers.json"),
+    ),
+    (
+        "define-ticket-type",
+        include_str!("../../playground/examples/define-ticket-type.headers.json"),
     ),
     (
         "release-hold",

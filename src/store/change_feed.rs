@@ -315,7 +315,9 @@ mod tests {
             channel: "maoyan".into(),
             seats: vec!["A1".into()],
             kinds: vec![],
-            unit_price: 4000,
+            ticket_types: Vec::new(),
+            amounts: vec![4000],
+            unit_price: None,
             created_at: now(),
             expires_at: now(),
         };

@@ -33,19 +33,8 @@ impl Store {
     /// Which of `codes` are channels (one `find` on `_id`).
     #[tracing::instrument(skip(self))]
     pub async fn existing_channel_codes(&self, codes: &[String]) -> Result<Vec<String>, ApiError> {
-        let found: Vec<bson::Document> = self
-            .find_limited(
-                names::CHANNELS,
-                doc! { "_id": { "$in": codes } },
-                None,
-                Some(doc! { "_id": 1 }),
-                codes.len(),
-            )
-            .await?;
-        Ok(found
-            .iter()
-            .filter_map(|doc| doc.get_str("_id").ok().map(str::to_owned))
-            .collect())
+        let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+        self.existing_codes(names::CHANNELS, &codes).await
     }
 
     /// A channel by code.

@@ -38,6 +38,7 @@ mod schedule;
 mod shapes;
 mod showtimes;
 mod sold_seats;
+mod ticket_types;
 mod transactions;
 mod warm_up;
 
@@ -72,6 +73,7 @@ pub use readiness::Readiness;
 pub use references::{Copied, Propagation};
 pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
+pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 
 use crate::error::ApiError;
 use command_metrics::Call;
@@ -94,9 +96,10 @@ pub mod names {
     pub const OPERATORS: &str = "operators";
     pub const AUDIT_LOG: &str = "audit_log";
     pub const SHOWTIME_PRICE_REVISIONS: &str = "showtime_price_revisions";
+    pub const TICKET_TYPES: &str = "ticket_types";
 
     /// Every collection.
-    pub const ALL: [&str; 16] = [
+    pub const ALL: [&str; 17] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -113,6 +116,7 @@ pub mod names {
         OPERATORS,
         AUDIT_LOG,
         SHOWTIME_PRICE_REVISIONS,
+        TICKET_TYPES,
     ];
 }
 
@@ -356,6 +360,28 @@ impl Store {
             find.await?.try_collect().await
         })
         .await
+    }
+
+    /// Which of `codes` are the `_id` of a document of `collection` (one `find` on `_id`,
+    /// reading the ids only).
+    async fn existing_codes(
+        &self,
+        collection: &'static str,
+        codes: &[&str],
+    ) -> Result<Vec<String>, ApiError> {
+        let found: Vec<bson::Document> = self
+            .find_limited(
+                collection,
+                bson::doc! { "_id": { "$in": codes } },
+                None,
+                Some(bson::doc! { "_id": 1 }),
+                codes.len(),
+            )
+            .await?;
+        Ok(found
+            .iter()
+            .filter_map(|doc| doc.get_str("_id").ok().map(str::to_owned))
+            .collect())
     }
 
     /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.

@@ -16,7 +16,7 @@ use super::channels::is_duplicate_key;
 use super::codec::{self, oids, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{
-    ChannelPriceDoc, PriceRevisionDoc, SCHEMA_VERSION, SHOWTIME_SCHEMA_VERSION,
+    ChannelPriceDoc, PriceRevisionDoc, TicketRuleDoc, SCHEMA_VERSION, SHOWTIME_SCHEMA_VERSION,
 };
 use super::{names, Store};
 use crate::domain::ids::{ResourceId, ShowtimeId};
@@ -33,6 +33,9 @@ pub struct PriceChange {
     pub free_at: DateTime<Utc>,
     pub before: Vec<ChannelPriceDoc>,
     pub after: Vec<ChannelPriceDoc>,
+    /// The refused ticket types as read, and from now on.
+    pub rules_before: Vec<TicketRuleDoc>,
+    pub rules_after: Vec<TicketRuleDoc>,
     pub operator: String,
     pub request: ResourceId,
     pub at: DateTime<Utc>,
@@ -79,6 +82,7 @@ impl Store {
         };
         let update = doc! { "$set": {
             "prices": bson::to_bson(&change.after)?,
+            "ticketRules": bson::to_bson(&change.rules_after)?,
             "priceRevision": revision,
             "schemaVersion": SHOWTIME_SCHEMA_VERSION,
             "freeAt": codec::date(change.free_at),
@@ -93,6 +97,8 @@ impl Store {
             request: change.request,
             before: change.before.clone(),
             after: change.after.clone(),
+            rules_before: change.rules_before.clone(),
+            rules_after: change.rules_after.clone(),
         };
         let writes = Arc::new((filter, update, entry));
         // Set when the revision's insert met a duplicate key (perhaps this request's own).

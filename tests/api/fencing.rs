@@ -312,7 +312,9 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         channel: "maoyan".into(),
         seats: vec![seat.into()],
         kinds: Vec::new(),
-        unit_price: 4000,
+        ticket_types: Vec::new(),
+        amounts: vec![4000],
+        unit_price: None,
         created_at: now,
         expires_at: now + chrono::TimeDelta::minutes(10),
     };

@@ -220,11 +220,9 @@ impl Catalogue {
             currency: "CNY".into(),
             prices: prices
                 .iter()
-                .map(|(channel, amount)| ChannelPriceDoc {
-                    channel: channel.to_string(),
-                    amount: *amount,
-                })
+                .map(|(channel, amount)| ChannelPriceDoc::flat(*channel, *amount))
                 .collect(),
+            ticket_rules: Vec::new(),
             status: ShowtimeStatus::Scheduled,
             price_revision: 0,
             free_at: starts + Duration::minutes(135),

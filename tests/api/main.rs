@@ -57,4 +57,5 @@ mod shared_limits;
 mod showtimes;
 mod shutdown;
 mod stale_schedulers;
+mod ticket_types;
 mod traces;

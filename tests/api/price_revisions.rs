@@ -336,9 +336,9 @@ async fn holds_racing_a_price_change_get_the_old_or_the_new_price() {
 
 /// Showtimes written by the version 1 code (no `priceRevision`, no `freeAt`) are read as
 /// revision 0, free 15 minutes after their end; scheduling beside them respects that; a
-/// price change stores them as version 2 with both fields.
+/// price change stores them as the current version with both fields.
 #[tokio::test]
-async fn version_1_showtimes_are_read_upgraded_and_rewritten_as_version_2() {
+async fn version_1_showtimes_are_read_upgraded_and_rewritten_as_the_current_version() {
     let w = world().await;
     let showtimes = raw_showtimes(&w.app).await;
     let inventories = showtimes
@@ -426,7 +426,21 @@ async fn version_1_showtimes_are_read_upgraded_and_rewritten_as_version_2() {
         .await;
     done.data();
 
-    // Its next write stores it as version 2.
+    // Its prices read as the matrix does: each an ADULT price of every kind.
+    let matrix = w
+        .app
+        .graphql(
+            "query($id: ID!) { node(id: $id) { ... on Showtime { prices { seatKind ticketType } } } }",
+            json!({ "id": global }),
+        )
+        .await;
+    let prices = matrix.data()["node"]["prices"].as_array().unwrap();
+    assert!(!prices.is_empty());
+    for price in prices {
+        assert_eq!(price, &json!({ "seatKind": null, "ticketType": "ADULT" }));
+    }
+
+    // Its next write stores it as the current version.
     let changed = w
         .app
         .graphql_as(&w.chain, CHANGE, change(&global, 4800))
@@ -437,7 +451,10 @@ async fn version_1_showtimes_are_read_upgraded_and_rewritten_as_version_2() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(stored.get_i32("schemaVersion").unwrap(), 2);
+    assert_eq!(
+        stored.get_i32("schemaVersion").unwrap(),
+        boxoffice::store::documents::SHOWTIME_SCHEMA_VERSION
+    );
     assert_eq!(stored.get_i64("priceRevision").unwrap(), 1);
     assert_eq!(
         stored.get("freeAt"),

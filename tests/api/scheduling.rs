@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use boxoffice::store::documents::{CinemaDoc, HallDoc, MovieDoc};
+use boxoffice::store::documents::{CinemaDoc, HallDoc, MovieDoc, SHOWTIME_SCHEMA_VERSION};
 use bson::doc;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use serde_json::{json, Value};
@@ -155,10 +155,14 @@ async fn an_operator_schedules_a_showtime_with_its_seats() {
         )
         .await;
     assert_eq!(listed.data()["showtimes"]["nodes"], json!([{ "id": id }]));
-    // The stored document is version 2 with its busy-until time, and the hall's version moved.
+    // The stored document is the current version with its busy-until time, and the hall's
+    // version moved.
     let stored = stored_showtimes(&w.app, &w.hall).await;
     assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].get_i32("schemaVersion").unwrap(), 2);
+    assert_eq!(
+        stored[0].get_i32("schemaVersion").unwrap(),
+        SHOWTIME_SCHEMA_VERSION
+    );
     assert_eq!(stored[0].get_i64("priceRevision").unwrap(), 0);
     assert!(stored[0].get_datetime("freeAt").is_ok());
     let hall = w.app.store.halls_by_ids(&[w.hall.id]).await.unwrap();
@@ -241,7 +245,7 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
                 &|i| i["prices"] = json!([{ "channel": "maoyan", "amount": 1 }, { "channel": "maoyan", "amount": 2 }]),
             ),
             "BAD_USER_INPUT",
-            "channel `maoyan` has more than one price".into(),
+            "channel `maoyan` has more than one ADULT price".into(),
         ),
         (
             with(&|i| i["prices"] = json!([{ "channel": "maoyan", "amount": 0 }])),

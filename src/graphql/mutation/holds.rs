@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking::{self, SeatChoice, ShowtimeLocks};
+use crate::booking::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::domain::global_id;
 use crate::domain::holds::HoldPolicy;
+use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
@@ -34,9 +35,35 @@ pub struct HoldSeatsInput {
     /// The best adjacent seats: same row, nearest the centre of the hall, leaving no single
     /// empty seat when another choice exists.
     pub best: Option<BestSeatsInput>,
+    /// The ticket type of every seat (ADULT when neither this nor `ticketTypes` is given),
+    /// e.g. "CHILD". Each seat costs the showtime's price for its kind and type on the channel.
+    pub ticket_type: Option<String>,
+    /// One ticket type per seat, in the order of `seats` (for `best`: of the chosen seats,
+    /// left to right), e.g. ["ADULT", "CHILD"]. Not with `ticketType`.
+    pub ticket_types: Option<Vec<String>>,
     /// Makes retries safe: a retry with the same key and input has one effect and gets the
     /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
     pub idempotency_key: Option<String>,
+}
+
+/// The ticket type of each of `count` seats, from `ticketType` or `ticketTypes`.
+fn ticket_types_of(input: &HoldSeatsInput, count: usize) -> Result<Vec<TicketType>, ApiError> {
+    let for_all = input
+        .ticket_type
+        .as_deref()
+        .map(|code| TicketType::parse("ticketType", code))
+        .transpose()?;
+    let per_seat = input
+        .ticket_types
+        .as_ref()
+        .map(|codes| {
+            codes
+                .iter()
+                .map(|code| TicketType::parse("ticketTypes", code))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    pricing::ticket_types_for(count, for_all, per_seat)
 }
 
 #[Object]
@@ -66,13 +93,18 @@ impl HoldMutation {
                 ))
             }
         };
+        let request = HoldRequest {
+            showtime,
+            ticket_types: ticket_types_of(&input, choice.count())?,
+            choice,
+        };
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let store = ctx.store();
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
         let held = booking::once(store, keys, channel, key, "holdSeats", &input, |attempt| {
-            booking::hold_seats(store, locks, channel, showtime, &choice, policy, attempt)
+            booking::hold_seats(store, locks, channel, &request, policy, attempt)
         })
         .await?;
         Ok(Hold::from(held))

@@ -8,6 +8,7 @@ mod orders;
 mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
+mod ticket_types;
 
 use async_graphql::MergedObject;
 
@@ -23,4 +24,5 @@ pub struct Mutation(
     cinemas::CinemaMutation,
     halls::HallMutation,
     movies::MovieMutation,
+    ticket_types::TicketTypeMutation,
 );

@@ -7,6 +7,7 @@ mod node;
 mod orders;
 mod regions;
 mod showtimes;
+mod ticket_types;
 
 use async_graphql::MergedObject;
 
@@ -20,4 +21,5 @@ pub struct Query(
     orders::OrderQuery,
     regions::RegionQuery,
     audit::AuditQuery,
+    ticket_types::TicketTypeQuery,
 );

@@ -28,7 +28,10 @@ pub struct HeldSeat {
     pub label: String,
     /// Its kind.
     pub kind: SeatKind,
-    /// Its price on the holding channel.
+    /// The ticket type it is held as: ADULT, CHILD, STUDENT, SENIOR or a type an operator
+    /// defined.
+    pub ticket_type: String,
+    /// Its price on the holding channel, for its kind and ticket type, when it was held.
     pub price: Money,
 }
 
@@ -58,7 +61,7 @@ impl Hold {
         &self.0.hold.channel
     }
 
-    /// The held seats, each with its price.
+    /// The held seats, each with its ticket type and price.
     #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
     async fn seats(&self) -> Vec<HeldSeat> {
         self.0
@@ -66,17 +69,19 @@ impl Hold {
             .seats
             .iter()
             .zip(&self.0.hold.kinds)
-            .map(|(label, kind)| HeldSeat {
+            .zip(self.0.hold.seat_prices())
+            .map(|((label, kind), (ticket_type, amount))| HeldSeat {
                 label: label.clone(),
                 kind: (*kind).into(),
-                price: self.money(self.0.hold.unit_price),
+                ticket_type: ticket_type.to_string(),
+                price: self.money(amount),
             })
             .collect()
     }
 
-    /// The price of all held seats.
+    /// The price of all held seats: the sum of their prices.
     async fn total(&self) -> Money {
-        self.money(self.0.hold.unit_price * self.0.hold.seats.len() as i64)
+        self.money(self.0.hold.total())
     }
 
     /// When the hold lapses and its seats are free again, unless confirmed before.

@@ -18,6 +18,7 @@ mod sales;
 mod seat_map;
 mod seat_map_event;
 mod showtime;
+mod ticket_type;
 
 pub use audit_entry::AuditEntry;
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
@@ -33,3 +34,4 @@ pub use review::Review;
 pub use seat_map::SeatKind;
 pub use seat_map_event::SeatMapEvent;
 pub use showtime::{Channel, Showtime, ShowtimeStatus};
+pub use ticket_type::{TicketRule, TicketType};

@@ -1,8 +1,10 @@
-//! Money and per-channel prices.
+//! Money and the prices of a showtime's price matrix.
 
 use async_graphql::SimpleObject;
 
+use super::SeatKind;
 use crate::domain::money;
+use crate::store::documents::ChannelPriceDoc;
 
 /// An amount of money: integer minor units and a currency code, never a float.
 #[derive(SimpleObject)]
@@ -36,11 +38,28 @@ impl From<money::Money> for Money {
     }
 }
 
-/// The price of a showtime's ticket on one sales channel.
+/// One price of a showtime's price matrix: a seat of a kind, as a ticket type, on a channel.
 #[derive(SimpleObject)]
 pub struct ChannelPrice {
     /// The sales channel's code, e.g. "maoyan".
     pub channel: String,
-    /// The price of one standard seat on that channel.
+    /// The seat kind it prices; null: every kind that no price of the same channel and
+    /// ticket type names.
+    pub seat_kind: Option<SeatKind>,
+    /// The ticket type it prices: ADULT, CHILD, STUDENT, SENIOR or a type an operator defined.
+    pub ticket_type: String,
+    /// The price of one such seat on that channel.
     pub price: Money,
+}
+
+impl ChannelPrice {
+    /// The GraphQL form of a stored price, in `currency`.
+    pub fn of(price: &ChannelPriceDoc, currency: &str) -> Self {
+        ChannelPrice {
+            channel: price.channel.clone(),
+            seat_kind: price.seat_kind.map(Into::into),
+            ticket_type: price.ticket_type.to_string(),
+            price: Money::of(price.amount, currency),
+        }
+    }
 }

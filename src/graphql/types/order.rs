@@ -35,6 +35,8 @@ pub struct OrderSeat {
     pub label: String,
     /// Its kind.
     pub kind: SeatKind,
+    /// The ticket type it was sold as.
+    pub ticket_type: String,
     /// What it was sold for.
     pub price: Money,
 }
@@ -120,6 +122,7 @@ impl Order {
             .map(|seat| OrderSeat {
                 label: seat.label.clone(),
                 kind: seat.kind.into(),
+                ticket_type: seat.ticket_type.to_string(),
                 price: self.money(seat.price),
             })
             .collect()

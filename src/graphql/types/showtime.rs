@@ -6,11 +6,15 @@ use async_graphql::{Context, Enum, Lookahead, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::money::{ChannelPrice, Money};
+use super::seat_map::SeatKind;
 use super::seat_map::SeatMap;
+use super::ticket_type::TicketRule;
 use super::{Cinema, Hall, Movie};
+use crate::domain;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
-use crate::domain::list_caps::{MAX_CHANNEL_PRICES, MAX_PRICE_REVISIONS};
+use crate::domain::list_caps::{MAX_PRICE_ENTRIES, MAX_PRICE_REVISIONS, MAX_TICKET_RULES};
+use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
@@ -112,8 +116,10 @@ impl Showtime {
         Hall::from_ref(&self.0.theater)
     }
 
-    /// The price of a standard seat on one sales channel, by default the calling channel's;
-    /// null when that channel does not sell this showtime.
+    /// The price of one seat on a sales channel (by default the calling channel's), of a
+    /// seat kind (STANDARD when absent) as a ticket type (ADULT when absent): the matrix's
+    /// price naming the kind, else its price for every kind. Null when the channel does not
+    /// sell that kind as that type here.
     async fn price(
         &self,
         ctx: &Context<'_>,
@@ -121,6 +127,9 @@ impl Showtime {
             desc = "The sales channel's code, e.g. \"maoyan\"; the caller's own channel when absent."
         )]
         channel: Option<String>,
+        #[graphql(desc = "The seat kind; STANDARD when absent.")] seat_kind: Option<SeatKind>,
+        #[graphql(desc = "The ticket type, e.g. \"CHILD\"; ADULT when absent.")]
+        ticket_type: Option<String>,
     ) -> Result<Option<Money>, ApiError> {
         let channel = match (&channel, &ctx.caller().channel) {
             (Some(asked), _) => asked,
@@ -131,25 +140,43 @@ impl Showtime {
                 ))
             }
         };
-        Ok(self
+        let ticket_type = match ticket_type {
+            Some(code) => TicketType::parse("ticketType", &code)?,
+            None => TicketType::adult(),
+        };
+        let kind = seat_kind.map_or(domain::seat::SeatKind::Standard, Into::into);
+        let refused = self
             .0
-            .prices
+            .ticket_rules
             .iter()
-            .find(|price| &price.channel == channel)
-            .map(|price| self.money(price.amount)))
+            .any(|rule| rule.ticket_type == ticket_type);
+        let matrix = self.0.price_matrix();
+        Ok((!refused)
+            .then(|| pricing::price_of(&matrix, channel, kind, &ticket_type))
+            .flatten()
+            .map(|amount| self.money(amount)))
     }
 
-    /// The price on every channel that sells this showtime (at most 32 channels).
-    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
+    /// Its whole price matrix: every channel's price of each seat kind and ticket type it
+    /// names (at most 64).
+    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
     async fn prices(&self) -> Vec<ChannelPrice> {
         self.0
             .prices
             .iter()
-            .take(MAX_CHANNEL_PRICES)
-            .map(|price| ChannelPrice {
-                channel: price.channel.clone(),
-                price: self.money(price.amount),
-            })
+            .take(MAX_PRICE_ENTRIES)
+            .map(|price| ChannelPrice::of(price, &self.0.currency))
+            .collect()
+    }
+
+    /// Ticket types it does not sell, each with the rule buyers are shown.
+    #[graphql(complexity = "1 + MAX_TICKET_RULES * child_complexity")]
+    async fn refused_ticket_types(&self) -> Vec<TicketRule> {
+        self.0
+            .ticket_rules
+            .iter()
+            .take(MAX_TICKET_RULES)
+            .map(TicketRule::from)
             .collect()
     }
 
@@ -252,11 +279,8 @@ impl PriceRevision {
     fn prices(&self, prices: &[crate::store::documents::ChannelPriceDoc]) -> Vec<ChannelPrice> {
         prices
             .iter()
-            .take(MAX_CHANNEL_PRICES)
-            .map(|price| ChannelPrice {
-                channel: price.channel.clone(),
-                price: Money::of(price.amount, &self.currency),
-            })
+            .take(MAX_PRICE_ENTRIES)
+            .map(|price| ChannelPrice::of(price, &self.currency))
             .collect()
     }
 }
@@ -280,13 +304,13 @@ impl PriceRevision {
     }
 
     /// The prices before the change.
-    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
+    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
     async fn before(&self) -> Vec<ChannelPrice> {
         self.prices(&self.revision.before)
     }
 
     /// The prices after it.
-    #[graphql(complexity = "1 + MAX_CHANNEL_PRICES * child_complexity")]
+    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
     async fn after(&self) -> Vec<ChannelPrice> {
         self.prices(&self.revision.after)
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{HallDoc, ShowtimeDoc, SCHEMA_VERSION};
 use crate::domain::ids::{HallId, HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
+use crate::domain::pricing::TicketType;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 use crate::store::codec;
 
@@ -47,8 +48,18 @@ pub struct HoldDoc {
     /// seats; empty in holds made before it was kept).
     #[serde(default)]
     pub kinds: Vec<SeatKind>,
-    /// The channel's price of one seat, in minor units of the showtime's currency.
-    pub unit_price: i64,
+    /// The ticket type of each seat, in the order of `seats` (empty in holds made before
+    /// ticket types: every seat ADULT).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ticket_types: Vec<TicketType>,
+    /// The price of each seat, in the order of `seats`, in minor units of the showtime's
+    /// currency: the matrix's price when the hold was placed (a later price change does not
+    /// move it). Empty in holds made before the matrix: every seat `unit_price`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amounts: Vec<i64>,
+    /// The one price of every seat of a hold made before the matrix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_price: Option<i64>,
     #[serde(with = "codec::time")]
     pub created_at: DateTime<Utc>,
     /// Written from the gateway's clock, but always judged against the database's (`$$NOW`):
@@ -145,6 +156,30 @@ pub struct ReleasedHoldDoc {
     /// The id of the release request (its idempotency key's resource id).
     #[serde(with = "codec::id")]
     pub request: ResourceId,
+}
+
+impl HoldDoc {
+    /// The ticket type and price of each seat, in the order of `seats`, whichever shape the
+    /// hold was written in.
+    pub fn seat_prices(&self) -> Vec<(TicketType, i64)> {
+        (0..self.seats.len())
+            .map(|i| {
+                let ticket_type = self.ticket_types.get(i).cloned().unwrap_or_default();
+                let amount = self
+                    .amounts
+                    .get(i)
+                    .copied()
+                    .or(self.unit_price)
+                    .unwrap_or_default();
+                (ticket_type, amount)
+            })
+            .collect()
+    }
+
+    /// The price of all its seats.
+    pub fn total(&self) -> i64 {
+        self.seat_prices().iter().map(|(_, amount)| amount).sum()
+    }
 }
 
 impl SeatInventoryDoc {

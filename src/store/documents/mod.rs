@@ -11,7 +11,8 @@
 //! - `inventory`: `seat_inventory` (seats, live holds, release notes) and the seat map read
 //!   for display;
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
-//! - `access`: `channels` (and their rate limits), `operators`, `audit_log`.
+//! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
+//! - `ticket_types`: the ticket types operators defined.
 
 mod access;
 mod cinemas;
@@ -19,6 +20,7 @@ mod inventory;
 mod movies;
 mod orders;
 mod showtimes;
+mod ticket_types;
 
 pub use access::{AuditDoc, ChannelDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RegionDoc};
@@ -35,8 +37,9 @@ pub use orders::{
 };
 pub use showtimes::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,
-    StoredShowtime, SHOWTIME_SCHEMA_VERSION,
+    StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
+pub use ticket_types::TicketTypeDoc;
 
 /// The shape version written by this code.
 pub const SCHEMA_VERSION: i32 = 1;

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HoldId, MovieId, OrderId, ResourceId, ShowtimeId};
+use crate::domain::pricing::TicketType;
 use crate::domain::seat::SeatKind;
 use crate::store::codec;
 
@@ -32,6 +33,9 @@ pub struct OrderShowtimeDoc {
 pub struct OrderSeatDoc {
     pub label: String,
     pub kind: SeatKind,
+    /// Absent in orders made before ticket types: ADULT.
+    #[serde(default)]
+    pub ticket_type: TicketType,
     pub price: i64,
 }
 

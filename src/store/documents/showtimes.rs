@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HallId, MovieId, ResourceId, ShowtimeId};
+use crate::domain::pricing::{PriceEntry, TicketRule, TicketType};
+use crate::domain::seat::SeatKind;
 use crate::store::codec;
 
 /// The cinema fields a showtime copies (extended reference).
@@ -38,19 +40,66 @@ pub struct HallRef {
     pub format: String,
 }
 
-/// One channel's price of a showtime (attribute pattern).
+/// One entry of a showtime's price matrix: a channel's price of a seat kind as a ticket type
+/// (attribute pattern; `domain::pricing` says how entries apply).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelPriceDoc {
     pub channel: String,
+    /// Absent: every kind that no entry of the same channel and type names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat_kind: Option<SeatKind>,
+    /// Absent in showtimes of schema version 2 and before: ADULT.
+    #[serde(default)]
+    pub ticket_type: TicketType,
     /// Minor units of `ShowtimeDoc::currency`.
     pub amount: i64,
 }
 
+impl ChannelPriceDoc {
+    /// An ADULT price of every kind: what a price meant before the matrix.
+    pub fn flat(channel: impl Into<String>, amount: i64) -> Self {
+        ChannelPriceDoc {
+            channel: channel.into(),
+            seat_kind: None,
+            ticket_type: TicketType::adult(),
+            amount,
+        }
+    }
+
+    pub fn entry(&self) -> PriceEntry {
+        PriceEntry {
+            channel: self.channel.clone(),
+            seat_kind: self.seat_kind,
+            ticket_type: self.ticket_type.clone(),
+            amount: self.amount,
+        }
+    }
+}
+
+/// A ticket type a showtime refuses, and the rule saying why (shown to the buyer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketRuleDoc {
+    pub ticket_type: TicketType,
+    pub rule: String,
+}
+
+impl TicketRuleDoc {
+    pub fn rule(&self) -> TicketRule {
+        TicketRule {
+            ticket_type: self.ticket_type.clone(),
+            rule: self.rule.clone(),
+        }
+    }
+}
+
 /// The shape version of showtimes written by this code. Version 2 added `priceRevision` and
-/// `freeAt`; version 1 documents are upgraded on read (`StoredShowtime`) and rewritten as
-/// version 2 by their next write (a price change).
-pub const SHOWTIME_SCHEMA_VERSION: i32 = 2;
+/// `freeAt`; version 3 the price matrix (`seatKind` and `ticketType` of each price) and
+/// `ticketRules`. Older documents are upgraded on read (`StoredShowtime`; a version 2 price is
+/// an ADULT price of every kind) and rewritten as version 3 by their next write (a price
+/// change).
+pub const SHOWTIME_SCHEMA_VERSION: i32 = 3;
 
 /// `showtimes`, as this code reads and writes them (schema version 2). Read through
 /// [`StoredShowtime`], which upgrades older versions.
@@ -72,6 +121,9 @@ pub struct ShowtimeDoc {
     /// Empty when listed without them (`ShowtimeParts`); a stored showtime always has them.
     #[serde(default)]
     pub prices: Vec<ChannelPriceDoc>,
+    /// Ticket types it does not sell, each with its rule (read with `prices`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ticket_rules: Vec<TicketRuleDoc>,
     /// SCHEDULED unless an operator cancelled it (absent in documents written before
     /// cancellations existed: SCHEDULED).
     #[serde(default)]
@@ -105,6 +157,9 @@ pub struct StoredShowtime {
     pub currency: String,
     #[serde(default)]
     pub prices: Vec<ChannelPriceDoc>,
+    /// Version 3 on.
+    #[serde(default)]
+    pub ticket_rules: Vec<TicketRuleDoc>,
     #[serde(default)]
     pub status: ShowtimeStatus,
     /// Version 2 on.
@@ -145,6 +200,7 @@ impl TryFrom<StoredShowtime> for ShowtimeDoc {
             language: stored.language,
             currency: stored.currency,
             prices: stored.prices,
+            ticket_rules: stored.ticket_rules,
             status: stored.status,
             price_revision,
             free_at,
@@ -153,6 +209,21 @@ impl TryFrom<StoredShowtime> for ShowtimeDoc {
 }
 
 impl ShowtimeDoc {
+    /// Its price matrix, as the domain reads it.
+    pub fn price_matrix(&self) -> Vec<PriceEntry> {
+        self.prices.iter().map(ChannelPriceDoc::entry).collect()
+    }
+
+    /// The rules refusing ticket types, as the domain reads them.
+    pub fn rules(&self) -> Vec<TicketRule> {
+        self.ticket_rules.iter().map(TicketRuleDoc::rule).collect()
+    }
+
+    /// Whether `channel` sells it (has any price).
+    pub fn sold_on(&self, channel: &str) -> bool {
+        self.prices.iter().any(|price| price.channel == channel)
+    }
+
     /// The time its hall is busy with it.
     pub fn slot(&self) -> crate::domain::schedule::Slot {
         crate::domain::schedule::Slot {
@@ -184,6 +255,11 @@ pub struct PriceRevisionDoc {
     pub request: ResourceId,
     pub before: Vec<ChannelPriceDoc>,
     pub after: Vec<ChannelPriceDoc>,
+    /// The refused ticket types before and after (absent in revisions made before rules).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_before: Vec<TicketRuleDoc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_after: Vec<TicketRuleDoc>,
 }
 
 /// Whether a showtime still runs.
