@@ -428,7 +428,8 @@ async fn gateway_pair(
 ) -> bool {
     let id = GlobalId::Showtime(showtime).encode();
     let hold: serde_json::Value = client.post(&url).header("authorization", &auth)
-        .json(&json!({ "query": "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 2 } }) { id } }", "variables": { "id": id } }))
+        // One ADULT and one CHILD ticket, as the booking path holds them: the price matrix at work.
+        .json(&json!({ "query": "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 2 }, ticketTypes: [\"ADULT\", \"CHILD\"] }) { id } }", "variables": { "id": id } }))
         .send().await.unwrap().json().await.unwrap();
     let Some(hold) = hold["data"]["holdSeats"]["id"].as_str() else {
         return false;
