@@ -128,6 +128,29 @@ impl Store {
         .await
     }
 
+    /// Every hold in a showtime's inventory (only the holds are read, not the seats); `None`
+    /// when the showtime has no inventory.
+    #[tracing::instrument(skip(self))]
+    pub async fn holds_of_showtime(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<Vec<HoldDoc>>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Holds {
+            #[serde(default)]
+            holds: Vec<HoldDoc>,
+        }
+        let found = self
+            .bounded(
+                Call::new(names::SEAT_INVENTORY, "find"),
+                self.collection::<Holds>(names::SEAT_INVENTORY)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(doc! { "holds": 1 }),
+            )
+            .await?;
+        Ok(found.map(|found| found.holds))
+    }
+
     /// Hold `hold` of a showtime, if it is there: only that hold is read, not the seats.
     #[tracing::instrument(skip(self))]
     pub async fn hold_of(

@@ -21,6 +21,7 @@ mod fixtures;
 mod hall_writes;
 mod health_probes;
 mod helpers;
+mod hold_reads;
 mod holds;
 mod hostile;
 mod idempotency;

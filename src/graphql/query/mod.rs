@@ -2,6 +2,7 @@
 
 mod audit;
 mod cinemas;
+mod holds;
 mod movies;
 mod node;
 mod orders;
@@ -19,6 +20,7 @@ pub struct Query(
     showtimes::ShowtimeQuery,
     node::NodeQuery,
     orders::OrderQuery,
+    holds::HoldQuery,
     regions::RegionQuery,
     audit::AuditQuery,
     ticket_types::TicketTypeQuery,

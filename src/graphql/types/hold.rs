@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Object, SimpleObject, ID};
+use async_graphql::{Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::money::Money;
@@ -19,6 +19,15 @@ impl From<HeldSeats> for Hold {
     fn from(held: HeldSeats) -> Self {
         Hold(held)
     }
+}
+
+/// Whether a hold can still be confirmed.
+#[derive(Enum, Clone, Copy, PartialEq, Eq)]
+pub enum HoldStatus {
+    /// Before its expiry: its seats are the buyer's until then.
+    Active,
+    /// Past its expiry: it can no longer be confirmed, and its seats are free to others.
+    Expired,
 }
 
 /// One held seat.
@@ -87,5 +96,15 @@ impl Hold {
     /// When the hold lapses and its seats are free again, unless confirmed before.
     async fn expires_at(&self) -> DateTime<Utc> {
         self.0.hold.expires_at
+    }
+
+    /// ACTIVE until `expiresAt`, then EXPIRED (by this gateway's clock; whether a
+    /// confirmation is too late is judged by the database's).
+    async fn status(&self) -> HoldStatus {
+        if self.0.hold.expires_at > crate::store::now() {
+            HoldStatus::Active
+        } else {
+            HoldStatus::Expired
+        }
     }
 }
