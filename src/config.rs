@@ -205,6 +205,9 @@ pub struct SalesArgs {
     /// How long a hold lasts, in seconds.
     #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
     pub hold_ttl_seconds: u64,
+    /// How much longer a hold lasts once `extendHold` extended it (once per hold), in seconds.
+    #[arg(long, env = "BOXOFFICE_HOLD_EXTENSION_SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub hold_extension_seconds: u64,
     /// How often expired holds are returned to sale, in seconds.
     #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
     pub sweep_interval_seconds: u64,
@@ -224,6 +227,7 @@ impl Default for SalesArgs {
         SalesArgs {
             max_seats_per_hold: 6,
             hold_ttl_seconds: 600,
+            hold_extension_seconds: 300,
             sweep_interval_seconds: 15,
             sales_interval_ms: 1000,
             key_lease_ms: 3000,
@@ -251,6 +255,7 @@ impl SalesArgs {
         HoldPolicy {
             max_seats: self.max_seats_per_hold,
             ttl: std::time::Duration::from_secs(self.hold_ttl_seconds),
+            extension: std::time::Duration::from_secs(self.hold_extension_seconds),
         }
     }
 }

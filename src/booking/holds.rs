@@ -295,6 +295,7 @@ pub async fn hold_seats(
             unit_price: None,
             created_at: now,
             expires_at: now + ttl,
+            extended_by: None,
         };
         if store.place_hold(showtime_id, &hold).await? {
             metrics::hold_placed();

@@ -7,6 +7,7 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod gateways;
+mod hold_extension;
 mod hold_reads;
 mod holds;
 mod idempotency;
@@ -18,6 +19,7 @@ mod showtime_locks;
 mod sweeper;
 
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
+pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};
 pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, HoldRequest, SeatChoice};
 pub use idempotency::{fence, once, Attempt, KeyPolicy};

@@ -15,6 +15,8 @@ pub struct HoldPolicy {
     pub max_seats: usize,
     /// How long a hold lasts.
     pub ttl: Duration,
+    /// How much longer a hold lasts once `extendHold` extended it (at most once).
+    pub extension: Duration,
 }
 
 /// Checks a seat count against the policy.
@@ -132,6 +134,7 @@ mod tests {
     const POLICY: HoldPolicy = HoldPolicy {
         max_seats: 4,
         ttl: Duration::from_secs(600),
+        extension: Duration::from_secs(300),
     };
 
     fn grid() -> (Vec<String>, SeatGrid) {

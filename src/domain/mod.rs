@@ -11,6 +11,7 @@ pub mod clock;
 pub mod cursor;
 pub mod geo;
 pub mod global_id;
+pub mod hold_extension;
 pub mod holds;
 pub mod ids;
 pub mod layout;

@@ -54,6 +54,9 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "channels",
     "hold-best-seats",
     "hold-seats-with-ticket-types",
+    "read-hold",
+    "extend-hold",
+    "my-holds",
     "confirm-hold",
     "release-hold",
     "cancel-order",
@@ -84,6 +87,18 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "hold-seats-with-ticket-types",
         include_str!("../../playground/examples/hold-seats-with-ticket-types.headers.json"),
+    ),
+    (
+        "read-hold",
+        include_str!("../../playground/examples/read-hold.headers.json"),
+    ),
+    (
+        "extend-hold",
+        include_str!("../../playground/examples/extend-hold.headers.json"),
+    ),
+    (
+        "my-holds",
+        include_str!("../../playground/examples/my-holds.headers.json"),
     ),
     (
         "confirm-hold",

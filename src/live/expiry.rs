@@ -56,15 +56,19 @@ impl Expiry {
         }
         let mut due = Vec::new();
         for hold in holds {
-            if !known.iter().any(|known| known.id == hold.id) {
-                due.push((
-                    hold.expires_at.timestamp_millis() + GRACE_MS,
-                    showtime,
-                    hold.id.bytes(),
-                    0,
-                ));
-                known.push(hold);
+            let entry = (
+                hold.expires_at.timestamp_millis() + GRACE_MS,
+                showtime,
+                hold.id.bytes(),
+                0,
+            );
+            match known.iter_mut().find(|known| known.id == hold.id) {
+                None => known.push(hold),
+                // Extended: due later (the entry at the old expiry is skipped).
+                Some(known) if known.expires_at != hold.expires_at => *known = hold,
+                Some(_) => continue,
             }
+            due.push(entry);
         }
         let earliest = state.queue.first().map(|entry| entry.0);
         let sooner = due
@@ -90,10 +94,12 @@ impl Expiry {
                 state.holds.remove(&showtime);
                 continue;
             }
+            // An entry due before its hold's expiry is one from before an extension.
             let hold = state
                 .holds
                 .get(&showtime)
-                .and_then(|holds| holds.iter().find(|hold| hold.id.bytes() == id));
+                .and_then(|holds| holds.iter().find(|hold| hold.id.bytes() == id))
+                .filter(|hold| at >= hold.expires_at.timestamp_millis() + GRACE_MS);
             if let Some(hold) = hold {
                 due.push((showtime, hold.clone(), attempt));
             }
@@ -140,7 +146,16 @@ pub(super) async fn run(hub: Weak<Inner>, expiry: Arc<Expiry>) {
                     let expired = store.expire_hold(showtime, &hold).await;
                     let again = match expired {
                         Ok(true) => return metrics::hold_expired(metrics::Expirer::OnTime),
-                        Ok(false) => RETRY_MS,
+                        Ok(false) => match store.hold_of(showtime, hold.id).await {
+                            // Released, confirmed or expired by someone else.
+                            Ok(None) => return,
+                            // Extended (a feed need not say so in a form we read): due later.
+                            Ok(Some(now)) if now.expires_at > hold.expires_at => {
+                                return expiry.saw(showtime, HoldsSeen::Added(vec![now]));
+                            }
+                            // Not expired yet by the database's clock: a moment later.
+                            _ => RETRY_MS,
+                        },
                         Err(error) => {
                             tracing::warn!(%error, hold = %hold.id, "expiring a hold on time failed");
                             RETRY_MS * 5

@@ -320,6 +320,7 @@ mod tests {
             unit_price: None,
             created_at: now(),
             expires_at: now(),
+            extended_by: None,
         };
         let entry = bson::to_bson(&hold).unwrap();
         let whole = update(doc! { "holds": [entry.clone()] }).holds();

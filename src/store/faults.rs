@@ -16,6 +16,8 @@ pub enum CrashPoint {
     CancelAfterFree,
     /// Release: the seats are AVAILABLE again, the answer is not stored yet.
     ReleaseAfterFree,
+    /// Extend: the hold's new expiry is written, the answer is not stored yet.
+    ExtendAfterWrite,
     /// Cancelling a showtime: it says CANCELLING and its inventory is marked; no hold is
     /// released yet.
     ShowtimeCancelAfterMark,
@@ -53,6 +55,9 @@ pub enum DelayPoint {
     /// Cancelling a showtime: an order was just cancelled, the next is about to be. Armed by
     /// `BOXOFFICE_TEST_DELAY_BETWEEN_CANCELLED_ORDERS_MS`.
     ShowtimeCancelBetweenOrders,
+    /// Extend: the hold's new expiry is written, the answer is not stored yet. Armed by
+    /// `BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS`.
+    ExtendAfterWrite,
 }
 
 impl DelayPoint {
@@ -63,6 +68,7 @@ impl DelayPoint {
             DelayPoint::ShowtimeCancelBetweenOrders => {
                 "BOXOFFICE_TEST_DELAY_BETWEEN_CANCELLED_ORDERS_MS"
             }
+            DelayPoint::ExtendAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS",
         }
     }
 }

@@ -22,6 +22,7 @@ mod fenced_writes;
 mod filters;
 mod gateways;
 mod halls;
+mod hold_extension;
 mod holds;
 pub mod idempotency;
 pub mod indexes;

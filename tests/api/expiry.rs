@@ -15,6 +15,7 @@ async fn seats_of_an_expired_hold_go_to_the_next_hold_at_once() {
     let policy = HoldPolicy {
         max_seats: 6,
         ttl: Duration::from_secs(3),
+        extension: Duration::from_secs(300),
     };
     let sale = sale_with(policy).await;
     let first = sale.hold(&sale.maoyan, &["A1", "A2"]).await;
@@ -75,6 +76,7 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
     let short = HoldPolicy {
         max_seats: 6,
         ttl: Duration::from_millis(500),
+        extension: Duration::from_secs(300),
     };
     let sale = sale_with(short).await;
     // A live hold (the default ten minutes, through a second gateway), then a short one.

@@ -15,7 +15,7 @@ use crate::helpers::{GqlResponse, TestApp};
 use crate::sale::{sale_with_keys, Sale};
 
 /// A short lease, so that a stalled attempt is taken over quickly.
-const LEASE: Duration = Duration::from_millis(800);
+pub(crate) const LEASE: Duration = Duration::from_millis(800);
 
 const HOLD_BEST: &str = "mutation ($id: ID!, $key: String) { holdSeats(input: {
     showtimeId: $id, best: { count: 2 }, idempotencyKey: $key }) { id seats { label } } }";
@@ -29,7 +29,7 @@ const RELEASE: &str =
 const ORDER: &str = "query ($id: ID!) { order(id: $id) { id status } }";
 
 /// A sale on two gateways (each its own process state and fault points) with a short lease.
-async fn two_gateways() -> (Arc<Sale>, Arc<TestApp>) {
+pub(crate) async fn two_gateways() -> (Arc<Sale>, Arc<TestApp>) {
     let keys = KeyPolicy {
         lease: LEASE,
         ..KeyPolicy::default()
@@ -41,7 +41,7 @@ async fn two_gateways() -> (Arc<Sale>, Arc<TestApp>) {
 }
 
 /// Sends `query` as maoyan through `gateway` in a task of its own.
-fn send(
+pub(crate) fn send(
     sale: &Arc<Sale>,
     gateway: &Arc<TestApp>,
     query: &'static str,
@@ -52,14 +52,14 @@ fn send(
 }
 
 /// The sale's own gateway, shareable with tasks.
-fn first(sale: &Arc<Sale>) -> Arc<TestApp> {
+pub(crate) fn first(sale: &Arc<Sale>) -> Arc<TestApp> {
     Arc::new(sale.app.clone())
 }
 
 /// Runs `query` with `variables` as a stalled first attempt on the first gateway (paused at
 /// `point`) and, meanwhile, as a retry on the other one; resumes the first only after the
 /// retry answered. Returns (first answer, retry answer, how long the retry took).
-async fn stalled_first_and_retry(
+pub(crate) async fn stalled_first_and_retry(
     sale: &Arc<Sale>,
     other: &Arc<TestApp>,
     point: PausePoint,
@@ -317,6 +317,7 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         unit_price: None,
         created_at: now,
         expires_at: now + chrono::TimeDelta::minutes(10),
+        extended_by: None,
     };
     let placed = boxoffice::store::new_id();
     assert!(store

@@ -162,6 +162,7 @@ async fn a_lapsed_hold_reads_as_expired_until_it_is_expired() {
     let sale = sale_with(HoldPolicy {
         max_seats: 4,
         ttl: Duration::from_millis(300),
+        extension: Duration::from_secs(300),
     })
     .await;
     let id = sale.hold_id(&sale.maoyan, &["A1"]).await;

@@ -161,6 +161,7 @@ async fn after_a_random_run_every_subscriber_s_map_equals_a_fresh_query() {
     let policy = HoldPolicy {
         max_seats: 4,
         ttl: Duration::from_millis(1500),
+        extension: Duration::from_secs(300),
     };
     let sale = sale_in_hall(policy, &["SSSSSSSS", "SSSS_SSSS", "CCCCCC", "WWSSSSWW"]).await;
     let apps = vec![sale.app.clone(), sale.app.another_gateway().await];

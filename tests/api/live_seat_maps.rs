@@ -156,6 +156,7 @@ async fn an_expired_hold_turns_available_for_a_subscriber_within_a_second_of_its
     let sale = sale_with(HoldPolicy {
         max_seats: 6,
         ttl: Duration::from_secs(2),
+        extension: Duration::from_secs(300),
     })
     .await;
     let mut client = LiveClient::connect(&sale.app, None).await;

@@ -162,6 +162,7 @@ async fn an_expired_hold_can_never_be_confirmed() {
     let sale = sale_with(HoldPolicy {
         max_seats: 6,
         ttl: Duration::from_secs(1),
+        extension: Duration::from_secs(300),
     })
     .await;
     let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
@@ -184,6 +185,7 @@ async fn confirms_racing_the_expiry_either_sell_before_it_or_fail_after_it() {
         sale_with(HoldPolicy {
             max_seats: 6,
             ttl: Duration::from_millis(800),
+            extension: Duration::from_secs(300),
         })
         .await,
     );

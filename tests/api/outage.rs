@@ -156,3 +156,35 @@ async fn a_confirm_that_met_a_frozen_database_is_retried_into_one_order() {
     let inventory = sale.inventory().await;
     assert_eq!((inventory.counts.held, inventory.counts.sold), (0, 2));
 }
+
+#[tokio::test]
+async fn an_extension_that_met_a_frozen_database_is_retried_into_one_extension() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let hold = sale.hold(&sale.maoyan, &["B1", "B2"]).await;
+    let hold = &hold.data()["holdSeats"];
+    let (id, expires_at) = (
+        hold["id"].clone(),
+        crate::hold_extension::time(&hold["expiresAt"]),
+    );
+    let extend = crate::hold_extension::EXTEND;
+    let variables = json!({ "id": id, "key": "longer-frozen" });
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", sale.maoyan),
+            &json!({ "query": extend, "variables": variables }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    database.thaw();
+    // Whatever the frozen server did with the first attempt, the retry makes one extension.
+    let retried = sale.app.graphql_as(&sale.maoyan, extend, variables).await;
+    let until = expires_at + chrono::TimeDelta::minutes(5);
+    let answered = crate::hold_extension::time(&retried.data()["extendHold"]["expiresAt"]);
+    assert_eq!(answered, until);
+    let inventory = sale.inventory().await;
+    assert_eq!(inventory.holds[0].expires_at, until, "moved once");
+    assert_eq!(inventory.counts.held, 2);
+}

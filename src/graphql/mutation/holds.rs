@@ -145,4 +145,37 @@ impl HoldMutation {
         }
         Ok(seats)
     }
+
+    /// Extends a live hold of the calling channel once, by the configured extension
+    /// (`--hold-extension-seconds`, 5 minutes by default), never past the showtime's start.
+    /// A second extension is BAD_USER_INPUT, an expired hold HOLD_EXPIRED, another
+    /// channel's hold or one that is gone NOT_FOUND. Returns the hold with its new expiry.
+    #[tracing::instrument(skip(self, ctx))]
+    async fn extend_hold(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The hold's id, as `holdSeats` returned it.")] hold_id: ID,
+        #[graphql(
+            desc = "Makes retries safe: a retry with the same key has one effect and gets the first answer; kept 48 hours."
+        )]
+        idempotency_key: Option<String>,
+    ) -> Result<Hold, ApiError> {
+        let channel = ctx.calling_channel("extending a hold")?;
+        let (showtime, hold) = global_id::hold_id(&hold_id)?;
+        let store = ctx.store();
+        let policy = ctx.data_unchecked::<HoldPolicy>();
+        let request = hold_id.as_str();
+        let key = idempotency_key.as_deref();
+        let held = booking::once(
+            store,
+            ctx.key_policy(),
+            channel,
+            key,
+            "extendHold",
+            &request,
+            |attempt| booking::extend_hold(store, channel, showtime, hold, policy, attempt),
+        )
+        .await?;
+        Ok(Hold::from(held))
+    }
 }

@@ -98,6 +98,11 @@ impl Hold {
         self.0.hold.expires_at
     }
 
+    /// Whether `extendHold` has extended it (a hold is extended at most once).
+    async fn extended(&self) -> bool {
+        self.0.hold.extended_by.is_some()
+    }
+
     /// ACTIVE until `expiresAt`, then EXPIRED (by this gateway's clock; whether a
     /// confirmation is too late is judged by the database's).
     async fn status(&self) -> HoldStatus {

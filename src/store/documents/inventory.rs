@@ -66,6 +66,14 @@ pub struct HoldDoc {
     /// whether a hold has expired is decided by one clock for every gateway.
     #[serde(with = "codec::time")]
     pub expires_at: DateTime<Utc>,
+    /// The `extendHold` request that extended the hold (its idempotency key's resource id, or
+    /// a fresh one): a hold is extended at most once, and a retry of that request finds it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub extended_by: Option<ResourceId>,
 }
 
 /// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).
