@@ -28,6 +28,9 @@ pub enum ApiError {
     /// The hold lapsed before it was confirmed; its seats may be someone else's now.
     #[error("{0}")]
     HoldExpired(String),
+    /// The order's refund policy does not allow this cancellation (too close to the start).
+    #[error("{0}")]
+    RefundNotAllowed(String),
     /// The idempotency key was used before with another request.
     #[error("{0}")]
     IdempotencyKeyReused(String),
@@ -59,6 +62,7 @@ pub enum ErrorCode {
     Forbidden,
     SeatUnavailable,
     HoldExpired,
+    RefundNotAllowed,
     IdempotencyKeyReused,
     NotFound,
     QueryTooComplex,
@@ -78,6 +82,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::SeatUnavailable => "SEAT_UNAVAILABLE",
             ErrorCode::HoldExpired => "HOLD_EXPIRED",
+            ErrorCode::RefundNotAllowed => "REFUND_NOT_ALLOWED",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
@@ -169,6 +174,7 @@ impl ApiError {
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
             ApiError::SeatUnavailable { .. } => ErrorCode::SeatUnavailable,
             ApiError::HoldExpired(_) => ErrorCode::HoldExpired,
+            ApiError::RefundNotAllowed(_) => ErrorCode::RefundNotAllowed,
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
@@ -194,6 +200,7 @@ impl ApiError {
             "FORBIDDEN" => ApiError::Forbidden(message),
             "SEAT_UNAVAILABLE" => ApiError::SeatUnavailable { message, seats },
             "HOLD_EXPIRED" => ApiError::HoldExpired(message),
+            "REFUND_NOT_ALLOWED" => ApiError::RefundNotAllowed(message),
             "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
             "NOT_FOUND" => ApiError::NotFound(message),
             "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),

@@ -13,6 +13,7 @@ mod holds;
 mod idempotency;
 mod orders;
 mod reconciler;
+mod refunds;
 mod sales;
 mod showtime_cancel;
 mod showtime_locks;
@@ -23,8 +24,9 @@ pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};
 pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, HoldRequest, SeatChoice};
 pub use idempotency::{fence, once, Attempt, KeyPolicy};
-pub use orders::{cancel_order, confirm_hold, list_orders, order_of, settle_order, Customer};
+pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
+pub use refunds::{cancel_order, CancelRequest};
 pub use sales::project_sales;
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,

@@ -1,8 +1,9 @@
-//! Confirming a hold into an order, cancelling an order, and settling an order a gateway left
-//! between two writes. The inventory document is the authority on which seats an order holds
+//! Confirming a hold into an order, and settling an order a gateway left between two writes
+//! (cancelling is in `refunds`). The inventory document is the authority on which seats an order holds
 //! (invariant 6; the design is in `store::orders`).
 
 use super::holds::with_kinds;
+use super::refunds::finish_refund;
 use super::{crash_point, Attempt};
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
@@ -12,8 +13,8 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
-    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
-    ShowtimeStatus, SCHEMA_VERSION,
+    CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, ShowtimeStatus,
+    SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
 
@@ -142,6 +143,12 @@ pub async fn confirm_hold(
         cancel_request: None,
         sales_counted: false,
         cancel_reason: None,
+        refunds: Vec::new(),
+        refunded: 0,
+        cancelled_seats: Vec::new(),
+        refunding: None,
+        sales_counted_as: None,
+        sales_stale: false,
     };
     let mut order = store
         .insert_pending_order(&order, attempt.taken_over())
@@ -201,7 +208,7 @@ fn sold_to(inventory: &SeatInventoryDoc, order: &OrderDoc) -> bool {
 }
 
 /// Order `id` as stored, if it is `channel`'s.
-async fn load_order(
+pub(super) async fn load_order(
     store: &Store,
     channel: &str,
     id: OrderId,
@@ -219,14 +226,15 @@ async fn load_order(
 /// - PENDING, its hold gone and the seats not sold to it: the sale can never happen (a sale
 ///   needs the live hold); it is discarded.
 /// - PENDING, its hold still live: a confirmation may be under way; it is left alone.
-/// - CANCELLING: the cancellation was accepted; the seats are given back and it becomes
-///   CANCELLED.
+/// - CANCELLING, or a refund under way (`refunding`): the refund was recorded; its seats are
+///   given back and it is marked done (a CANCELLING order becomes CANCELLED).
 #[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
 pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<OrderDoc>, ApiError> {
     let id = order.id;
     match order.status {
+        _ if order.refunding.is_some() => finish_refund(store, order).await.map(Some),
         OrderStatus::Confirmed | OrderStatus::Cancelled => Ok(Some(order)),
-        OrderStatus::Cancelling => finish_cancel(store, order).await.map(Some),
+        OrderStatus::Cancelling => finish_refund(store, order).await.map(Some),
         OrderStatus::Pending => {
             let showtime = order.showtime.id;
             let inventory = store.inventory(showtime).await?;
@@ -268,133 +276,9 @@ pub async fn list_orders(
 ) -> Result<Page<OrderDoc>, ApiError> {
     let mut orders = store.list_orders(channel, page).await?;
     for (_, order) in &mut orders.items {
-        if order.status == OrderStatus::Cancelling {
-            *order = finish_cancel(store, order.clone()).await?;
+        if order.status == OrderStatus::Cancelling || order.refunding.is_some() {
+            *order = finish_refund(store, order.clone()).await?;
         }
     }
     Ok(orders)
-}
-
-/// Cancels a confirmed order of `channel`: it is marked CANCELLING (stamped with the
-/// attempt's request id), its seats are given back in one atomic update, and it is marked
-/// CANCELLED. An order this request (any attempt of its idempotency key) cancelled is the
-/// answer; one a crash left CANCELLING is finished, whoever asks; one another request
-/// cancelled is BAD_USER_INPUT.
-#[tracing::instrument(skip(store))]
-pub async fn cancel_order(
-    store: &Store,
-    channel: &str,
-    order_id: OrderId,
-    attempt: Attempt,
-) -> Result<OrderDoc, ApiError> {
-    let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
-    let cancelled_already =
-        || ApiError::bad_input(format!("order {order_id} is cancelled already"));
-    let showtime_cancelled = || {
-        ApiError::bad_input(format!(
-            "order {order_id} is cancelled already: its showtime was cancelled"
-        ))
-    };
-    let request = attempt.resource_id();
-    for _ in 0..2 {
-        let mut order = load_order(store, channel, order_id)
-            .await?
-            .ok_or_else(not_found)?;
-        if order.status == OrderStatus::Pending {
-            order = settle_order(store, order).await?.ok_or_else(not_found)?;
-        }
-        let ours = order.cancel_request == Some(request);
-        match order.status {
-            OrderStatus::Cancelled if ours => return Ok(order),
-            // A cancellation a crash interrupted: any request may finish it.
-            OrderStatus::Cancelling => return finish_cancel(store, order).await,
-            // Another request's finished cancellation: this one has nothing to do.
-            OrderStatus::Cancelled
-                if order.cancel_reason == Some(CancelReason::ShowtimeCancelled) =>
-            {
-                return Err(showtime_cancelled())
-            }
-            OrderStatus::Cancelled => return Err(cancelled_already()),
-            // Settling never leaves an order PENDING.
-            OrderStatus::Pending => return Err(not_found()),
-            OrderStatus::Confirmed => {
-                let now = store::now();
-                let reason = CancelReason::CustomerRequest;
-                if store
-                    .start_cancel(order_id, now, Some(request), reason)
-                    .await?
-                {
-                    crash_point(store, CrashPoint::CancelBeforeFree)?;
-                    order.status = OrderStatus::Cancelling;
-                    crate::telemetry::metrics::order_cancelled();
-                    order.cancelled_at = Some(now);
-                    order.cancel_request = Some(request);
-                    order.cancel_reason = Some(reason);
-                    return finish_cancel(store, order).await;
-                }
-                // Cancelled meanwhile, by this request's other attempt or another request:
-                // read it again to tell which.
-            }
-        }
-    }
-    Err(cancelled_already())
-}
-
-/// The rest of a cancellation once the order says CANCELLING: its seats back (unless that was
-/// done already), then CANCELLED (unless a concurrent settler got there first).
-async fn finish_cancel(store: &Store, mut order: OrderDoc) -> Result<OrderDoc, ApiError> {
-    store.free_sold_seats(&order).await?;
-    crash_point(store, CrashPoint::CancelAfterFree)?;
-    store
-        .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
-        .await?;
-    order.status = OrderStatus::Cancelled;
-    Ok(order)
-}
-
-/// Cancels order `order` of a showtime being cancelled, whatever state a crash or a race left
-/// it in, exactly once: PENDING is settled first (CONFIRMED if its seats were sold to it,
-/// discarded if its hold is gone); CONFIRMED becomes CANCELLING with the reason
-/// SHOWTIME_CANCELLED in one conditional update (which also writes `cancelledAt`, once);
-/// CANCELLING (this or another cancellation, interrupted) is finished: seats back with the
-/// order in the filter, then CANCELLED. Each step is conditional on the state it expects, so a
-/// resumed run repeats none. True when this call moved it out of CONFIRMED.
-#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
-pub(super) async fn cancel_for_showtime(store: &Store, order: OrderDoc) -> Result<bool, ApiError> {
-    let mut order = match order.status {
-        OrderStatus::Pending => match settle_order(store, order).await? {
-            Some(settled) => settled,
-            None => return Ok(false),
-        },
-        _ => order,
-    };
-    for _ in 0..2 {
-        match order.status {
-            OrderStatus::Cancelled => return Ok(false),
-            // Its hold was released before orders are looked at: settling never leaves one.
-            OrderStatus::Pending => return Ok(false),
-            OrderStatus::Cancelling => {
-                finish_cancel(store, order).await?;
-                return Ok(false);
-            }
-            OrderStatus::Confirmed => {
-                let now = store::now();
-                let reason = CancelReason::ShowtimeCancelled;
-                if store.start_cancel(order.id, now, None, reason).await? {
-                    crate::telemetry::metrics::order_cancelled();
-                    order.status = OrderStatus::Cancelling;
-                    order.cancelled_at = Some(now);
-                    order.cancel_reason = Some(reason);
-                    finish_cancel(store, order).await?;
-                    return Ok(true);
-                }
-                // Its channel cancelled it meanwhile: read it again and finish that.
-                match store.orders_by_ids(&[order.id]).await?.pop() {
-                    Some(again) => order = again,
-                    None => return Ok(false),
-                }
-            }
-        }
-    }
-    Ok(false)
 }

@@ -7,17 +7,20 @@ use crate::store::Store;
 /// Orders counted per transaction.
 const BATCH: usize = 500;
 
-/// Brings the sales figures up to date with the orders; returns how many orders it counted or
-/// uncounted. An order that changes during a pass is left to the next.
+/// Brings the sales figures up to date with the orders; returns how many orders moved them
+/// (counted, uncounted, or counted again after a refund). An order that changes during a pass is left to the next.
 #[tracing::instrument(skip(store))]
 pub async fn project_sales(store: &Store) -> Result<usize, ApiError> {
     let mut projected = 0;
     loop {
         let orders = store.orders_to_project(BATCH).await?;
-        if orders.is_empty() || !store.project_sales(&orders).await? {
+        if orders.is_empty() {
             return Ok(projected);
         }
-        projected += orders.len();
+        let Some(moved) = store.project_sales(&orders).await? else {
+            return Ok(projected);
+        };
+        projected += moved;
         if orders.len() < BATCH {
             return Ok(projected);
         }

@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 use super::crash_point;
-use super::orders::cancel_for_showtime;
+use super::refunds::cancel_for_showtime;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{CancelReason, ShowtimeDoc, ShowtimeStatus};

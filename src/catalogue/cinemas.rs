@@ -7,6 +7,7 @@ use super::references::propagate_now;
 use super::{authorize, record, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, RegionId};
+use crate::domain::refunds::RefundPolicy;
 use crate::domain::region::RegionLevel;
 use crate::error::ApiError;
 use crate::store::documents::{CinemaDoc, GeoJsonPoint, SCHEMA_VERSION};
@@ -20,6 +21,7 @@ pub struct NewCinema {
     pub region: RegionId,
     pub location: GeoJsonPoint,
     pub amenities: Vec<String>,
+    pub refund_policy: Option<RefundPolicy>,
 }
 
 /// A cinema's fields to change, each checked; `None` leaves one as it is.
@@ -30,6 +32,7 @@ pub struct CinemaEdit {
     pub region: Option<RegionId>,
     pub location: Option<GeoJsonPoint>,
     pub amenities: Option<Vec<String>>,
+    pub refund_policy: Option<RefundPolicy>,
 }
 
 /// The district `id` with its path and the city and district names it gives a cinema:
@@ -84,6 +87,7 @@ pub async fn create_cinema(
                     location: cinema.location,
                     amenities: cinema.amenities,
                     region_ids: region.region_ids,
+                    refund_policy: cinema.refund_policy.map(Into::into),
                 };
                 store.insert_cinemas(std::slice::from_ref(&doc)).await?;
                 record(
@@ -124,6 +128,7 @@ pub async fn update_cinema(
         region,
         location: edit.location,
         amenities: edit.amenities,
+        refund_policy: edit.refund_policy.map(Into::into),
     };
     let written: Vec<&str> = [
         ("name", changes.name.is_some()),
@@ -133,13 +138,14 @@ pub async fn update_cinema(
         ("regionIds", changes.region.is_some()),
         ("location", changes.location.is_some()),
         ("amenities", changes.amenities.is_some()),
+        ("refundPolicy", changes.refund_policy.is_some()),
     ]
     .into_iter()
     .filter_map(|(field, given)| given.then_some(field))
     .collect();
     if written.is_empty() {
         return Err(ApiError::bad_input(
-            "nothing to change: give at least one of name, address, regionId, location, amenities",
+            "nothing to change: give at least one of name, address, regionId, location, amenities, refundPolicy",
         ));
     }
     keyed

@@ -49,6 +49,7 @@ pub fn add_cinema(
         location,
         amenities,
         region_ids: regions.path(slot.city, slot.district),
+        refund_policy: None,
     };
     let reference = CinemaRef {
         id,

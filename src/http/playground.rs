@@ -60,9 +60,11 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "confirm-hold",
     "release-hold",
     "cancel-order",
+    "cancel-seats",
     "my-orders",
     "create-cinema",
     "update-cinema",
+    "set-refund-policy",
     "create-hall",
     "update-hall",
     "create-movie",
@@ -115,6 +117,14 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "cancel-order",
         include_str!("../../playground/examples/cancel-order.headers.json"),
+    ),
+    (
+        "cancel-seats",
+        include_str!("../../playground/examples/cancel-seats.headers.json"),
+    ),
+    (
+        "set-refund-policy",
+        include_str!("../../playground/examples/set-refund-policy.headers.json"),
     ),
     (
         "my-orders",

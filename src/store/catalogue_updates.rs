@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::codec::{self, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{
-    CastMemberDoc, CinemaDoc, GeoJsonPoint, HallDoc, MovieDetailsDoc, MovieDoc,
+    CastMemberDoc, CinemaDoc, GeoJsonPoint, HallDoc, MovieDetailsDoc, MovieDoc, RefundPolicyDoc,
 };
 use super::{names, KeyFence, Store};
 use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId};
@@ -46,6 +46,7 @@ pub struct CinemaChanges {
     pub region: Option<CinemaRegion>,
     pub location: Option<GeoJsonPoint>,
     pub amenities: Option<Vec<String>>,
+    pub refund_policy: Option<RefundPolicyDoc>,
 }
 
 /// The fields of a hall to change. A new layout also sets the capacity.
@@ -220,6 +221,9 @@ impl Store {
         if let Some(amenities) = &changes.amenities {
             set.insert("amenities", amenities);
         }
+        if let Some(policy) = &changes.refund_policy {
+            set.insert("refundPolicy", bson::to_bson(policy)?);
+        }
         let copied = changes.name.is_some() || changes.region.is_some();
         let Some(before) = self
             .find_and_update(
@@ -251,6 +255,9 @@ impl Store {
         }
         if let Some(amenities) = &changes.amenities {
             after.amenities.clone_from(amenities);
+        }
+        if let Some(policy) = changes.refund_policy {
+            after.refund_policy = Some(policy);
         }
         Ok(Some(Updated {
             before,

@@ -58,6 +58,9 @@ pub enum DelayPoint {
     /// Extend: the hold's new expiry is written, the answer is not stored yet. Armed by
     /// `BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS`.
     ExtendAfterWrite,
+    /// Cancel: the refund is recorded on the order, its seats are not given back yet. Armed
+    /// by `BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS`.
+    RefundAfterRecord,
 }
 
 impl DelayPoint {
@@ -69,6 +72,7 @@ impl DelayPoint {
                 "BOXOFFICE_TEST_DELAY_BETWEEN_CANCELLED_ORDERS_MS"
             }
             DelayPoint::ExtendAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS",
+            DelayPoint::RefundAfterRecord => "BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS",
         }
     }
 }

@@ -162,6 +162,10 @@ fn wanted() -> Vec<Wanted> {
             doc! { "status": 1, "salesCounted": 1 },
             "status_sales",
         ),
+        // Orders with a refund under way (`refunding` exists only then) or whose refunds the
+        // sales figures may not reflect yet (`salesStale` exists only then).
+        sparse(ORDERS, doc! { "refunding": 1 }, "refunding"),
+        sparse(ORDERS, doc! { "salesStale": 1 }, "sales_stale"),
         Wanted {
             expire_after: Some(std::time::Duration::from_secs(
                 super::idempotency::KEEP_SECONDS,

@@ -168,8 +168,9 @@ impl Store {
         Ok(result.deleted_count == 1)
     }
 
-    /// Orders a gateway left between two writes: PENDING since before `pending_before`, or
-    /// CANCELLING. At most `limit` (index `status_sales`).
+    /// Orders a gateway left between two writes: PENDING since before `pending_before`,
+    /// CANCELLING, or with a refund under way. At most `limit` (indexes `status_sales` and
+    /// `refunding`).
     #[tracing::instrument(skip(self))]
     pub async fn unsettled_orders(
         &self,
@@ -179,6 +180,7 @@ impl Store {
         let filter = doc! { "$or": [
             { "status": "PENDING", "createdAt": { "$lt": date(pending_before) } },
             { "status": "CANCELLING" },
+            { "refunding": { "$exists": true } },
         ] };
         self.find_limited(names::ORDERS, filter, None, None, limit)
             .await

@@ -13,10 +13,11 @@ use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
 use super::codec::{oids, ObjectIdExt};
-use super::documents::{HourlySalesDoc, OrderDoc, OrderStatus};
+use super::documents::{HourlySalesDoc, OrderDoc, OrderStatus, SalesFigureDoc};
 use super::{filters, names, Store};
 use crate::domain::ids::{CinemaId, MovieId};
 use crate::domain::paging::{Page, PageRequest};
+use crate::domain::refunds::SalesFigure;
 use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
 
@@ -68,11 +69,31 @@ struct Delta {
 }
 
 impl Delta {
-    fn add(&mut self, order: &OrderDoc, sign: i64) {
-        self.tickets += sign * order.seats.len() as i64;
-        self.revenue += sign * order.total;
-        self.orders += sign;
+    fn add(&mut self, by: SalesFigure) {
+        self.tickets += by.tickets;
+        self.revenue += by.revenue;
+        self.orders += by.orders;
     }
+}
+
+/// The update that records what the figures now count for a refunded order, matching only
+/// while the order is as it was read (status, whether counted, its refunds so far).
+fn recount(order: &OrderDoc) -> Result<(Document, Document), ApiError> {
+    let filter = doc! {
+        "_id": order.id.oid(),
+        "status": bson::to_bson(&order.status)?,
+        "salesCounted": order.sales_counted,
+        "refunded": order.refunded,
+        "cancelledSeats": { "$size": order.cancelled_seats.len() as i64 },
+    };
+    let update = doc! {
+        "$set": {
+            "salesCounted": order.status == OrderStatus::Confirmed,
+            "salesCountedAs": bson::to_bson(&SalesFigureDoc::from(order.sales_figure()))?,
+        },
+        "$unset": { "salesStale": "" },
+    };
+    Ok((filter, update))
 }
 
 /// The start of the hour of `at`, in epoch milliseconds.
@@ -82,13 +103,15 @@ fn hour_of(at: chrono::DateTime<chrono::Utc>) -> i64 {
 }
 
 impl Store {
-    /// Orders the sales figures do not reflect yet: CONFIRMED and not counted, or CANCELLED and
-    /// still counted. At most `limit` (index `status_sales`).
+    /// Orders the sales figures do not reflect yet: CONFIRMED and not counted, CANCELLED and
+    /// still counted, or refunded since they were counted. At most `limit` (indexes
+    /// `status_sales` and `sales_stale`).
     #[tracing::instrument(skip(self))]
     pub async fn orders_to_project(&self, limit: usize) -> Result<Vec<OrderDoc>, ApiError> {
         let filter = doc! { "$or": [
             { "status": "CONFIRMED", "salesCounted": false },
             { "status": "CANCELLED", "salesCounted": true },
+            { "salesStale": true },
         ] };
         let orders: Vec<OrderDoc> = self
             .find_limited(names::ORDERS, filter, None, None, limit)
@@ -105,34 +128,39 @@ impl Store {
     }
 
     /// Moves the sales figures by `orders` (as `orders_to_project` returned them) and marks them
-    /// counted or uncounted, in one transaction. False, and nothing changed, when one of them
-    /// changed meanwhile (a cancellation, another projector): the next pass sees it again.
+    /// counted or uncounted, in one transaction; returns how many of them moved the figures.
+    /// None, and nothing changed, when one of them changed meanwhile (a cancellation, another
+    /// projector): the next pass sees it again.
     #[tracing::instrument(skip(self, orders), fields(orders = orders.len()))]
-    pub async fn project_sales(&self, orders: &[OrderDoc]) -> Result<bool, ApiError> {
+    pub async fn project_sales(&self, orders: &[OrderDoc]) -> Result<Option<usize>, ApiError> {
         let mut movies: BTreeMap<MovieId, Delta> = BTreeMap::new();
         let mut buckets: BTreeMap<(CinemaId, i64), Delta> = BTreeMap::new();
-        let (mut counted, mut uncounted) = (Vec::new(), Vec::new());
+        let (mut counted, mut uncounted, mut recounts) = (Vec::new(), Vec::new(), Vec::new());
+        let mut moved = 0;
         for order in orders {
-            let sign = match (order.status, order.sales_counted) {
-                (OrderStatus::Confirmed, false) => {
-                    counted.push(order.id);
-                    1
-                }
-                (OrderStatus::Cancelled, true) => {
-                    uncounted.push(order.id);
-                    -1
-                }
+            // An order under way (PENDING, CANCELLING, a refund not finished) waits.
+            let settled = matches!(
+                order.status,
+                OrderStatus::Confirmed | OrderStatus::Cancelled
+            ) && order.refunding.is_none();
+            let refunded = !order.refunds.is_empty() || order.sales_counted_as.is_some();
+            match (order.status, order.sales_counted) {
+                _ if !settled => continue,
+                _ if refunded => recounts.push(recount(order)?),
+                (OrderStatus::Confirmed, false) => counted.push(order.id),
+                (OrderStatus::Cancelled, true) => uncounted.push(order.id),
                 _ => continue,
-            };
-            movies
-                .entry(order.showtime.movie_id)
-                .or_default()
-                .add(order, sign);
+            }
+            let by = order.sales_figure().minus(order.counted_figure());
+            if by != SalesFigure::default() {
+                moved += 1;
+            }
+            movies.entry(order.showtime.movie_id).or_default().add(by);
             let bucket = (order.showtime.cinema_id, hour_of(order.created_at));
-            buckets.entry(bucket).or_default().add(order, sign);
+            buckets.entry(bucket).or_default().add(by);
         }
-        if counted.is_empty() && uncounted.is_empty() {
-            return Ok(true);
+        if counted.is_empty() && uncounted.is_empty() && recounts.is_empty() {
+            return Ok(Some(0));
         }
         let flips = [
             (counted, "CONFIRMED", false),
@@ -140,6 +168,7 @@ impl Store {
         ];
         self.in_transaction(|store, session| {
             let (flips, movies, buckets) = (flips.clone(), movies.clone(), buckets.clone());
+            let recounts = recounts.clone();
             Box::pin(async move {
                 let orders = store.collection::<Document>(names::ORDERS);
                 for (ids, status, was) in flips.iter().filter(|flip| !flip.0.is_empty()) {
@@ -152,6 +181,15 @@ impl Store {
                         .session(&mut *session)
                         .await?;
                     if flipped.modified_count != ids.len() as u64 {
+                        return Ok(false);
+                    }
+                }
+                for (filter, update) in recounts {
+                    let recounted = orders
+                        .update_one(filter, update)
+                        .session(&mut *session)
+                        .await?;
+                    if recounted.modified_count != 1 {
                         return Ok(false);
                     }
                 }
@@ -195,5 +233,6 @@ impl Store {
             })
         })
         .await
+        .map(|done| done.then_some(moved))
     }
 }

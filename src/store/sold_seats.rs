@@ -1,13 +1,12 @@
-//! The two seat writes of an order: selling a hold's seats to it, and giving them back when it
-//! is cancelled. Each is ONE atomic update of the showtime's inventory document (invariant 1),
-//! and that update is the moment the order takes effect: the inventory document is the
-//! authority on which seats an order holds (invariant 6, see `orders`).
+//! Selling a hold's seats to an order (giving them back is in `refunds`): ONE atomic update
+//! of the showtime's inventory document (invariant 1), and that update is the moment the order
+//! takes effect: the inventory document is the authority on which seats an order holds
+//! (invariant 6, see `orders`).
 
-use bson::{doc, Bson, Document};
+use bson::doc;
 
-use super::codec::ObjectIdExt;
-use super::documents::{HoldDoc, OrderDoc};
-use super::holds::{end_hold, seat_path, with_expiry, VERSION};
+use super::documents::HoldDoc;
+use super::holds::{end_hold, with_expiry};
 use super::Store;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat::SeatState;
@@ -31,31 +30,6 @@ impl Store {
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);
         filter.insert("cancelled", doc! { "$ne": true });
-        self.update_inventory(filter, update).await
-    }
-
-    /// Gives the seats of `order` back: matches only while every one of them is SOLD under it.
-    /// False when it did not match (they were given back already).
-    #[tracing::instrument(skip(self, order), fields(order = %order.id))]
-    pub async fn free_sold_seats(&self, order: &OrderDoc) -> Result<bool, ApiError> {
-        let mut filter = doc! { "_id": order.showtime.id.oid() };
-        let mut set = Document::new();
-        let mut unset = Document::new();
-        for seat in &order.seats {
-            filter.insert(seat_path(&seat.label, "state")?, "SOLD");
-            filter.insert(seat_path(&seat.label, "order")?, order.id.oid());
-            set.insert(seat_path(&seat.label, "state")?, "AVAILABLE");
-            unset.insert(
-                seat_path(&seat.label, "order")?,
-                Bson::String(String::new()),
-            );
-        }
-        let count = order.seats.len() as i64;
-        let update = doc! {
-            "$set": set,
-            "$unset": unset,
-            "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
-        };
         self.update_inventory(filter, update).await
     }
 }

@@ -39,7 +39,7 @@ impl Sale {
     }
 
     /// A confirmed order of `seats` for the channel with key `key`; its id.
-    async fn order(&self, key: &str, seats: &[&str]) -> Value {
+    pub async fn order(&self, key: &str, seats: &[&str]) -> Value {
         let hold = self.hold_id(key, seats).await;
         self.confirm(key, &hold).await.data()["confirmHold"]["id"].clone()
     }

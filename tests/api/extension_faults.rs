@@ -95,17 +95,7 @@ async fn an_extension_whose_gateway_was_killed_after_the_write_is_answered_by_an
         &[("BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS", "60000")],
     );
     let variables = json!({ "id": id, "key": "longer-3" });
-    let request = {
-        let (url, key, variables) = (process.url(), sale.maoyan.clone(), variables.clone());
-        tokio::spawn(async move {
-            reqwest::Client::new()
-                .post(url)
-                .bearer_auth(key)
-                .json(&json!({ "query": EXTEND, "variables": variables }))
-                .send()
-                .await
-        })
-    };
+    let request = process.post_in_background(&sale.maoyan, EXTEND, variables.clone());
     let started = Instant::now();
     while sale.inventory().await.holds[0].extended_by.is_none() {
         assert!(

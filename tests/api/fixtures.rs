@@ -66,6 +66,7 @@ impl Catalogue {
             location: GeoJsonPoint::new(latitude, longitude),
             amenities: vec!["停车场".into()],
             region_ids: vec![],
+            refund_policy: None,
         };
         self.0.cinemas.push(cinema.clone());
         cinema

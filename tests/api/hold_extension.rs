@@ -48,10 +48,7 @@ async fn a_hold_is_extended_once_by_the_extension_and_keeps_its_seats() {
         .app
         .graphql_as(&sale.maoyan, EXTEND, json!({ "id": id }))
         .await;
-    let mut sent: Vec<String> = (sale.app.store.commands().take().iter())
-        .map(|c| format!("{} {}", c.name, c.collection.as_deref().unwrap_or("")))
-        .collect();
-    sent.sort();
+    let sent = crate::round_trips::names(&sale.app.store.commands().take());
     assert_eq!(
         sent,
         [

@@ -78,15 +78,7 @@ async fn a_channel_reads_its_hold_back_and_no_one_elses() {
         .graphql_as(&sale.maoyan, HOLD, json!({ "id": id }))
         .await
         .data();
-    let mut sent: Vec<String> = sale
-        .app
-        .store
-        .commands()
-        .take()
-        .iter()
-        .map(|c| format!("{} {}", c.name, c.collection.as_deref().unwrap_or("")))
-        .collect();
-    sent.sort();
+    let sent = crate::round_trips::names(&sale.app.store.commands().take());
     assert_eq!(sent, ["find seat_inventory", "find showtimes"]);
 
     // Released, it is gone.

@@ -47,6 +47,8 @@ mod propagation;
 mod query_cache;
 mod races;
 mod rate_limits;
+mod refund_faults;
+mod refunds;
 mod regions;
 mod request_ids;
 mod round_trips;

@@ -188,3 +188,30 @@ async fn an_extension_that_met_a_frozen_database_is_retried_into_one_extension()
     assert_eq!(inventory.holds[0].expires_at, until, "moved once");
     assert_eq!(inventory.counts.held, 2);
 }
+
+#[tokio::test]
+async fn a_partial_cancellation_that_met_a_frozen_database_is_retried_into_one_refund() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let order = sale.order(&sale.maoyan, &["A4", "A5", "A6"]).await;
+    let cancel = crate::refunds::CANCEL_SEATS;
+    let variables = json!({ "id": order, "seats": ["A5"], "key": "refund-frozen" });
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", sale.maoyan),
+            &json!({ "query": cancel, "variables": variables }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    database.thaw();
+    // Whatever the frozen server did with the first attempt, the retry makes one refund.
+    let retried = sale.app.graphql_as(&sale.maoyan, cancel, variables).await;
+    let retried = &retried.data()["cancelOrder"];
+    assert_eq!(retried["refunds"].as_array().unwrap().len(), 1);
+    assert_eq!(retried["refunded"]["amount"], 4000);
+    let inventory = sale.inventory().await;
+    assert_eq!((inventory.counts.sold, inventory.counts.available), (2, 10));
+    sale.check_invariants().await;
+}

@@ -146,6 +146,7 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
             .await;
         confirmed.data()["confirmHold"]["id"].clone()
     };
+    let mut last_order = serde_json::Value::Null;
     for example in &examples {
         let name = example["name"].as_str().unwrap();
         let mut variables: serde_json::Value =
@@ -160,7 +161,17 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
             } else if placeholder.starts_with("<paste the id of a hold") {
                 hold().await
             } else if placeholder.starts_with("<paste the id of an order") {
-                order().await
+                last_order = order().await;
+                last_order.clone()
+            } else if placeholder.starts_with("<paste one of its seats") {
+                let read = app
+                    .graphql_as(
+                        maoyan,
+                        "query ($id: ID!) { order(id: $id) { seats { label } } }",
+                        serde_json::json!({ "id": last_order }),
+                    )
+                    .await;
+                read.data()["order"]["seats"][0]["label"].clone()
             } else if placeholder.starts_with("<paste the id of a region of level DISTRICT") {
                 district.clone()
             } else if placeholder.starts_with("<paste the id of a cinema") {

@@ -302,6 +302,25 @@ impl GatewayProcess {
         format!("http://{}/graphql", self.address)
     }
 
+    /// Posts `query` as the channel with `key`, in a task of its own (to kill the gateway
+    /// while it runs).
+    pub fn post_in_background(
+        &self,
+        key: &str,
+        query: &'static str,
+        variables: serde_json::Value,
+    ) -> tokio::task::JoinHandle<reqwest::Result<reqwest::Response>> {
+        let (url, key) = (self.url(), key.to_owned());
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(url)
+                .bearer_auth(key)
+                .json(&serde_json::json!({ "query": query, "variables": variables }))
+                .send()
+                .await
+        })
+    }
+
     /// Kills the gateway (SIGKILL): whatever it was doing stops there.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -34,7 +34,8 @@ async fn commands_of(app: &TestApp, query: &str) -> Vec<SentCommand> {
     commands
 }
 
-fn names(commands: &[SentCommand]) -> Vec<String> {
+/// The commands' names and collections, sorted.
+pub(crate) fn names(commands: &[SentCommand]) -> Vec<String> {
     let mut names: Vec<String> = commands
         .iter()
         .map(|c| format!("{} {}", c.name, c.collection.as_deref().unwrap_or("")))
@@ -125,10 +126,14 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         .unwrap();
     let order = global_id("Order", order);
     let cancelled = booking_commands(&sale, &sale.maoyan, CANCEL, json!({ "id": order })).await;
+    // The order and its cinema's refund policy; the refund recorded (the order CANCELLING),
+    // the seats back, the refund's audit entry, the order CANCELLED.
     assert_eq!(
         cancelled,
         [
+            "find cinemas",
             "find orders",
+            "insert audit_log",
             "update orders",
             "update orders",
             "update seat_inventory"

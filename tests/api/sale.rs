@@ -16,7 +16,7 @@ use crate::helpers::TestApp;
 pub const HOLD: &str = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
     id channel expiresAt seats { label kind price { amount } } total { amount currency } } }";
 const ORDERS_PAGE: &str = "query ($after: String) { orders(first: 100, after: $after) {
-    edges { node { id status seats { label } } } pageInfo { hasNextPage endCursor } } }";
+    edges { node { id status seats { label status } } } pageInfo { hasNextPage endCursor } } }";
 
 pub struct Sale {
     pub app: TestApp,
@@ -203,10 +203,12 @@ impl Sale {
         }
         let mut seen = HashSet::new();
         for (id, order) in &confirmed {
+            // Its seats that are still its own (a partial cancellation gave the others back).
             let mut labels: Vec<String> = order["seats"]
                 .as_array()
                 .unwrap()
                 .iter()
+                .filter(|seat| seat["status"] == "SOLD")
                 .map(|seat| seat["label"].as_str().unwrap().to_owned())
                 .collect();
             labels.sort();

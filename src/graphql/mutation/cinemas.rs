@@ -5,6 +5,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use crate::catalogue::{self, CinemaEdit, NewCinema};
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
+use crate::domain::refunds::{RefundPolicy, MAX_CUTOFF_MINUTES};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Cinema;
@@ -43,6 +44,8 @@ pub struct CreateCinemaInput {
     /// What it offers ("停车场", "IMAX"): up to 20 distinct entries of up to 30 characters.
     #[graphql(default)]
     pub amenities: Vec<String>,
+    /// Its terms for cancellations (left out: refunds in full until the start).
+    pub refund_policy: Option<RefundPolicyInput>,
     /// Makes retries safe: a retry with the same key and input has one effect and gets the
     /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
     pub idempotency_key: Option<String>,
@@ -63,8 +66,36 @@ pub struct UpdateCinemaInput {
     pub location: Option<LocationInput>,
     /// The new list of amenities (replaces the old one).
     pub amenities: Option<Vec<String>>,
+    /// New terms for cancellations (they apply to cancellations from now on, of orders sold
+    /// before too).
+    pub refund_policy: Option<RefundPolicyInput>,
     /// Makes retries safe, as in `createCinema`.
     pub idempotency_key: Option<String>,
+}
+
+/// A cinema's terms for cancellations.
+#[derive(InputObject, Debug, Clone, Copy, serde::Serialize)]
+pub struct RefundPolicyInput {
+    /// No refund within this many minutes of the start (0 to 10080; 0: until the start).
+    pub cutoff_minutes: i32,
+    /// Kept of each cancelled seat's price, in fen (0 to 100000; never more than the price).
+    pub fee_per_seat: i64,
+}
+
+impl RefundPolicyInput {
+    fn checked(self) -> Result<RefundPolicy, ApiError> {
+        let policy = RefundPolicy {
+            cutoff_minutes: u32::try_from(self.cutoff_minutes).map_err(|_| {
+                ApiError::bad_input(format!(
+                    "refundPolicy.cutoffMinutes is 0 to {MAX_CUTOFF_MINUTES}, not {}",
+                    self.cutoff_minutes
+                ))
+            })?,
+            fee_per_seat: self.fee_per_seat,
+        };
+        policy.validate()?;
+        Ok(policy)
+    }
 }
 
 #[Object]
@@ -84,6 +115,10 @@ impl CinemaMutation {
             region: global_id::region_id(&input.region_id)?,
             location: input.location.checked()?,
             amenities: rules::amenities(&input.amenities)?,
+            refund_policy: input
+                .refund_policy
+                .map(RefundPolicyInput::checked)
+                .transpose()?,
         };
         let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
         let id = catalogue::create_cinema(keyed, cinema).await?;
@@ -118,6 +153,10 @@ impl CinemaMutation {
                 .amenities
                 .as_deref()
                 .map(rules::amenities)
+                .transpose()?,
+            refund_policy: input
+                .refund_policy
+                .map(RefundPolicyInput::checked)
                 .transpose()?,
         };
         let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);

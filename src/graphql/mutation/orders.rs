@@ -5,6 +5,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use crate::booking::{self, Customer};
 use crate::domain::global_id;
 use crate::domain::holds::HoldPolicy;
+use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
@@ -70,31 +71,57 @@ impl OrderMutation {
         Ok(Order(order))
     }
 
-    /// Cancels a confirmed order of the calling channel: its seats are free again.
+    /// Cancels seats of a confirmed order of the calling channel, or the whole order: the
+    /// seats are free again at once and a refund is recorded (`Order.refunds`), under the
+    /// cinema's refund policy (REFUND_NOT_ALLOWED within its cut-off before the start; its fee
+    /// kept per seat). The order stays CONFIRMED while it has seats left, and is CANCELLED
+    /// with its last one. A seat not in the order, or cancelled already, is BAD_USER_INPUT.
     #[tracing::instrument(skip(self, ctx))]
     async fn cancel_order(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The order's id.")] order_id: ID,
         #[graphql(
-            desc = "Makes retries safe: a retry with the same key has one effect and gets the first answer; kept 48 hours."
+            desc = "The seats to cancel, e.g. [\"D8\"]; every seat it has left when not given."
+        )]
+        seats: Option<Vec<String>>,
+        #[graphql(
+            desc = "Makes retries safe: a retry with the same key and seats has one effect and gets the first answer; kept 48 hours."
         )]
         idempotency_key: Option<String>,
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("cancelling an order")?;
         let order = global_id::order_id(&order_id)?;
+        if seats
+            .as_ref()
+            .is_some_and(|seats| seats.len() > MAX_SEATS_PER_HOLD)
+        {
+            return Err(ApiError::bad_input(format!(
+                "an order has at most {MAX_SEATS_PER_HOLD} seats"
+            )));
+        }
         let store = ctx.store();
-        let request = order_id.as_str();
         let key = idempotency_key.as_deref();
         let keys = ctx.key_policy();
+        let request = booking::CancelRequest {
+            order,
+            seats: seats.as_deref(),
+            key,
+        };
+        // The order's id alone for a whole cancellation (as before seats could be named), so
+        // keys stored then still match.
+        let hashed = match &seats {
+            None => serde_json::json!(order_id.as_str()),
+            Some(seats) => serde_json::json!({ "orderId": order_id.as_str(), "seats": seats }),
+        };
         let cancelled = booking::once(
             store,
             keys,
             channel,
             key,
             "cancelOrder",
-            &request,
-            |attempt| booking::cancel_order(store, channel, order, attempt),
+            &hashed,
+            |attempt| booking::cancel_order(store, channel, &request, attempt),
         )
         .await?;
         Ok(Order(cancelled))

@@ -7,6 +7,7 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::lazy::Lazy;
+use super::money::Money;
 use super::sales::HourlySales;
 use super::{connection, page_cost, Hall, Region, Showtime};
 use crate::domain::global_id::GlobalId;
@@ -62,6 +63,15 @@ impl Cinema {
         let cinemas = ctx.store().list_cinemas(filter, &page).await?;
         Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
     }
+}
+
+/// A cinema's terms for cancellations (`cancelOrder`).
+#[derive(SimpleObject)]
+pub struct RefundPolicy {
+    /// No refund within this many minutes of the start (0: until the start).
+    pub cutoff_minutes: i32,
+    /// Kept of each cancelled seat's price (never more than the price).
+    pub fee_per_seat: Money,
 }
 
 /// A point on Earth (WGS 84 degrees).
@@ -128,6 +138,16 @@ impl Cinema {
     /// What the cinema offers besides films, e.g. "停车场", "IMAX".
     async fn amenities(&self, ctx: &Context<'_>) -> Result<Vec<String>, ApiError> {
         Ok(self.full(ctx).await?.amenities.clone())
+    }
+
+    /// Its terms for cancellations.
+    async fn refund_policy(&self, ctx: &Context<'_>) -> Result<RefundPolicy, ApiError> {
+        let policy = self.full(ctx).await?.refund_policy;
+        let policy = policy.map(|policy| policy.policy()).unwrap_or_default();
+        Ok(RefundPolicy {
+            cutoff_minutes: policy.cutoff_minutes as i32,
+            fee_per_seat: Money::of(policy.fee_per_seat, "CNY"),
+        })
     }
 
     /// The cinema's halls, by name.

@@ -28,7 +28,16 @@ pub enum CancelReason {
     ShowtimeCancelled,
 }
 
-/// One sold seat.
+/// Where one seat of an order stands.
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderSeatStatus {
+    /// Sold to the order.
+    Sold,
+    /// Cancelled: given back, its refund among the order's `refunds`.
+    Cancelled,
+}
+
+/// One seat of an order.
 #[derive(SimpleObject)]
 pub struct OrderSeat {
     /// The seat's label: "D7".
@@ -39,6 +48,39 @@ pub struct OrderSeat {
     pub ticket_type: String,
     /// What it was sold for.
     pub price: Money,
+    /// SOLD, or CANCELLED.
+    pub status: OrderSeatStatus,
+}
+
+/// Money given back for seats of an order: one cancellation.
+#[derive(SimpleObject)]
+pub struct Refund {
+    /// The cancellation's id (the same for every retry of its idempotency key).
+    pub id: ID,
+    /// The seats it gave back, each with what was refunded for it.
+    pub seats: Vec<RefundedSeat>,
+    /// The money given back.
+    pub amount: Money,
+    /// What the refund policy kept.
+    pub fee: Money,
+    /// Why.
+    pub reason: CancelReason,
+    /// Who: `channel:<code>`, or `cancelShowtime` (the operator is in that operation's audit
+    /// entry).
+    pub by: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The idempotency key the cancellation carried, if any.
+    pub idempotency_key: Option<String>,
+}
+
+/// One seat a refund gave back.
+#[derive(SimpleObject)]
+pub struct RefundedSeat {
+    /// The seat's label.
+    pub label: String,
+    /// What was refunded for it: its price less the fee.
+    pub amount: Money,
 }
 
 /// The customer the tickets are for.
@@ -124,13 +166,55 @@ impl Order {
                 kind: seat.kind.into(),
                 ticket_type: seat.ticket_type.to_string(),
                 price: self.money(seat.price),
+                status: if self.0.cancelled_seats.contains(&seat.label) {
+                    OrderSeatStatus::Cancelled
+                } else {
+                    OrderSeatStatus::Sold
+                },
             })
             .collect()
     }
 
-    /// What the customer pays.
+    /// What the customer paid: every seat's price, cancelled ones too.
     async fn total(&self) -> Money {
         self.money(self.0.total)
+    }
+
+    /// The money given back: the sum of the refunds.
+    async fn refunded(&self) -> Money {
+        self.money(self.0.refunded)
+    }
+
+    /// What the customer paid and was not given back (`total` less `refunded`).
+    async fn net(&self) -> Money {
+        self.money(self.0.total - self.0.refunded)
+    }
+
+    /// Its cancellations, oldest first.
+    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    async fn refunds(&self) -> Vec<Refund> {
+        self.0
+            .refunds
+            .iter()
+            .map(|refund| Refund {
+                id: refund.id.to_string().into(),
+                seats: refund
+                    .seats
+                    .iter()
+                    .zip(&refund.amounts)
+                    .map(|(label, amount)| RefundedSeat {
+                        label: label.clone(),
+                        amount: self.money(*amount),
+                    })
+                    .collect(),
+                amount: self.money(refund.amount),
+                fee: self.money(refund.fee),
+                reason: reason_of(Some(refund.reason)),
+                by: refund.by.clone(),
+                at: refund.at,
+                idempotency_key: refund.idempotency_key.clone(),
+            })
+            .collect()
     }
 
     /// The customer.
@@ -154,10 +238,14 @@ impl Order {
         if self.0.status != documents::OrderStatus::Cancelled {
             return None;
         }
-        Some(match self.0.cancel_reason {
-            Some(documents::CancelReason::ShowtimeCancelled) => CancelReason::ShowtimeCancelled,
-            // Orders cancelled before reasons were kept were cancelled by their channel.
-            Some(documents::CancelReason::CustomerRequest) | None => CancelReason::CustomerRequest,
-        })
+        // Orders cancelled before reasons were kept were cancelled by their channel.
+        Some(reason_of(self.0.cancel_reason))
+    }
+}
+
+fn reason_of(reason: Option<documents::CancelReason>) -> CancelReason {
+    match reason {
+        Some(documents::CancelReason::ShowtimeCancelled) => CancelReason::ShowtimeCancelled,
+        Some(documents::CancelReason::CustomerRequest) | None => CancelReason::CustomerRequest,
     }
 }

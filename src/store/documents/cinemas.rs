@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::SCHEMA_VERSION;
 use crate::domain::ids::{CinemaId, HallId, RegionId};
 use crate::domain::layout::HallLayout;
+use crate::domain::refunds::RefundPolicy;
 use crate::domain::region::RegionLevel;
 use crate::store::codec;
 
@@ -50,6 +51,35 @@ pub struct CinemaDoc {
     /// cinemas under a region of any level are one equality on it.
     #[serde(default, with = "codec::ids")]
     pub region_ids: Vec<RegionId>,
+    /// Its terms for cancellations (absent: refunds in full until the start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_policy: Option<RefundPolicyDoc>,
+}
+
+/// A cinema's refund policy as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundPolicyDoc {
+    pub cutoff_minutes: u32,
+    pub fee_per_seat: i64,
+}
+
+impl RefundPolicyDoc {
+    pub fn policy(self) -> RefundPolicy {
+        RefundPolicy {
+            cutoff_minutes: self.cutoff_minutes,
+            fee_per_seat: self.fee_per_seat,
+        }
+    }
+}
+
+impl From<RefundPolicy> for RefundPolicyDoc {
+    fn from(policy: RefundPolicy) -> Self {
+        RefundPolicyDoc {
+            cutoff_minutes: policy.cutoff_minutes,
+            fee_per_seat: policy.fee_per_seat,
+        }
+    }
 }
 
 impl CinemaDoc {

@@ -23,7 +23,7 @@ mod showtimes;
 mod ticket_types;
 
 pub use access::{AuditDoc, ChannelDoc, OperatorDoc, RateLimitDoc};
-pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RegionDoc};
+pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
 pub use inventory::{
     HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
     RELEASE_NOTES_KEPT,
@@ -33,7 +33,8 @@ pub use movies::{
     RatingSummary, ReviewDoc, SalesDoc,
 };
 pub use orders::{
-    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus,
+    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, RefundDoc,
+    SalesFigureDoc,
 };
 pub use showtimes::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HoldId, MovieId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
+use crate::domain::refunds::SalesFigure;
 use crate::domain::seat::SeatKind;
 use crate::store::codec;
 
@@ -103,6 +104,117 @@ pub struct OrderDoc {
     /// cancelled before reasons were kept: the customer's request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<CancelReason>,
+    /// Every cancellation of seats of it, oldest first (at most one per seat).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refunds: Vec<RefundDoc>,
+    /// The money given back: the sum of the refunds' amounts (computed pattern, moved in the
+    /// update that records a refund).
+    #[serde(default)]
+    pub refunded: i64,
+    /// The seats given back, the refunds' seats together (so a filter can name them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cancelled_seats: Vec<String>,
+    /// The refund whose seats are being given back (recorded, the seats not yet AVAILABLE):
+    /// whoever finds it set finishes it (`booking::settle_order`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_id"
+    )]
+    pub refunding: Option<ResourceId>,
+    /// What the sales figures count for this order, once refunds made it differ from "all
+    /// its seats" (absent: all its seats if `sales_counted`, nothing otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sales_counted_as: Option<SalesFigureDoc>,
+    /// Set by a refund: the figures may not reflect this order yet (the projection clears
+    /// it). Absent rather than false, so that its sparse index holds only the stale orders.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sales_stale: bool,
+}
+
+impl OrderDoc {
+    /// What the sales figures should count for it now.
+    pub fn sales_figure(&self) -> SalesFigure {
+        let live = self.status == OrderStatus::Confirmed;
+        // An order cancelled before refunds were recorded gave everything back.
+        let refunded = match (self.status, self.refunds.is_empty()) {
+            (OrderStatus::Cancelled | OrderStatus::Cancelling, true) => self.total,
+            _ => self.refunded,
+        };
+        SalesFigure::of_order(
+            live,
+            self.seats.len(),
+            self.cancelled_seats.len(),
+            self.total,
+            refunded,
+        )
+    }
+
+    /// What the sales figures count for it at present.
+    pub fn counted_figure(&self) -> SalesFigure {
+        match (&self.sales_counted_as, self.sales_counted) {
+            (Some(counted), _) => counted.figure(),
+            (None, true) => SalesFigure::of_order(true, self.seats.len(), 0, self.total, 0),
+            (None, false) => SalesFigure::default(),
+        }
+    }
+
+    /// The refund recorded under `id`, if there is one.
+    pub fn refund(&self, id: ResourceId) -> Option<&RefundDoc> {
+        self.refunds.iter().find(|refund| refund.id == id)
+    }
+}
+
+/// One cancellation of seats of an order: what was given back, why, by whom, when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundDoc {
+    /// The cancellation request's id (its idempotency key's resource id): recorded once.
+    #[serde(with = "codec::id")]
+    pub id: ResourceId,
+    pub seats: Vec<String>,
+    /// What each seat was refunded, in the order of `seats`.
+    pub amounts: Vec<i64>,
+    /// The money given back: the sum of `amounts`.
+    pub amount: i64,
+    /// What the refund policy kept of the seats' prices.
+    pub fee: i64,
+    pub reason: CancelReason,
+    /// Who cancelled: `channel:<code>` or `operator:<code>`.
+    pub by: String,
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    /// The idempotency key the request carried, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+/// `SalesFigure` as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SalesFigureDoc {
+    pub tickets: i64,
+    pub revenue: i64,
+    pub orders: i64,
+}
+
+impl SalesFigureDoc {
+    pub fn figure(self) -> SalesFigure {
+        SalesFigure {
+            tickets: self.tickets,
+            revenue: self.revenue,
+            orders: self.orders,
+        }
+    }
+}
+
+impl From<SalesFigure> for SalesFigureDoc {
+    fn from(figure: SalesFigure) -> Self {
+        SalesFigureDoc {
+            tickets: figure.tickets,
+            revenue: figure.revenue,
+            orders: figure.orders,
+        }
+    }
 }
 
 /// Why an order was cancelled.

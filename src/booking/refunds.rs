@@ -1,0 +1,337 @@
+//! Cancelling an order, whole or some of its seats, and the refund each cancellation records.
+//!
+//! A cancellation is three writes (the design of `store::refunds`): the refund recorded on the
+//! order with the order's state in the filter (CONFIRMED, no refund under way, none of its
+//! seats refunded; a whole cancellation also makes it CANCELLING), the seats given back in one
+//! inventory update with the order in its filter, then the refund marked done. Whoever finds a
+//! refund under way finishes it, so a crash between the writes loses nothing and a seat is
+//! never given back twice. The refund's id is the request's (its idempotency key's resource
+//! id): a retry of the key finds its refund instead of making a second.
+
+use super::orders::{load_order, settle_order};
+use super::{crash_point, Attempt};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::{OrderId, ResourceId};
+use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
+use crate::domain::refunds::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
+use crate::error::ApiError;
+use crate::store::documents::{
+    AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
+};
+use crate::store::{self, CrashPoint, DelayPoint, Store, WholeCancel};
+
+/// A refund that lost a race to another write of its order reads the order again and tries
+/// again, this many times at most. Every lost race is another refund recorded (or finished),
+/// and each takes a seat at least: an order of N seats sees at most N of them, each costing a
+/// loser two reads (one to find it under way, one after finishing it).
+const MAX_ATTEMPTS: usize = 2 * (MAX_SEATS_PER_HOLD + 1);
+
+/// What a channel asks to cancel.
+#[derive(Debug, Clone)]
+pub struct CancelRequest<'a> {
+    pub order: OrderId,
+    /// These seats; every seat the order still has when `None`.
+    pub seats: Option<&'a [String]>,
+    /// The idempotency key the request carries, recorded with the refund.
+    pub key: Option<&'a str>,
+}
+
+/// Cancels seats of a confirmed order of `channel` (all that remain when none are named) under
+/// its cinema's refund policy, and answers with the order: CONFIRMED with the cancelled seats
+/// and the refund among `refunds`, or CANCELLED once no seat remains. A cancellation this
+/// request (any attempt of its key) made is the answer; one a crash left under way is finished
+/// first, whoever asks.
+#[tracing::instrument(skip(store))]
+pub async fn cancel_order(
+    store: &Store,
+    channel: &str,
+    request: &CancelRequest<'_>,
+    attempt: Attempt,
+) -> Result<OrderDoc, ApiError> {
+    let order_id = request.order;
+    let not_found = || ApiError::not_found(format!("no order {order_id} of this channel"));
+    let id = attempt.resource_id();
+    for _ in 0..MAX_ATTEMPTS {
+        let mut order = load_order(store, channel, order_id)
+            .await?
+            .ok_or_else(not_found)?;
+        if order.status == OrderStatus::Pending {
+            order = settle_order(store, order).await?.ok_or_else(not_found)?;
+        }
+        if order.refunding.is_some() || order.status == OrderStatus::Cancelling {
+            // A refund under way (this request's, a crashed one's, or a concurrent one's):
+            // finish it. One that does what this request asks (a retry without a key after
+            // INTERNAL) is its answer; otherwise see where the order stands now.
+            let under_way = order
+                .refunding
+                .and_then(|refund| order.refund(refund).cloned());
+            let whole = order.status == OrderStatus::Cancelling;
+            let finished = finish_refund(store, order).await?;
+            let asked_for = match (request.seats, &under_way) {
+                (None, _) => whole,
+                (Some(seats), Some(refund)) => same_seats(seats, &refund.seats),
+                (Some(_), None) => false,
+            };
+            if asked_for || finished.refund(id).is_some() || finished.cancel_request == Some(id) {
+                return Ok(finished);
+            }
+            continue;
+        }
+        if order.refund(id).is_some() || order.cancel_request == Some(id) {
+            return Ok(order);
+        }
+        match order.status {
+            OrderStatus::Cancelled
+                if order.cancel_reason == Some(CancelReason::ShowtimeCancelled) =>
+            {
+                return Err(ApiError::bad_input(format!(
+                    "order {order_id} is cancelled already: its showtime was cancelled"
+                )))
+            }
+            OrderStatus::Cancelled => {
+                return Err(ApiError::bad_input(format!(
+                    "order {order_id} is cancelled already"
+                )))
+            }
+            OrderStatus::Pending | OrderStatus::Cancelling => return Err(not_found()),
+            OrderStatus::Confirmed => {}
+        }
+        let policy = refund_policy(store, &order).await?;
+        let now = store::now();
+        let plan = plan_refund(
+            &ordered_seats(&order),
+            request.seats,
+            RefundCause::CustomerRequest,
+            &policy,
+            order.showtime.starts_at,
+            now,
+        )?;
+        let by = format!("channel:{channel}");
+        let refund = RefundDoc {
+            idempotency_key: request.key.map(str::to_owned),
+            ..refund_doc(id, &plan, CancelReason::CustomerRequest, &by, now)
+        };
+        let whole = plan.whole.then_some(WholeCancel {
+            at: now,
+            reason: CancelReason::CustomerRequest,
+            request: Some(id),
+        });
+        if let Some(started) = start(store, order, refund, whole).await? {
+            return finish_refund(store, started).await;
+        }
+        // Another write of the order came first: read it again.
+    }
+    Err(ApiError::unavailable(format!(
+        "order {order_id} kept changing while it was being cancelled: retry"
+    )))
+}
+
+fn same_seats(asked: &[String], refunded: &[String]) -> bool {
+    let mut asked = asked.to_vec();
+    let mut refunded = refunded.to_vec();
+    asked.sort();
+    refunded.sort();
+    asked == refunded
+}
+
+/// The cinema's refund policy for `order` (refunds in full until the start when it has none).
+async fn refund_policy(store: &Store, order: &OrderDoc) -> Result<RefundPolicy, ApiError> {
+    let cinemas = store.cinemas_by_ids(&[order.showtime.cinema_id]).await?;
+    Ok(cinemas
+        .first()
+        .and_then(|cinema| cinema.refund_policy)
+        .map(|policy| policy.policy())
+        .unwrap_or_default())
+}
+
+fn ordered_seats(order: &OrderDoc) -> Vec<OrderedSeat> {
+    order
+        .seats
+        .iter()
+        .map(|seat| OrderedSeat {
+            label: seat.label.clone(),
+            price: seat.price,
+            refunded: order.cancelled_seats.contains(&seat.label),
+        })
+        .collect()
+}
+
+fn refund_doc(
+    id: ResourceId,
+    plan: &RefundPlan,
+    reason: CancelReason,
+    by: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> RefundDoc {
+    RefundDoc {
+        id,
+        seats: plan.seats.clone(),
+        amounts: plan.amounts.clone(),
+        amount: plan.amount(),
+        fee: plan.fee(),
+        reason,
+        by: by.to_owned(),
+        at,
+        idempotency_key: None,
+    }
+}
+
+/// Records `refund` on `order` (first write); the order as it now is, or `None` when another
+/// write of the order came first.
+async fn start(
+    store: &Store,
+    mut order: OrderDoc,
+    refund: RefundDoc,
+    whole: Option<WholeCancel>,
+) -> Result<Option<OrderDoc>, ApiError> {
+    if !store.start_refund(order.id, &refund, whole).await? {
+        return Ok(None);
+    }
+    store.delay_point(DelayPoint::RefundAfterRecord).await;
+    crash_point(store, CrashPoint::CancelBeforeFree)?;
+    if let Some(whole) = whole {
+        crate::telemetry::metrics::order_cancelled();
+        order.status = OrderStatus::Cancelling;
+        order.cancelled_at = Some(whole.at);
+        order.cancel_reason = Some(whole.reason);
+        order.cancel_request = whole.request.or(order.cancel_request);
+    }
+    order.refunding = Some(refund.id);
+    order.refunded += refund.amount;
+    order.cancelled_seats.extend(refund.seats.iter().cloned());
+    order.sales_stale = true;
+    order.refunds.push(refund);
+    Ok(Some(order))
+}
+
+/// The rest of a refund under way (the order says `refunding`, or CANCELLING): its seats back
+/// (unless that was done already), its audit entry, then marked done. An order CANCELLING
+/// from before refunds were recorded gives back every seat it has left.
+pub(super) async fn finish_refund(
+    store: &Store,
+    mut order: OrderDoc,
+) -> Result<OrderDoc, ApiError> {
+    let whole = order.status == OrderStatus::Cancelling;
+    let Some(refund_id) = order.refunding else {
+        if whole {
+            let remaining: Vec<String> = (order.seats.iter())
+                .map(|seat| seat.label.clone())
+                .filter(|label| !order.cancelled_seats.contains(label))
+                .collect();
+            store.free_sold_seats(&order, &remaining).await?;
+            crash_point(store, CrashPoint::CancelAfterFree)?;
+            store
+                .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
+                .await?;
+            order.status = OrderStatus::Cancelled;
+        }
+        return Ok(order);
+    };
+    let refund = order.refund(refund_id).cloned().ok_or_else(|| {
+        ApiError::internal(format!(
+            "order {} is refunding {refund_id}, which it does not record",
+            order.id
+        ))
+    })?;
+    store.free_sold_seats(&order, &refund.seats).await?;
+    crash_point(store, CrashPoint::CancelAfterFree)?;
+    record_refund(store, &order, &refund).await?;
+    store.finish_refund(order.id, refund_id, whole).await?;
+    order.refunding = None;
+    if whole {
+        order.status = OrderStatus::Cancelled;
+    }
+    Ok(order)
+}
+
+/// The refund's entry in the audit log, under the refund's id (recorded once, whoever
+/// finishes the refund).
+async fn record_refund(
+    store: &Store,
+    order: &OrderDoc,
+    refund: &RefundDoc,
+) -> Result<(), ApiError> {
+    let after = serde_json::json!({
+        "seats": refund.seats,
+        "amounts": refund.amounts,
+        "amount": refund.amount,
+        "fee": refund.fee,
+        "currency": order.currency,
+        "reason": refund.reason,
+        "idempotencyKey": refund.idempotency_key,
+    });
+    store
+        .record_audit(&AuditDoc {
+            id: refund.id,
+            schema_version: SCHEMA_VERSION,
+            operator: refund.by.clone(),
+            operation: "refund".to_owned(),
+            at: refund.at,
+            cinema_id: Some(order.showtime.cinema_id),
+            subject: GlobalId::Order(order.id).encode(),
+            before: None,
+            after: Some(after.to_string()),
+        })
+        .await
+}
+
+/// Cancels order `order` of a showtime being cancelled, whatever state a crash or a race left
+/// it in, exactly once: PENDING is settled first (CONFIRMED if its seats were sold to it,
+/// discarded if its hold is gone); a refund under way is finished; CONFIRMED gets a refund of
+/// every seat it has left, in full, under the order's own id (so every resumer records the
+/// same one), with the reason SHOWTIME_CANCELLED. True when this call cancelled it.
+#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
+pub(super) async fn cancel_for_showtime(store: &Store, order: OrderDoc) -> Result<bool, ApiError> {
+    let mut order = match order.status {
+        OrderStatus::Pending => match settle_order(store, order).await? {
+            Some(settled) => settled,
+            None => return Ok(false),
+        },
+        _ => order,
+    };
+    let id = ResourceId(order.id.0);
+    for _ in 0..MAX_ATTEMPTS {
+        if order.refunding.is_some() || order.status == OrderStatus::Cancelling {
+            order = finish_refund(store, order).await?;
+        }
+        // Its hold was released before orders are looked at: settling never leaves one
+        // PENDING.
+        if order.status != OrderStatus::Confirmed {
+            return Ok(false);
+        }
+        let now = store::now();
+        let plan = plan_refund(
+            &ordered_seats(&order),
+            None,
+            RefundCause::ShowtimeCancelled,
+            &RefundPolicy::default(),
+            order.showtime.starts_at,
+            now,
+        )?;
+        let refund = refund_doc(
+            id,
+            &plan,
+            CancelReason::ShowtimeCancelled,
+            "cancelShowtime",
+            now,
+        );
+        let whole = Some(WholeCancel {
+            at: now,
+            reason: CancelReason::ShowtimeCancelled,
+            request: None,
+        });
+        if let Some(started) = start(store, order.clone(), refund, whole).await? {
+            finish_refund(store, started).await?;
+            return Ok(true);
+        }
+        // Its channel cancelled some or all of it meanwhile: read it again.
+        match store.orders_by_ids(&[order.id]).await?.pop() {
+            Some(again) => order = again,
+            None => return Ok(false),
+        }
+    }
+    Err(ApiError::internal(format!(
+        "order {} kept changing while its showtime was being cancelled",
+        order.id
+    )))
+}

@@ -1,0 +1,121 @@
+//! The writes of a cancellation, whole or of some seats: the refund recorded on the order
+//! (with the order's state in the filter), the seats given back in one inventory update, the
+//! refund marked done. The order's `refunding` says a refund is between its first and last
+//! write: whoever finds it finishes it (`booking::settle_order`), and no second refund of the
+//! order starts until it is done.
+
+use bson::{doc, Bson, Document};
+use chrono::{DateTime, Utc};
+
+use super::codec::{date, ObjectIdExt};
+use super::command_metrics::Call;
+use super::documents::{CancelReason, OrderDoc, RefundDoc};
+use super::holds::{seat_path, VERSION};
+use super::{names, Store};
+use crate::domain::ids::{OrderId, ResourceId};
+use crate::error::ApiError;
+
+/// A refund of every seat an order still has: the order is cancelled with it.
+#[derive(Debug, Clone, Copy)]
+pub struct WholeCancel {
+    pub at: DateTime<Utc>,
+    pub reason: CancelReason,
+    /// The channel's cancellation request (none for a showtime's cancellation).
+    pub request: Option<ResourceId>,
+}
+
+impl Store {
+    /// Records `refund` on order `order` in one update that matches only while the order is
+    /// CONFIRMED, has no refund under way, has not recorded this refund, and none of its seats
+    /// was refunded: the refund is added, `refunded` and the cancelled seats move, the figures
+    /// are marked stale, and the refund is marked under way. With `whole`, the order becomes
+    /// CANCELLING in the same update. False when it did not match.
+    #[tracing::instrument(skip(self, refund), fields(refund = %refund.id, seats = ?refund.seats))]
+    pub async fn start_refund(
+        &self,
+        order: OrderId,
+        refund: &RefundDoc,
+        whole: Option<WholeCancel>,
+    ) -> Result<bool, ApiError> {
+        let filter = doc! {
+            "_id": order.oid(),
+            "status": "CONFIRMED",
+            "refunding": { "$exists": false },
+            "refunds.id": { "$ne": refund.id.oid() },
+            "cancelledSeats": { "$nin": &refund.seats },
+        };
+        let mut set = doc! { "refunding": refund.id.oid(), "salesStale": true };
+        if let Some(whole) = whole {
+            set.insert("status", "CANCELLING");
+            set.insert("cancelledAt", date(whole.at));
+            set.insert("cancelReason", bson::to_bson(&whole.reason)?);
+            if let Some(request) = whole.request {
+                set.insert("cancelRequest", request.oid());
+            }
+        }
+        let update = doc! {
+            "$push": {
+                "refunds": bson::to_bson(refund)?,
+                "cancelledSeats": { "$each": &refund.seats },
+            },
+            "$inc": { "refunded": refund.amount },
+            "$set": set,
+        };
+        self.update_order(filter, update).await
+    }
+
+    /// Ends refund `refund` of order `order` once its seats are back: `refunding` is cleared
+    /// (and a CANCELLING order becomes CANCELLED). False when it was ended already.
+    #[tracing::instrument(skip(self))]
+    pub async fn finish_refund(
+        &self,
+        order: OrderId,
+        refund: ResourceId,
+        whole: bool,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": order.oid(), "refunding": refund.oid() };
+        let mut update = doc! { "$unset": { "refunding": "" } };
+        if whole {
+            filter.insert("status", "CANCELLING");
+            update.insert("$set", doc! { "status": "CANCELLED" });
+        }
+        self.update_order(filter, update).await
+    }
+
+    async fn update_order(&self, filter: Document, update: Document) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(
+                Call::new(names::ORDERS, "update"),
+                self.collection::<Document>(names::ORDERS)
+                    .update_one(filter, update),
+            )
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// Gives seats `labels` of `order` back: matches only while every one of them is SOLD
+    /// under it. False when it did not match (they were given back already).
+    #[tracing::instrument(skip(self, order), fields(order = %order.id))]
+    pub async fn free_sold_seats(
+        &self,
+        order: &OrderDoc,
+        labels: &[String],
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": order.showtime.id.oid() };
+        let mut set = Document::new();
+        let mut unset = Document::new();
+        for label in labels {
+            filter.insert(seat_path(label, "state")?, "SOLD");
+            filter.insert(seat_path(label, "order")?, order.id.oid());
+            set.insert(seat_path(label, "state")?, "AVAILABLE");
+            unset.insert(seat_path(label, "order")?, Bson::String(String::new()));
+        }
+        let count = labels.len() as i64;
+        let update = doc! {
+            "$set": set,
+            "$unset": unset,
+            "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
+        };
+        self.update_inventory(filter, update).await
+    }
+}
