@@ -9,6 +9,7 @@ use crate::booking::KeyPolicy;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::PageLimits;
 use crate::domain::rate_limit::RateLimit;
+use crate::domain::ticket_codes::TicketSecret;
 use crate::graphql::QueryLimits;
 use crate::store::{DatabaseOptions, WriteAcknowledgment};
 
@@ -165,6 +166,16 @@ pub struct ServeArgs {
     /// `https://tickets.example.com`; comma-separated. None by default: no cross-origin calls.
     #[arg(long, env = "BOXOFFICE_CORS_ORIGINS", value_delimiter = ',')]
     pub cors_origins: Vec<axum::http::HeaderValue>,
+    /// The secret ticket codes and pickup codes are derived from: 32 bytes or more in
+    /// base64url, the same for every gateway of a deployment (`openssl rand -base64 32 | tr
+    /// '+/' '-_'`). Without it a random one is made at start-up: codes then verify on this
+    /// process only, until it stops. Never logged.
+    #[arg(long, env = "BOXOFFICE_TICKET_SECRET", hide_env_values = true, value_parser = parse_ticket_secret)]
+    pub ticket_secret: Option<TicketSecret>,
+}
+
+fn parse_ticket_secret(text: &str) -> Result<TicketSecret, String> {
+    TicketSecret::parse(text).map_err(|error| error.to_string())
 }
 
 /// What operators may write.

@@ -112,6 +112,16 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_catalogue_rules(args.catalogue.rules())
         .with_client_ip_header(args.client_ip_header)
         .with_cors_origins(args.cors_origins);
+    let state = match args.ticket_secret {
+        Some(secret) => state.with_ticket_secret(secret),
+        None => {
+            tracing::warn!(
+                "no BOXOFFICE_TICKET_SECRET: ticket codes are made with a random secret and \
+                 verify on this process only, until it stops"
+            );
+            state
+        }
+    };
     // Counted among the gateways (for its share of the rate limits) before it serves.
     let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
     membership.heartbeat(&store).await;

@@ -28,4 +28,5 @@ pub mod seat;
 pub mod seat_blocks;
 pub mod seat_changes;
 pub mod text;
+pub mod ticket_codes;
 pub mod time_range;

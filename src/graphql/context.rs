@@ -58,6 +58,7 @@ pub struct RequestSettings {
     pub key_policy: KeyPolicy,
     pub catalogue_rules: CatalogueRules,
     pub showtime_locks: Arc<ShowtimeLocks>,
+    pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -76,6 +77,7 @@ pub fn prepare(
         .data(settings.key_policy)
         .data(settings.catalogue_rules)
         .data(settings.showtime_locks)
+        .data(settings.ticket_secret)
         .data(caller.clone())
 }
 

@@ -34,6 +34,7 @@ use tower_http::trace::TraceLayer;
 use crate::booking::{KeyPolicy, ShowtimeLocks};
 use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
+use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ErrorCode;
 use crate::graphql::{self, AppSchema, RequestSettings};
 use crate::live::Live;
@@ -69,6 +70,8 @@ pub struct AppState {
     pub shutdown: crate::shutdown::Shutdown,
     /// How many gateway processes share each rate limit (the `gateways` heartbeat sets it).
     pub share: Arc<crate::domain::rate_limit::Share>,
+    /// What ticket codes are derived from (random unless configured).
+    pub ticket_secret: Arc<TicketSecret>,
 }
 
 impl AppState {
@@ -97,6 +100,15 @@ impl AppState {
             live_connections: Arc::new(tokio::sync::Semaphore::new(limits.max_live_connections)),
             shutdown: crate::shutdown::Shutdown::default(),
             share,
+            ticket_secret: Arc::new(TicketSecret::random()),
+        }
+    }
+
+    /// The same state deriving ticket codes from `secret`.
+    pub fn with_ticket_secret(self, secret: TicketSecret) -> Self {
+        AppState {
+            ticket_secret: Arc::new(secret),
+            ..self
         }
     }
 
@@ -156,6 +168,7 @@ impl AppState {
             key_policy: self.key_policy,
             catalogue_rules: self.catalogue_rules,
             showtime_locks: Arc::clone(&self.showtime_locks),
+            ticket_secret: Arc::clone(&self.ticket_secret),
         }
     }
 }

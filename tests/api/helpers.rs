@@ -79,6 +79,14 @@ pub fn fresh_database_name() -> String {
     )
 }
 
+/// The ticket secret of every test gateway, in-process or a process of its own.
+pub fn test_ticket_secret() -> boxoffice::domain::ticket_codes::TicketSecret {
+    boxoffice::domain::ticket_codes::TicketSecret::new([42; 32])
+}
+
+/// [`test_ticket_secret`] as `BOXOFFICE_TICKET_SECRET` takes it (base64url of 32 bytes of 42).
+pub const TEST_TICKET_SECRET: &str = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio";
+
 impl TestApp {
     pub async fn spawn() -> TestApp {
         TestApp::spawn_with(Limits::default()).await
@@ -151,6 +159,8 @@ impl TestApp {
     }
 
     async fn listen(store: Store, state: AppState) -> TestApp {
+        // Every test gateway shares one ticket secret, as a deployment's gateways do.
+        let state = state.with_ticket_secret(test_ticket_secret());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let (hold_policy, key_policy) = (state.hold_policy, state.key_policy);

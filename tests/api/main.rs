@@ -62,5 +62,6 @@ mod shared_limits;
 mod showtimes;
 mod shutdown;
 mod stale_schedulers;
+mod ticket_codes;
 mod ticket_types;
 mod traces;

@@ -257,6 +257,10 @@ impl GatewayProcess {
             .env("MONGODB_URI", uri)
             .env("BOXOFFICE_DATABASE", database)
             .env(
+                "BOXOFFICE_TICKET_SECRET",
+                crate::helpers::TEST_TICKET_SECRET,
+            )
+            .env(
                 "RUST_LOG",
                 std::env::var("BOXOFFICE_TEST_GATEWAY_LOG").unwrap_or_else(|_| "warn".into()),
             )

@@ -137,6 +137,11 @@ async fn spans_are_exported_and_no_log_or_span_names_the_customer() {
     let logs = output.lock().unwrap().clone();
     assert!(!logs.contains(NAME), "the customer's name is logged");
     assert!(!logs.contains(CONTACT), "the customer's contact is logged");
+    let secret = crate::helpers::TEST_TICKET_SECRET;
+    assert!(
+        !logs.contains(secret) && !exported.contains(secret),
+        "the ticket secret is logged"
+    );
     let with_id: Vec<Value> = logs
         .lines()
         .filter(|line| line.contains("ops-confirm-1"))

@@ -1,12 +1,15 @@
 //! `Order`: a confirmed hold, with a snapshot of what was sold.
 
-use async_graphql::{Enum, Object, SimpleObject, ID};
+use std::sync::Arc;
+
+use async_graphql::{Context, Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use super::money::Money;
 use super::seat_map::SeatKind;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
+use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
 use crate::store::documents::{self, OrderDoc};
 
@@ -50,6 +53,16 @@ pub struct OrderSeat {
     pub price: Money,
     /// SOLD, or CANCELLED.
     pub status: OrderSeatStatus,
+}
+
+/// A ticket: one seat of a confirmed order, and what the buyer shows at the door.
+#[derive(SimpleObject)]
+pub struct Ticket {
+    /// The seat's label.
+    pub seat: String,
+    /// The QR payload: names the ticket and carries an HMAC under the server's secret, so it
+    /// cannot be guessed, forged or altered. Show it as a QR code.
+    pub code: String,
 }
 
 /// Money given back for seats of an order: one cancellation.
@@ -188,6 +201,38 @@ impl Order {
     /// What the customer paid and was not given back (`total` less `refunded`).
     async fn net(&self) -> Money {
         self.money(self.0.total - self.0.refunded)
+    }
+
+    /// Its tickets: one per seat still sold (none once cancelled). Only its channel sees them.
+    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    async fn tickets(&self, ctx: &Context<'_>) -> Vec<Ticket> {
+        let secret = ctx.data_unchecked::<Arc<TicketSecret>>();
+        if self.0.status != documents::OrderStatus::Confirmed {
+            return Vec::new();
+        }
+        (self.0.seats.iter())
+            .filter(|seat| !self.0.cancelled_seats.contains(&seat.label))
+            .map(|seat| {
+                let ticket = ticket_codes::Ticket {
+                    cinema: self.0.showtime.cinema_id,
+                    showtime: self.0.showtime.id,
+                    order: self.0.id,
+                    seat: seat.label.clone(),
+                };
+                Ticket {
+                    seat: seat.label.clone(),
+                    code: ticket.code(secret),
+                }
+            })
+            .collect()
+    }
+
+    /// The code a cinema's kiosk takes to print the tickets: 10 characters (no I, L, O or U),
+    /// derived from the server's secret, never stored. Null once the order is cancelled.
+    async fn pickup_code(&self, ctx: &Context<'_>) -> Option<String> {
+        let secret = ctx.data_unchecked::<Arc<TicketSecret>>();
+        (self.0.status == documents::OrderStatus::Confirmed)
+            .then(|| ticket_codes::pickup_code(secret, self.0.id))
     }
 
     /// Its cancellations, oldest first.
