@@ -1,6 +1,7 @@
 // The seat picker. /seats lists upcoming showtimes; /seats/{id} draws the showtime's hall live
 // from the `seatMapChanged` subscription (graphql-ws, vendored in /playground/vendor) and holds,
-// releases and confirms seats over POST /graphql with a sales channel's API key. Vanilla JS,
+// releases and confirms seats over POST /graphql with a sales channel's API key, and recovers
+// the channel's live hold after a reload (`holds(showtimeId:)`). Vanilla JS,
 // no build step: the gateway serves this module (and hall.js, which draws the hall) as it is.
 import { draw, enableKeyboard, ours, refresh, seats, selected, setState } from './hall.js';
 
@@ -16,6 +17,9 @@ const SEAT_MAP = `subscription ($showtimeId: ID!) { seatMapChanged(showtimeId: $
   changes { label row column state kind } counts { available held sold blocked capacity } } }`;
 const HOLD = `mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
   id seats { label kind price { formatted } } total { formatted } expiresAt } }`;
+// The channel's holds of the showtime, to recover one after a reload.
+const HOLDS = `query ($id: ID!) { holds(showtimeId: $id, first: 20) { edges { node {
+  id status seats { label kind price { formatted } } total { formatted } expiresAt } } } }`;
 const RELEASE = 'mutation ($id: ID!) { releaseHold(holdId: $id) }';
 const CONFIRM = `mutation ($input: ConfirmHoldInput!) { confirmHold(input: $input) {
   id status seats { label } total { formatted } customer { name contact } createdAt } }`;
@@ -143,27 +147,46 @@ async function holdSeats(input) {
   clearError();
   try {
     const { holdSeats: answer } = await graphql(HOLD, { input: { showtimeId, ...input } });
-    hold = { id: answer.id, expiresAt: Date.parse(answer.expiresAt), warnings: [60, 30, 10] };
-    selected.clear();
-    for (const seat of answer.seats) ours.add(seat.label);
-    refresh();
-    const panel = $('#hold');
-    panel.hidden = false;
-    panel.dataset.holdId = answer.id;
-    $('#hold-seats').replaceChildren(...answer.seats.map((s) => {
-      const item = document.createElement('li');
-      item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${s.price.formatted}`;
-      return item;
-    }));
-    $('#hold-total').textContent = answer.total.formatted;
-    say(`Held ${[...ours].join(', ')}. Confirm the order before the hold expires.`);
-    clearInterval(ticker);
-    ticker = setInterval(tick, 1000);
-    tick();
+    showHold(answer, 'Held');
   } catch (error) {
     fail(error);
   }
   update();
+}
+
+/** Shows `answer` (a hold) as the buyer's, with its countdown. */
+function showHold(answer, verb) {
+  hold = { id: answer.id, expiresAt: Date.parse(answer.expiresAt), warnings: [60, 30, 10] };
+  selected.clear();
+  ours.clear();
+  for (const seat of answer.seats) ours.add(seat.label);
+  refresh();
+  const panel = $('#hold');
+  panel.hidden = false;
+  panel.dataset.holdId = answer.id;
+  $('#hold-seats').replaceChildren(...answer.seats.map((s) => {
+    const item = document.createElement('li');
+    item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${s.price.formatted}`;
+    return item;
+  }));
+  $('#hold-total').textContent = answer.total.formatted;
+  say(`${verb} ${[...ours].join(', ')}. Confirm the order before the hold expires.`);
+  clearInterval(ticker);
+  ticker = setInterval(tick, 1000);
+  tick();
+  update();
+}
+
+/** After a reload: the channel's newest live hold of this showtime becomes the buyer's again. */
+async function recoverHold() {
+  if (!key || hold) return;
+  try {
+    const { holds } = await graphql(HOLDS, { id: showtimeId });
+    const live = holds.edges.map((edge) => edge.node).filter((h) => h.status === 'ACTIVE');
+    if (live.length && !hold) showHold(live[live.length - 1], 'Recovered your hold of');
+  } catch (error) {
+    fail(error);
+  }
 }
 
 function tick() {
@@ -276,6 +299,7 @@ function showPicker() {
     showHeader(); // the price is the channel's
     connect();
     update();
+    recoverHold();
   });
   $('#hold-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -292,6 +316,7 @@ function showPicker() {
   update();
   showHeader();
   connect();
+  recoverHold();
 }
 
 if (showtimeId) showPicker();

@@ -145,6 +145,10 @@ async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the
     );
     let countdown = summary["countdown"].as_str().unwrap_or_default();
     assert!(countdown.contains(':'), "a countdown, not {countdown:?}");
+    // After a reload the page recovered the hold (`holds(showtimeId:)`) and counts down again.
+    assert_eq!(summary["recoveredHoldId"], summary["holdId"]);
+    let recovered = summary["recoveredCountdown"].as_str().unwrap_or_default();
+    assert!(recovered.contains(':'), "a countdown, not {recovered:?}");
     let seats: Vec<String> = serde_json::from_value(summary["seats"].clone()).unwrap();
     assert_eq!(seats.len(), 2);
 

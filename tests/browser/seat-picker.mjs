@@ -3,7 +3,8 @@
 // Drives the seat picker page (/seats/{id}) in Chromium (playwright-core with Debian's
 // chromium; set CHROMIUM to use another build) as two people at once: A enters the channel key,
 // selects two seats side by side with the keyboard and holds them; B, on another page, must show
-// them held within 1 s of A's hold answer; A confirms the order; B shows the seats sold and A the
+// them held within 1 s of A's hold answer; A reloads the page and gets the hold back; A
+// confirms the order; B shows the seats sold and A the
 // order CONFIRMED. Prints a JSON summary; exits non-zero on any failure.
 import { chromium } from 'playwright-core';
 
@@ -101,6 +102,13 @@ try {
   const holdId = await a.getAttribute('#hold', 'data-hold-id');
   const countdown = await a.textContent('#countdown');
 
+  // A reloads the page: the hold comes back (the key is kept for the tab), its seats A's.
+  await a.reload();
+  await a.waitForSelector('#status[data-status="live"]');
+  await a.waitForSelector(`#hold[data-hold-id="${holdId}"]:not([hidden])`);
+  const recoveredHoldId = await a.getAttribute('#hold', 'data-hold-id');
+  const recoveredCountdown = await a.textContent('#countdown');
+
   // A confirms; B shows the seats sold, A the order.
   await watch(b, seats, 'sold');
   await a.fill('#customer-name', 'Li Lei');
@@ -117,6 +125,8 @@ try {
     seats,
     latencyMs: heldAt - answeredAt,
     holdId,
+    recoveredHoldId,
+    recoveredCountdown,
     countdown,
     orderId,
     orderStatus,
