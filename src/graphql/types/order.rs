@@ -195,12 +195,12 @@ impl Order {
 
     /// The money given back: the sum of the refunds.
     async fn refunded(&self) -> Money {
-        self.money(self.0.refunded)
+        self.money(self.0.refunded_amount())
     }
 
     /// What the customer paid and was not given back (`total` less `refunded`).
     async fn net(&self) -> Money {
-        self.money(self.0.total - self.0.refunded)
+        self.money(self.0.total - self.0.refunded_amount())
     }
 
     /// Its tickets: one per seat still sold (none once cancelled). Only its channel sees them.

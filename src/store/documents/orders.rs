@@ -133,20 +133,23 @@ pub struct OrderDoc {
 }
 
 impl OrderDoc {
-    /// What the sales figures should count for it now.
-    pub fn sales_figure(&self) -> SalesFigure {
-        let live = self.status == OrderStatus::Confirmed;
-        // An order cancelled before refunds were recorded gave everything back.
-        let refunded = match (self.status, self.refunds.is_empty()) {
+    /// The money given back: `refunded`, or everything for an order cancelled before
+    /// refunds were recorded.
+    pub fn refunded_amount(&self) -> i64 {
+        match (self.status, self.refunds.is_empty()) {
             (OrderStatus::Cancelled | OrderStatus::Cancelling, true) => self.total,
             _ => self.refunded,
-        };
+        }
+    }
+
+    /// What the sales figures should count for it now.
+    pub fn sales_figure(&self) -> SalesFigure {
         SalesFigure::of_order(
-            live,
+            self.status == OrderStatus::Confirmed,
             self.seats.len(),
             self.cancelled_seats.len(),
             self.total,
-            refunded,
+            self.refunded_amount(),
         )
     }
 
@@ -225,4 +228,49 @@ pub enum CancelReason {
     CustomerRequest,
     /// Its showtime was cancelled by the cinema's operator (`cancelShowtime`).
     ShowtimeCancelled,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An order as stored before refunds were recorded: cancelled, counted out, no refunds.
+    fn legacy(status: &str, sales_counted: bool) -> OrderDoc {
+        let id = bson::oid::ObjectId::new();
+        let at = bson::DateTime::now();
+        bson::from_document(bson::doc! {
+            "_id": id, "schemaVersion": 1, "channel": "maoyan", "status": status, "holdId": id,
+            "showtime": { "id": id, "cinemaId": id, "movieId": id, "startsAt": at,
+                "movieTitle": "电影", "cinemaName": "影城", "hallName": "1号厅" },
+            "seats": [
+                { "label": "A1", "kind": "STANDARD", "price": 4000 },
+                { "label": "A2", "kind": "STANDARD", "price": 4000 },
+            ],
+            "total": 8000, "currency": "CNY",
+            "customer": { "name": "张三", "contact": "13800000000" },
+            "createdAt": at, "salesCounted": sales_counted,
+        })
+        .expect("an order of before refunds reads")
+    }
+
+    #[test]
+    fn an_order_cancelled_before_refunds_were_recorded_gave_everything_back() {
+        let cancelled = legacy("CANCELLED", false);
+        assert_eq!(cancelled.refunded_amount(), 8000);
+        assert_eq!(cancelled.sales_figure(), SalesFigure::default());
+        assert_eq!(cancelled.counted_figure(), SalesFigure::default());
+    }
+
+    #[test]
+    fn a_confirmed_order_of_before_refunds_counts_all_its_seats() {
+        let confirmed = legacy("CONFIRMED", true);
+        assert_eq!(confirmed.refunded_amount(), 0);
+        let all = SalesFigure {
+            tickets: 2,
+            revenue: 8000,
+            orders: 1,
+        };
+        assert_eq!(confirmed.sales_figure(), all);
+        assert_eq!(confirmed.counted_figure(), all, "counted in full already");
+    }
 }
