@@ -135,6 +135,16 @@ impl Store {
         &self,
         showtime: ShowtimeId,
     ) -> Result<Option<Vec<HoldDoc>>, ApiError> {
+        self.holds_projected(showtime, doc! { "holds": 1 }).await
+    }
+
+    /// The `holds` of a showtime's inventory as `projection` keeps them; `None` when the
+    /// showtime has no inventory.
+    async fn holds_projected(
+        &self,
+        showtime: ShowtimeId,
+        projection: Document,
+    ) -> Result<Option<Vec<HoldDoc>>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Holds {
             #[serde(default)]
@@ -145,7 +155,7 @@ impl Store {
                 Call::new(names::SEAT_INVENTORY, "find"),
                 self.collection::<Holds>(names::SEAT_INVENTORY)
                     .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "holds": 1 }),
+                    .projection(projection),
             )
             .await?;
         Ok(found.map(|found| found.holds))
@@ -169,20 +179,9 @@ impl Store {
         showtime: ShowtimeId,
         ids: &[HoldId],
     ) -> Result<Option<Option<HoldDoc>>, ApiError> {
-        #[derive(serde::Deserialize)]
-        struct Holds {
-            #[serde(default)]
-            holds: Vec<HoldDoc>,
-        }
-        let found = self
-            .bounded(
-                Call::new(names::SEAT_INVENTORY, "find"),
-                self.collection::<Holds>(names::SEAT_INVENTORY)
-                    .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "holds": { "$elemMatch": { "id": { "$in": oids(ids) } } } }),
-            )
-            .await?;
-        Ok(found.map(|found| found.holds.into_iter().find(|h| ids.contains(&h.id))))
+        let projection = doc! { "holds": { "$elemMatch": { "id": { "$in": oids(ids) } } } };
+        let found = self.holds_projected(showtime, projection).await?;
+        Ok(found.map(|holds| holds.into_iter().find(|h| ids.contains(&h.id))))
     }
 
     /// Inventories holding a hold that expired before `before` (index `hold_expiry`), with

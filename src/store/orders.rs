@@ -23,7 +23,7 @@ use super::codec::{date, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{CancelReason, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
-use crate::domain::ids::{OrderId, ResourceId, ShowtimeId};
+use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 
@@ -64,38 +64,6 @@ impl Store {
         )
         .await?
         .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
-    }
-
-    /// Marks a CONFIRMED order CANCELLING, for `reason`, on behalf of cancellation request
-    /// `request` (a channel's `cancelOrder`; none for a showtime's cancellation, which any
-    /// resumer may carry on). False when it was not CONFIRMED: the reason and `cancelledAt`
-    /// are written once, by the one update that moved it.
-    #[tracing::instrument(skip(self))]
-    pub async fn start_cancel(
-        &self,
-        id: OrderId,
-        at: DateTime<Utc>,
-        request: Option<ResourceId>,
-        reason: CancelReason,
-    ) -> Result<bool, ApiError> {
-        let mut set = doc! {
-            "status": "CANCELLING",
-            "cancelledAt": date(at),
-            "cancelReason": bson::to_bson(&reason)?,
-        };
-        if let Some(request) = request {
-            set.insert("cancelRequest", request.oid());
-        }
-        let result = self
-            .bounded(
-                Call::new(names::ORDERS, "update"),
-                self.collection::<Document>(names::ORDERS).update_one(
-                    doc! { "_id": id.oid(), "status": "CONFIRMED" },
-                    doc! { "$set": set },
-                ),
-            )
-            .await?;
-        Ok(result.modified_count == 1)
     }
 
     /// The orders of showtime `showtime` that are not CANCELLED yet (PENDING, CONFIRMED or
@@ -143,13 +111,24 @@ impl Store {
         from: OrderStatus,
         to: OrderStatus,
     ) -> Result<bool, ApiError> {
+        self.update_order(
+            doc! { "_id": id.oid(), "status": bson::to_bson(&from)? },
+            doc! { "$set": { "status": bson::to_bson(&to)? } },
+        )
+        .await
+    }
+
+    /// Runs one conditional update of an order; true when it matched and changed it.
+    pub(super) async fn update_order(
+        &self,
+        filter: Document,
+        update: Document,
+    ) -> Result<bool, ApiError> {
         let result = self
             .bounded(
                 Call::new(names::ORDERS, "update"),
-                self.collection::<Document>(names::ORDERS).update_one(
-                    doc! { "_id": id.oid(), "status": bson::to_bson(&from)? },
-                    doc! { "$set": { "status": bson::to_bson(&to)? } },
-                ),
+                self.collection::<Document>(names::ORDERS)
+                    .update_one(filter, update),
             )
             .await?;
         Ok(result.modified_count == 1)

@@ -8,10 +8,9 @@ use bson::{doc, Bson, Document};
 use chrono::{DateTime, Utc};
 
 use super::codec::{date, ObjectIdExt};
-use super::command_metrics::Call;
 use super::documents::{CancelReason, OrderDoc, RefundDoc};
 use super::holds::{seat_path, VERSION};
-use super::{names, Store};
+use super::Store;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::error::ApiError;
 
@@ -80,17 +79,6 @@ impl Store {
             update.insert("$set", doc! { "status": "CANCELLED" });
         }
         self.update_order(filter, update).await
-    }
-
-    async fn update_order(&self, filter: Document, update: Document) -> Result<bool, ApiError> {
-        let result = self
-            .bounded(
-                Call::new(names::ORDERS, "update"),
-                self.collection::<Document>(names::ORDERS)
-                    .update_one(filter, update),
-            )
-            .await?;
-        Ok(result.modified_count == 1)
     }
 
     /// Gives seats `labels` of `order` back: matches only while every one of them is SOLD

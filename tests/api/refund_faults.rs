@@ -210,13 +210,7 @@ async fn partial_cancellations_racing_a_showtime_cancellation_refund_every_seat_
     let other = Arc::new(sale.app.another_gateway().await);
     let operator = sale.app.operator_key("ops", None).await;
     let mut orders = Vec::new();
-    for seats in [
-        ["A1", "A2"],
-        ["A3", "A4"],
-        ["A5", "A6"],
-        ["B1", "B2"],
-        ["B5", "B6"],
-    ] {
+    for seats in crate::refunds::PAIRS {
         orders.push((sale.order(&sale.maoyan, &seats).await, seats[0]));
     }
     let cancel_showtime = {

@@ -17,6 +17,14 @@ pub const CANCEL_SEATS: &str = "mutation ($id: ID!, $seats: [String!], $key: Str
     seats { label status price { amount } }
     refunds { id seats { label amount { amount } } amount { amount } fee { amount }
               reason by idempotencyKey } } }";
+/// Five pairs of seats of the sale's hall, for five two-seat orders.
+pub const PAIRS: [[&str; 2]; 5] = [
+    ["A1", "A2"],
+    ["A3", "A4"],
+    ["A5", "A6"],
+    ["B1", "B2"],
+    ["B5", "B6"],
+];
 const ORDER: &str = "query ($id: ID!) { order(id: $id) { status refunded { amount }
     seats { label status } refunds { id seats { label } amount { amount } } } }";
 const MOVIE_SALES: &str = "query ($id: ID!) { showtime(id: $id) {
@@ -383,13 +391,7 @@ async fn sales_figures_agree_with_the_orders_after_racing_partial_cancellations(
     let sale = Arc::new(sale().await);
     let other = Arc::new(sale.app.another_gateway().await);
     let mut orders = Vec::new();
-    for seats in [
-        ["A1", "A2"],
-        ["A3", "A4"],
-        ["A5", "A6"],
-        ["B1", "B2"],
-        ["B5", "B6"],
-    ] {
+    for seats in PAIRS {
         orders.push((sale.order(&sale.maoyan, &seats).await, seats));
     }
     // Projections run while the cancellations race.
