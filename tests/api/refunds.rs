@@ -228,6 +228,7 @@ async fn bad_cancellations_get_a_code_and_change_nothing() {
         (json!(["B2", "B2"]), "named twice"),
         (json!(["C1"]), "not a seat of this order"),
         (json!(["nonsense"]), "not a seat of this order"),
+        (json!(vec!["A1"; 11]), "at most 10 seats"),
     ] {
         let refused = sale
             .app
