@@ -15,6 +15,21 @@ fn signal(pid: u32, signal: libc::c_int) {
     assert_eq!(status, 0, "kill({pid}, {signal})");
 }
 
+/// Whether every thread of process `pid` is stopped (state `T` in `/proc/<pid>/task/*/stat`).
+fn all_threads_stopped(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.filter_map(Result::ok).all(|task| {
+        std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
+            // The state follows the command name, which is in parentheses.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state == "T" || state == "t")
+        })
+    })
+}
+
 /// What a process wrote on stdout and stderr, line by line, as it came.
 pub type Captured = std::sync::Arc<std::sync::Mutex<String>>;
 
@@ -134,9 +149,21 @@ impl OwnDatabase {
         self.child.as_ref().expect("running").id()
     }
 
-    /// Freezes the server (SIGSTOP): it keeps its connections and answers nothing.
+    /// Freezes the server (SIGSTOP): it keeps its connections and answers nothing. Returns
+    /// once every thread of it has stopped: a thread running on another core goes on for a
+    /// moment after kill(2) returns, long enough, on a loaded machine, to answer the very
+    /// command a test froze the server to keep unanswered.
     pub fn freeze(&self) {
-        signal(self.pid(), libc::SIGSTOP);
+        let pid = self.pid();
+        signal(pid, libc::SIGSTOP);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !all_threads_stopped(pid) {
+            assert!(
+                Instant::now() < deadline,
+                "the database server did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// Lets a frozen server go on (SIGCONT).
