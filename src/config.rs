@@ -231,6 +231,12 @@ pub struct SalesArgs {
     /// died or stalled). It renews the lease every third of it.
     #[arg(long, env = "BOXOFFICE_KEY_LEASE_MS", default_value_t = 3000, value_parser = clap::value_parser!(u64).range(300..=600_000))]
     pub key_lease_ms: u64,
+    /// How long before a showtime's start its tickets start to admit at the door, in minutes.
+    #[arg(long, env = "BOXOFFICE_ADMISSION_OPENS_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u32).range(0..=1440))]
+    pub admission_opens_minutes: u32,
+    /// How long after a showtime's start its tickets still admit, in minutes.
+    #[arg(long, env = "BOXOFFICE_ADMISSION_CLOSES_MINUTES", default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=1440))]
+    pub admission_closes_minutes: u32,
 }
 
 impl Default for SalesArgs {
@@ -242,6 +248,8 @@ impl Default for SalesArgs {
             sweep_interval_seconds: 15,
             sales_interval_ms: 1000,
             key_lease_ms: 3000,
+            admission_opens_minutes: 60,
+            admission_closes_minutes: 30,
         }
     }
 }
@@ -259,6 +267,14 @@ impl SalesArgs {
         KeyPolicy {
             lease: Duration::from_millis(self.key_lease_ms),
             ..KeyPolicy::default()
+        }
+    }
+
+    /// When tickets admit at the door.
+    pub fn admission_window(&self) -> crate::domain::admission::AdmissionWindow {
+        crate::domain::admission::AdmissionWindow {
+            opens_before: chrono::Duration::minutes(self.admission_opens_minutes.into()),
+            closes_after: chrono::Duration::minutes(self.admission_closes_minutes.into()),
         }
     }
 

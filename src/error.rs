@@ -31,6 +31,19 @@ pub enum ApiError {
     /// The order's refund policy does not allow this cancellation (too close to the start).
     #[error("{0}")]
     RefundNotAllowed(String),
+    /// The ticket was admitted already: when, and at which door.
+    #[error("{message}")]
+    AlreadyAdmitted {
+        message: String,
+        at: chrono::DateTime<chrono::Utc>,
+        door: String,
+    },
+    /// The ticket's seat is no longer sold to its order (cancelled, or its showtime was).
+    #[error("{0}")]
+    TicketCancelled(String),
+    /// The ticket is scanned outside its showtime's admission window.
+    #[error("{0}")]
+    AdmissionClosed(String),
     /// The idempotency key was used before with another request.
     #[error("{0}")]
     IdempotencyKeyReused(String),
@@ -63,6 +76,9 @@ pub enum ErrorCode {
     SeatUnavailable,
     HoldExpired,
     RefundNotAllowed,
+    AlreadyAdmitted,
+    TicketCancelled,
+    AdmissionClosed,
     IdempotencyKeyReused,
     NotFound,
     QueryTooComplex,
@@ -83,6 +99,9 @@ impl ErrorCode {
             ErrorCode::SeatUnavailable => "SEAT_UNAVAILABLE",
             ErrorCode::HoldExpired => "HOLD_EXPIRED",
             ErrorCode::RefundNotAllowed => "REFUND_NOT_ALLOWED",
+            ErrorCode::AlreadyAdmitted => "ALREADY_ADMITTED",
+            ErrorCode::TicketCancelled => "TICKET_CANCELLED",
+            ErrorCode::AdmissionClosed => "ADMISSION_CLOSED",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
@@ -175,6 +194,9 @@ impl ApiError {
             ApiError::SeatUnavailable { .. } => ErrorCode::SeatUnavailable,
             ApiError::HoldExpired(_) => ErrorCode::HoldExpired,
             ApiError::RefundNotAllowed(_) => ErrorCode::RefundNotAllowed,
+            ApiError::AlreadyAdmitted { .. } => ErrorCode::AlreadyAdmitted,
+            ApiError::TicketCancelled(_) => ErrorCode::TicketCancelled,
+            ApiError::AdmissionClosed(_) => ErrorCode::AdmissionClosed,
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
@@ -201,6 +223,8 @@ impl ApiError {
             "SEAT_UNAVAILABLE" => ApiError::SeatUnavailable { message, seats },
             "HOLD_EXPIRED" => ApiError::HoldExpired(message),
             "REFUND_NOT_ALLOWED" => ApiError::RefundNotAllowed(message),
+            "TICKET_CANCELLED" => ApiError::TicketCancelled(message),
+            "ADMISSION_CLOSED" => ApiError::AdmissionClosed(message),
             "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
             "NOT_FOUND" => ApiError::NotFound(message),
             "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),

@@ -109,6 +109,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     warm_up(&store).await?;
     let state = AppState::new(store.clone(), args.limits, args.sales.hold_policy())
         .with_key_policy(args.sales.key_policy())
+        .with_admission_window(args.sales.admission_window())
         .with_catalogue_rules(args.catalogue.rules())
         .with_client_ip_header(args.client_ip_header)
         .with_cors_origins(args.cors_origins);

@@ -29,7 +29,9 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::ids::{HoldId, ResourceId};
 use crate::error::ApiError;
-use crate::store::idempotency::{Claim, KeyState, NewKey, Outcome, StoredError};
+use crate::store::idempotency::{
+    Claim, KeyState, NewKey, Outcome, StoredAdmission, StoredError,
+};
 use crate::store::{self, PausePoint, Store};
 
 /// How often a request waiting for another attempt's answer looks at the key again.
@@ -357,6 +359,13 @@ async fn finish<T: Serialize>(
             code: error.code().as_str().to_owned(),
             message: error.client_message(),
             seats: error.seats().to_vec(),
+            admitted: match &error {
+                ApiError::AlreadyAdmitted { at, door, .. } => Some(StoredAdmission {
+                    at: *at,
+                    door: door.clone(),
+                }),
+                _ => None,
+            },
         }),
     };
     if store.finish_key(id, attempt.number, &outcome).await? {
@@ -374,6 +383,15 @@ async fn finish<T: Serialize>(
 fn replay<T>(outcome: Outcome<T>) -> Result<T, ApiError> {
     match outcome {
         Outcome::Ok(value) => Ok(value),
+        Outcome::Error(StoredError {
+            admitted: Some(admitted),
+            message,
+            ..
+        }) => Err(ApiError::AlreadyAdmitted {
+            message,
+            at: admitted.at,
+            door: admitted.door,
+        }),
         Outcome::Error(error) => Err(ApiError::from_parts(
             &error.code,
             error.message,

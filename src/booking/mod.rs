@@ -6,6 +6,7 @@
 //! the precondition of each seat it changes, so a stale read can only make a write miss (and
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
+mod admissions;
 mod gateways;
 mod hold_extension;
 mod hold_reads;
@@ -19,6 +20,7 @@ mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
 
+pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};

@@ -14,6 +14,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::refunds::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
+use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 use crate::store::documents::{
     AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
@@ -72,6 +73,10 @@ pub async fn cancel_order(
                 (Some(seats), Some(refund)) => same_seats(seats, &refund.seats),
                 (Some(_), None) => false,
             };
+            let withdrawn = (under_way.as_ref()).is_some_and(|refund| finished.refund(refund.id).is_none());
+            if asked_for && withdrawn {
+                return Err(admitted_refusal(&under_way.map(|r| r.seats).unwrap_or_default()));
+            }
             if asked_for || finished.refund(id).is_some() || finished.cancel_request == Some(id) {
                 return Ok(finished);
             }
@@ -117,13 +122,25 @@ pub async fn cancel_order(
             request: Some(id),
         });
         if let Some(started) = start(store, order, refund, whole).await? {
-            return finish_refund(store, started).await;
+            let finished = finish_refund(store, started).await?;
+            if finished.refund(id).is_none() {
+                return Err(admitted_refusal(&plan.seats));
+            }
+            return Ok(finished);
         }
         // Another write of the order came first: read it again.
     }
     Err(ApiError::unavailable(format!(
         "order {order_id} kept changing while it was being cancelled: retry"
     )))
+}
+
+/// The refusal of a cancellation taken back because one of its seats was admitted.
+fn admitted_refusal(seats: &[String]) -> ApiError {
+    ApiError::RefundNotAllowed(format!(
+        "seats {} can no longer be cancelled: a ticket among them was admitted at the door",
+        seats.join(", ")
+    ))
 }
 
 fn same_seats(asked: &[String], refunded: &[String]) -> bool {
@@ -218,7 +235,7 @@ pub(super) async fn finish_refund(
                 .map(|seat| seat.label.clone())
                 .filter(|label| !order.cancelled_seats.contains(label))
                 .collect();
-            store.free_sold_seats(&order, &remaining).await?;
+            store.free_sold_seats(&order, &remaining, true).await?;
             crash_point(store, CrashPoint::CancelAfterFree)?;
             store
                 .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
@@ -233,13 +250,58 @@ pub(super) async fn finish_refund(
             order.id
         ))
     })?;
-    store.free_sold_seats(&order, &refund.seats).await?;
+    // A cancelled showtime refunds every ticket, admitted or not; a customer's refund never
+    // gives back a seat whose ticket was admitted.
+    let even_admitted = refund.reason == CancelReason::ShowtimeCancelled;
+    if !store
+        .free_sold_seats(&order, &refund.seats, even_admitted)
+        .await?
+        && !even_admitted
+        && admitted_among(store, &order, &refund.seats).await?
+    {
+        // Admitted between the refund's record and now: the refund is taken back whole.
+        store.withdraw_refund(order.id, &refund, whole).await?;
+        return withdrawn(order, &refund, whole);
+    }
     crash_point(store, CrashPoint::CancelAfterFree)?;
     record_refund(store, &order, &refund).await?;
     store.finish_refund(order.id, refund_id, whole).await?;
     order.refunding = None;
     if whole {
         order.status = OrderStatus::Cancelled;
+    }
+    Ok(order)
+}
+
+/// Whether any of seats `labels` is still SOLD under `order` and admitted at the door.
+async fn admitted_among(
+    store: &Store,
+    order: &OrderDoc,
+    labels: &[String],
+) -> Result<bool, ApiError> {
+    let Some(inventory) = store.inventory(order.showtime.id).await? else {
+        return Ok(false);
+    };
+    Ok(labels.iter().any(|label| {
+        inventory.seat(label).is_some_and(|seat| {
+            seat.state == SeatState::Sold && seat.order == Some(order.id) && seat.admitted.is_some()
+        })
+    }))
+}
+
+/// `order` as it is once `refund` was withdrawn (`store::withdraw_refund`).
+fn withdrawn(mut order: OrderDoc, refund: &RefundDoc, whole: bool) -> Result<OrderDoc, ApiError> {
+    tracing::info!(order = %order.id, refund = %refund.id, "a refund was withdrawn: a seat was admitted");
+    order.refunds.retain(|kept| kept.id != refund.id);
+    order.refunded -= refund.amount;
+    order.cancelled_seats.retain(|seat| !refund.seats.contains(seat));
+    order.refunding = None;
+    order.sales_stale = true;
+    if whole {
+        order.status = OrderStatus::Confirmed;
+        order.cancelled_at = None;
+        order.cancel_reason = None;
+        order.cancel_request = None;
     }
     Ok(order)
 }

@@ -3,6 +3,7 @@
 //!
 //! Pure Rust: nothing here knows MongoDB or GraphQL, so every rule is unit-tested inline.
 
+pub mod admission;
 pub mod api_key;
 pub mod best_seats;
 pub mod catalogue;

@@ -24,6 +24,16 @@ pub struct Caller {
     pub operator: Option<String>,
     /// The channel's own rate limit, if its record sets one.
     pub rate_limit: Option<RateLimit>,
+    /// For door staff (an operator key that admits tickets and does nothing else): the
+    /// cinema and door it admits at.
+    pub door: Option<Door>,
+}
+
+/// Where a door staff key admits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Door {
+    pub cinema: crate::domain::ids::CinemaId,
+    pub name: String,
 }
 
 impl Caller {
@@ -32,6 +42,7 @@ impl Caller {
             channel: None,
             operator: None,
             rate_limit: None,
+            door: None,
         }
     }
 
@@ -59,6 +70,7 @@ pub struct RequestSettings {
     pub catalogue_rules: CatalogueRules,
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
+    pub admission_window: crate::domain::admission::AdmissionWindow,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -78,6 +90,7 @@ pub fn prepare(
         .data(settings.catalogue_rules)
         .data(settings.showtime_locks)
         .data(settings.ticket_secret)
+        .data(settings.admission_window)
         .data(caller.clone())
 }
 
@@ -94,6 +107,9 @@ pub trait ContextExt {
     /// The calling operator's code: UNAUTHENTICATED for an anonymous caller, FORBIDDEN for a
     /// sales channel.
     fn calling_operator(&self, action: &str) -> Result<&str, ApiError>;
+    /// The calling door staff's door: UNAUTHENTICATED for an anonymous caller, FORBIDDEN for
+    /// anyone else.
+    fn calling_door(&self, action: &str) -> Result<&Door, ApiError>;
     /// Where `operator`'s write runs: the store, the key policy, the write's idempotency key
     /// and the request the key's retries must repeat.
     fn keyed<'a, R: serde::Serialize>(
@@ -156,6 +172,11 @@ impl ContextExt for Context<'_> {
 
     fn calling_operator(&self, action: &str) -> Result<&str, ApiError> {
         let caller = self.caller();
+        if caller.door.is_some() {
+            return Err(ApiError::forbidden(format!(
+                "{action} needs an operator's API key; a door staff key only admits tickets"
+            )));
+        }
         if caller.channel.is_some() {
             return Err(ApiError::forbidden(format!(
                 "{action} needs an operator's API key; a sales channel cannot"
@@ -164,6 +185,21 @@ impl ContextExt for Context<'_> {
         caller.operator.as_deref().ok_or_else(|| {
             ApiError::unauthenticated(format!("{action} needs an operator's API key"))
         })
+    }
+
+    fn calling_door(&self, action: &str) -> Result<&Door, ApiError> {
+        let caller = self.caller();
+        if let Some(door) = &caller.door {
+            return Ok(door);
+        }
+        if caller.channel.is_none() && caller.operator.is_none() {
+            return Err(ApiError::unauthenticated(format!(
+                "{action} needs a door staff key"
+            )));
+        }
+        Err(ApiError::forbidden(format!(
+            "{action} needs a door staff key (an operator makes one with `createDoorKey`)"
+        )))
     }
 
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {

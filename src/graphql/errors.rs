@@ -47,6 +47,14 @@ pub fn classify(error: &mut ServerError) {
                     .get_or_insert_with(ErrorExtensionValues::default)
                     .set("seats", async_graphql::Value::List(seats));
             }
+            if let ApiError::AlreadyAdmitted { at, door, .. } = &api_error {
+                let extensions = error
+                    .extensions
+                    .get_or_insert_with(ErrorExtensionValues::default);
+                let at = at.to_rfc3339();
+                extensions.set("admittedAt", at);
+                extensions.set("door", door.as_str());
+            }
             let code = api_error.code();
             error.message = api_error.client_message();
             code

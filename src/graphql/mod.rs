@@ -27,7 +27,7 @@ use document_cache::{Checked, DocumentCache};
 use futures::stream::{BoxStream, StreamExt};
 use omitted_variables::OmittedAsNull;
 
-pub use context::{prepare, Caller, RequestSettings};
+pub use context::{prepare, Caller, Door, RequestSettings};
 pub use mutation::Mutation;
 pub use query::Query;
 pub use subscription::Subscription;

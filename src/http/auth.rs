@@ -109,7 +109,13 @@ pub async fn authenticate_credential(
         KeyKind::Operator => store
             .operator_by_key_hash(&hash)
             .await?
-            .map(|operator| Caller::operator(operator.code)),
+            .map(|operator| Caller {
+                door: operator.door.map(|door| crate::graphql::Door {
+                    cinema: door.cinema_id,
+                    name: door.name,
+                }),
+                ..Caller::operator(operator.code)
+            }),
     };
     match found {
         Some(caller) => {

@@ -72,6 +72,8 @@ pub struct AppState {
     pub share: Arc<crate::domain::rate_limit::Share>,
     /// What ticket codes are derived from (random unless configured).
     pub ticket_secret: Arc<TicketSecret>,
+    /// When a showtime's tickets admit at the door.
+    pub admission_window: crate::domain::admission::AdmissionWindow,
 }
 
 impl AppState {
@@ -101,6 +103,18 @@ impl AppState {
             shutdown: crate::shutdown::Shutdown::default(),
             share,
             ticket_secret: Arc::new(TicketSecret::random()),
+            admission_window: Default::default(),
+        }
+    }
+
+    /// The same state admitting tickets in `window` around their showtime's start.
+    pub fn with_admission_window(
+        self,
+        admission_window: crate::domain::admission::AdmissionWindow,
+    ) -> Self {
+        AppState {
+            admission_window,
+            ..self
         }
     }
 
@@ -169,6 +183,7 @@ impl AppState {
             catalogue_rules: self.catalogue_rules,
             showtime_locks: Arc::clone(&self.showtime_locks),
             ticket_secret: Arc::clone(&self.ticket_secret),
+            admission_window: self.admission_window,
         }
     }
 }

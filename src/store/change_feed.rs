@@ -177,7 +177,8 @@ impl InventoryUpdate {
                 {
                     seat_state(row, column, value, &mut change)
                 }
-                (Some("seats"), Some(_), Some(_), Some("hold" | "order")) => {}
+                // Who holds or bought a seat, and its admission at the door, are not shown.
+                (Some("seats"), Some(_), Some(_), Some("hold" | "order" | "admitted")) => {}
                 (Some("seats"), ..) => change.unreadable = true,
                 _ => {}
             }

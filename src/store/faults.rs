@@ -18,6 +18,8 @@ pub enum CrashPoint {
     ReleaseAfterFree,
     /// Extend: the hold's new expiry is written, the answer is not stored yet.
     ExtendAfterWrite,
+    /// Admit: the seat is admitted, the answer is not stored yet.
+    AdmitAfterWrite,
     /// Cancelling a showtime: it says CANCELLING and its inventory is marked; no hold is
     /// released yet.
     ShowtimeCancelAfterMark,
@@ -61,6 +63,9 @@ pub enum DelayPoint {
     /// Cancel: the refund is recorded on the order, its seats are not given back yet. Armed
     /// by `BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS`.
     RefundAfterRecord,
+    /// Admit: the seat is admitted, the answer is not stored yet. Armed by
+    /// `BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS`.
+    AdmitAfterWrite,
 }
 
 impl DelayPoint {
@@ -73,6 +78,7 @@ impl DelayPoint {
             }
             DelayPoint::ExtendAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS",
             DelayPoint::RefundAfterRecord => "BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS",
+            DelayPoint::AdmitAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS",
         }
     }
 }

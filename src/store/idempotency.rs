@@ -77,6 +77,17 @@ pub struct StoredError {
     pub message: String,
     #[serde(default)]
     pub seats: Vec<String>,
+    /// ALREADY_ADMITTED's when and where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<StoredAdmission>,
+}
+
+/// When and at which door a ticket was admitted, as an ALREADY_ADMITTED answer stored it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredAdmission {
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    pub door: String,
 }
 
 /// Where a key stands.
@@ -291,6 +302,7 @@ mod tests {
             code: "SEAT_UNAVAILABLE".into(),
             message: "taken".into(),
             seats: vec!["A1".into()],
+            admitted: None,
         });
         let stored = bson::to_bson(&error).unwrap();
         assert_eq!(

@@ -19,9 +19,9 @@ impl Store {
         with_seats: bool,
     ) -> Result<Vec<SeatMapDoc>, ApiError> {
         let projection = if with_seats {
-            doc! { "capacity": 1, "counts": 1, "seats": 1 }
+            doc! { "capacity": 1, "counts": 1, "seats": 1, "admitted": 1 }
         } else {
-            doc! { "capacity": 1, "counts": 1 }
+            doc! { "capacity": 1, "counts": 1, "admitted": 1 }
         };
         self.find_by_ids_projected(names::SEAT_INVENTORY, ids, projection)
             .await
@@ -32,7 +32,8 @@ impl Store {
     /// announces on time). None when the showtime has no inventory.
     #[tracing::instrument(skip(self))]
     pub async fn live_seat_map(&self, id: ShowtimeId) -> Result<Option<SeatMapDoc>, ApiError> {
-        let projection = doc! { "capacity": 1, "counts": 1, "seats": 1, VERSION: 1, "holds": 1 };
+        let projection =
+            doc! { "capacity": 1, "counts": 1, "seats": 1, VERSION: 1, "holds": 1, "admitted": 1 };
         let mut found = self
             .find_by_ids_projected(names::SEAT_INVENTORY, &[id], projection)
             .await?;

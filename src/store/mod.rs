@@ -4,6 +4,7 @@
 //! write, one file per collection. Other layers call typed functions with domain ids and get
 //! documents back; they never build a filter.
 
+mod admissions;
 mod audit;
 mod blocked_seats;
 mod cancellations;
@@ -51,6 +52,7 @@ use std::time::Duration;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
+pub use admissions::AdmissionSeat;
 pub use cancellations::CancellationState;
 pub use catalogue_updates::{
     CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,

@@ -5,7 +5,7 @@ use bson::doc;
 use super::channels::is_duplicate_key;
 use super::codec::ObjectIdExt;
 use super::command_metrics::Call;
-use super::documents::{OperatorDoc, SCHEMA_VERSION};
+use super::documents::{DoorDoc, OperatorDoc, SCHEMA_VERSION};
 use super::{names, Store};
 use crate::domain::ids::CinemaId;
 use crate::domain::operator::OperatorScope;
@@ -56,6 +56,7 @@ impl Store {
                 OperatorScope::All => Vec::new(),
                 OperatorScope::Cinemas(ids) => ids.clone(),
             },
+            door: None,
         };
         match self
             .bounded_raw(
@@ -117,5 +118,58 @@ impl Store {
         )
         .await?;
         Ok(())
+    }
+}
+
+impl Store {
+    /// Stores door staff key `code` (its hash only) for `door`. Door keys' codes are fresh
+    /// random ids: a clash is INTERNAL.
+    #[tracing::instrument(skip(self, key_hash))]
+    pub async fn create_door_key(
+        &self,
+        code: &str,
+        key_hash: String,
+        door: DoorDoc,
+    ) -> Result<OperatorDoc, ApiError> {
+        let operator = OperatorDoc {
+            code: code.to_owned(),
+            schema_version: SCHEMA_VERSION,
+            name: door.name.clone(),
+            api_key_hash: key_hash,
+            all_cinemas: false,
+            cinema_ids: Vec::new(),
+            door: Some(door),
+        };
+        self.bounded(
+            Call::new(names::OPERATORS, "insert"),
+            self.collection::<OperatorDoc>(names::OPERATORS)
+                .insert_one(&operator),
+        )
+        .await?;
+        Ok(operator)
+    }
+
+    /// The door staff key `code`, if there is one.
+    #[tracing::instrument(skip(self))]
+    pub async fn door_key(&self, code: &str) -> Result<Option<OperatorDoc>, ApiError> {
+        self.bounded(
+            Call::new(names::OPERATORS, "find"),
+            self.collection::<OperatorDoc>(names::OPERATORS)
+                .find_one(doc! { "_id": code, "door": { "$exists": true } }),
+        )
+        .await
+    }
+
+    /// Deletes door staff key `code` of cinema `cinema`: false when there is no such key.
+    #[tracing::instrument(skip(self))]
+    pub async fn revoke_door_key(&self, code: &str, cinema: CinemaId) -> Result<bool, ApiError> {
+        let deleted = self
+            .bounded(
+                Call::new(names::OPERATORS, "delete"),
+                self.collection::<OperatorDoc>(names::OPERATORS)
+                    .delete_one(doc! { "_id": code, "door.cinemaId": cinema.oid() }),
+            )
+            .await?;
+        Ok(deleted.deleted_count == 1)
     }
 }

@@ -81,13 +81,49 @@ impl Store {
         self.update_order(filter, update).await
     }
 
+    /// Takes back refund `refund` of order `order`, still under way, whose seats could not be
+    /// given back because one was admitted at the door meanwhile: the refund is removed,
+    /// `refunded` and the cancelled seats move back, the figures are marked stale, and a
+    /// whole cancellation's order is CONFIRMED again. False when it did not match.
+    #[tracing::instrument(skip(self, refund), fields(refund = %refund.id))]
+    pub async fn withdraw_refund(
+        &self,
+        order: OrderId,
+        refund: &RefundDoc,
+        whole: bool,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": order.oid(), "refunding": refund.id.oid() };
+        let mut set = doc! { "salesStale": true };
+        let mut unset = doc! { "refunding": "" };
+        if whole {
+            filter.insert("status", "CANCELLING");
+            set.insert("status", "CONFIRMED");
+            for field in ["cancelledAt", "cancelReason", "cancelRequest"] {
+                unset.insert(field, "");
+            }
+        }
+        let update = doc! {
+            "$pull": {
+                "refunds": { "id": refund.id.oid() },
+                "cancelledSeats": { "$in": &refund.seats },
+            },
+            "$inc": { "refunded": -refund.amount },
+            "$set": set,
+            "$unset": unset,
+        };
+        self.update_order(filter, update).await
+    }
+
     /// Gives seats `labels` of `order` back: matches only while every one of them is SOLD
-    /// under it. False when it did not match (they were given back already).
+    /// under it and, unless `even_admitted` (a cancelled showtime refunds everyone), not
+    /// admitted at the door. False when it did not match (they were given back already, or
+    /// one was admitted).
     #[tracing::instrument(skip(self, order), fields(order = %order.id))]
     pub async fn free_sold_seats(
         &self,
         order: &OrderDoc,
         labels: &[String],
+        even_admitted: bool,
     ) -> Result<bool, ApiError> {
         let mut filter = doc! { "_id": order.showtime.id.oid() };
         let mut set = Document::new();
@@ -95,6 +131,11 @@ impl Store {
         for label in labels {
             filter.insert(seat_path(label, "state")?, "SOLD");
             filter.insert(seat_path(label, "order")?, order.id.oid());
+            if even_admitted {
+                unset.insert(seat_path(label, "admitted")?, Bson::String(String::new()));
+            } else {
+                filter.insert(seat_path(label, "admitted")?, doc! { "$exists": false });
+            }
             set.insert(seat_path(label, "state")?, "AVAILABLE");
             unset.insert(seat_path(label, "order")?, Bson::String(String::new()));
         }

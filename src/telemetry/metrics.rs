@@ -9,7 +9,7 @@
 //! `boxoffice_mongodb_commands_total{collection,command,outcome}`,
 //! `boxoffice_mongodb_command_duration_seconds{collection,command}`,
 //! `boxoffice_holds_placed_total`, `boxoffice_orders_confirmed_total`,
-//! `boxoffice_orders_cancelled_total`, `boxoffice_holds_expired_total{by}`,
+//! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`, `boxoffice_holds_expired_total{by}`,
 //! `boxoffice_rate_limited_total{kind}`, and the gauges of [`super::lag`] and of the live hub.
 
 use std::collections::HashSet;
@@ -92,6 +92,10 @@ fn describe() {
     );
     describe_counter!("boxoffice_holds_placed_total", "Holds placed");
     describe_counter!("boxoffice_orders_confirmed_total", "Orders confirmed");
+    describe_counter!(
+        "boxoffice_tickets_admitted_total",
+        "Tickets admitted at the door"
+    );
     describe_counter!(
         "boxoffice_orders_cancelled_total",
         "Cancellations accepted (the order moved to CANCELLING, once per order)"
@@ -210,6 +214,11 @@ pub fn hold_placed() {
 /// An order was confirmed.
 pub fn order_confirmed() {
     counter!("boxoffice_orders_confirmed_total").increment(1);
+}
+
+/// A ticket was admitted at the door.
+pub fn ticket_admitted() {
+    counter!("boxoffice_tickets_admitted_total").increment(1);
 }
 
 /// A cancellation was accepted.

@@ -1,5 +1,6 @@
 //! The mutation roots, one per domain, merged into `Mutation`.
 
+mod admissions;
 mod cinemas;
 mod halls;
 mod holds;
@@ -25,4 +26,5 @@ pub struct Mutation(
     halls::HallMutation,
     movies::MovieMutation,
     ticket_types::TicketTypeMutation,
+    admissions::AdmissionMutation,
 );

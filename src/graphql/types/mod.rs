@@ -1,5 +1,6 @@
 //! One file per GraphQL type.
 
+mod admission;
 mod audit_entry;
 mod cinema;
 mod connection;
@@ -20,6 +21,7 @@ mod seat_map_event;
 mod showtime;
 mod ticket_type;
 
+pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, page_cost};

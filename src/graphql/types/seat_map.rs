@@ -8,6 +8,8 @@ use std::sync::Arc;
 use async_graphql::{Enum, Object, SimpleObject};
 
 use crate::domain::layout::{seat_label, MAX_CAPACITY, MAX_ROW_LENGTH};
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
 use crate::store::documents::{SeatMapDoc, SeatView};
 
 /// What kind of seat a position is.
@@ -24,9 +26,9 @@ pub enum SeatKind {
     Couple,
 }
 
-/// Where a seat is in the sale: AVAILABLE → HELD → SOLD; BLOCKED seats are not for sale.
+/// Where a seat is in the sale: AVAILABLE → HELD → SOLD (→ ADMITTED at the door); BLOCKED
+/// seats are not for sale.
 #[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
-#[graphql(remote = "crate::domain::seat::SeatState")]
 pub enum SeatState {
     /// Free to hold.
     Available,
@@ -36,6 +38,21 @@ pub enum SeatState {
     Sold,
     /// Not for sale (broken, reserved for staff).
     Blocked,
+    /// Sold, and its ticket was admitted at the door. Shown to that cinema's door staff
+    /// only: everyone else sees SOLD.
+    Admitted,
+}
+
+impl From<crate::domain::seat::SeatState> for SeatState {
+    fn from(state: crate::domain::seat::SeatState) -> Self {
+        use crate::domain::seat::SeatState as Stored;
+        match state {
+            Stored::Available => SeatState::Available,
+            Stored::Held => SeatState::Held,
+            Stored::Sold => SeatState::Sold,
+            Stored::Blocked => SeatState::Blocked,
+        }
+    }
 }
 
 /// One seat of a showtime (its row, its position, and its kind and state).
@@ -43,6 +60,7 @@ pub struct Seat<'a> {
     row: &'a str,
     column: usize,
     view: SeatView,
+    door_view: bool,
 }
 
 /// One seat of a showtime.
@@ -68,8 +86,11 @@ impl Seat<'_> {
         self.view.kind.into()
     }
 
-    /// Its state now.
+    /// Its state now (ADMITTED for door staff only).
     async fn state(&self) -> SeatState {
+        if self.door_view && self.view.admitted {
+            return SeatState::Admitted;
+        }
         self.view.state.into()
     }
 }
@@ -85,6 +106,7 @@ pub(super) const ROW_SEATS_COST: usize = MAX_ROW_LENGTH;
 pub struct SeatRow<'a> {
     label: &'a str,
     positions: &'a [Option<SeatView>],
+    door_view: bool,
 }
 
 /// One row of a seat map.
@@ -106,6 +128,7 @@ impl SeatRow<'_> {
                     row: self.label,
                     column,
                     view,
+                    door_view: self.door_view,
                 })
             })
             .collect()
@@ -113,10 +136,17 @@ impl SeatRow<'_> {
 
     /// The row in compact form, for drawing big halls: one character per position, gaps
     /// included, so character `i` is the seat at `column` i. `a` available, `h` held,
-    /// `s` sold, `b` blocked, `_` no seat (an aisle or a gap). With `kinds`, a row of the map
-    /// is a few dozen bytes instead of an object per seat.
+    /// `s` sold, `b` blocked, `_` no seat (an aisle or a gap); for door staff, `x` admitted.
+    /// With `kinds`, a row of the map is a few dozen bytes instead of an object per seat.
     async fn states(&self) -> String {
-        self.compact(|view| view.state.letter())
+        let door_view = self.door_view;
+        self.compact(|view| {
+            if door_view && view.admitted {
+                'x'
+            } else {
+                view.state.letter()
+            }
+        })
     }
 
     /// The kinds of the row's positions, one character each as in `states`: `s` standard,
@@ -153,7 +183,34 @@ pub struct SeatCounts {
 }
 
 /// The seats of one showtime and their states, read from its inventory document in one go.
-pub struct SeatMap(pub Arc<SeatMapDoc>);
+pub struct SeatMap {
+    doc: Arc<SeatMapDoc>,
+    /// Whether the caller may see admissions: door staff (ADMITTED seats and the count) or an
+    /// operator of the showtime's cinema (the count).
+    viewer: Viewer,
+}
+
+/// Who reads a seat map, as far as admissions go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer {
+    /// Sees admitted seats as SOLD and no count.
+    Public,
+    /// An operator: the count, once its scope over the cinema is checked.
+    Operator(crate::domain::ids::CinemaId),
+    /// Door staff of the showtime's cinema: ADMITTED seats and the count.
+    Door,
+}
+
+impl SeatMap {
+    pub fn new(doc: Arc<SeatMapDoc>, viewer: Viewer) -> Self {
+        SeatMap { doc, viewer }
+    }
+
+    /// A map as the public sees it (live seat maps).
+    pub fn public(doc: Arc<SeatMapDoc>) -> Self {
+        SeatMap::new(doc, Viewer::Public)
+    }
+}
 
 /// The seats of one showtime and their states, read from its inventory document in one go.
 #[Object]
@@ -161,21 +218,45 @@ impl SeatMap {
     /// Rows from the screen backwards.
     #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
     async fn rows(&self) -> Vec<SeatRow<'_>> {
-        self.0
+        let door_view = self.viewer == Viewer::Door;
+        self.doc
             .seats
             .iter()
-            .map(|(label, positions)| SeatRow { label, positions })
+            .map(|(label, positions)| SeatRow {
+                label,
+                positions,
+                door_view,
+            })
             .collect()
     }
 
     /// Positions in the widest row, gaps included.
     async fn width(&self) -> i32 {
-        self.0.seats.values().map(Vec::len).max().unwrap_or(0) as i32
+        self.doc.seats.values().map(Vec::len).max().unwrap_or(0) as i32
     }
 
-    /// Seats per state.
+    /// Seats per state (admitted seats count as sold).
     async fn counts(&self) -> SeatCounts {
-        SeatCounts::of(self.0.counts, self.0.capacity)
+        SeatCounts::of(self.doc.counts, self.doc.capacity)
+    }
+
+    /// How many tickets were admitted at the door so far, read with the map (no cache).
+    /// For the cinema's door staff and operators; FORBIDDEN for anyone else.
+    async fn admissions(&self, ctx: &async_graphql::Context<'_>) -> Result<i32, ApiError> {
+        let allowed = match self.viewer {
+            Viewer::Door => true,
+            Viewer::Operator(cinema) => match ctx.caller().operator.as_deref() {
+                Some(operator) => ctx.store().operator_may_write(operator, cinema).await?,
+                None => false,
+            },
+            Viewer::Public => false,
+        };
+        if !allowed {
+            return Err(ApiError::forbidden(
+                "admissions are shown to the cinema's door staff and operators",
+            ));
+        }
+        Ok(self.doc.admitted)
     }
 }
 

@@ -75,7 +75,7 @@ impl SeatMapEvent {
     /// for its compact rows (`states`, `kinds`) to draw a big hall cheaply.
     async fn seat_map(&self) -> Option<SeatMap> {
         match &self.update {
-            SeatMapUpdate::Snapshot(map) => Some(SeatMap(map.clone())),
+            SeatMapUpdate::Snapshot(map) => Some(SeatMap::public(map.clone())),
             SeatMapUpdate::Changes { .. } => None,
         }
     }

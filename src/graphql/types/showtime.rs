@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::money::{ChannelPrice, Money};
 use super::seat_map::SeatKind;
-use super::seat_map::SeatMap;
+use super::seat_map::{SeatMap, Viewer};
 use super::ticket_type::TicketRule;
 use super::{Cinema, Hall, Movie};
 use crate::domain;
@@ -235,7 +235,14 @@ impl Showtime {
                     self.showtime_id()
                 ))
             })?;
-        Ok(SeatMap(seat_map))
+        let caller = ctx.caller();
+        let cinema = self.0.cinema.id;
+        let viewer = match (&caller.door, &caller.operator) {
+            (Some(door), _) if door.cinema == cinema => Viewer::Door,
+            (None, Some(_)) => Viewer::Operator(cinema),
+            _ => Viewer::Public,
+        };
+        Ok(SeatMap::new(seat_map, viewer))
     }
 }
 

@@ -65,6 +65,21 @@ pub struct OperatorDoc {
     /// A cinema it creates joins it.
     #[serde(with = "codec::ids")]
     pub cinema_ids: Vec<CinemaId>,
+    /// Set for a door staff key: it admits tickets at this door of one cinema and does
+    /// nothing else (its `cinema_ids` stay empty, so no catalogue write ever matches it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub door: Option<DoorDoc>,
+}
+
+/// The door a door staff key admits at.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DoorDoc {
+    #[serde(with = "codec::id")]
+    pub cinema_id: CinemaId,
+    pub name: String,
+    /// The operator who made the key.
+    pub created_by: String,
 }
 
 /// `audit_log`: one entry per operator write that changed something.

@@ -32,6 +32,21 @@ pub struct SeatCellDoc {
         with = "codec::optional_id"
     )]
     pub order: Option<OrderId>,
+    /// Set once a SOLD seat's ticket was admitted at the door (it stays SOLD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<AdmissionDoc>,
+}
+
+/// A ticket's admission: when, at which door, by which request (its idempotency key's
+/// resource id, or a fresh one), so a retry of that request knows the admission for its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionDoc {
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    pub door: String,
+    #[serde(with = "codec::id")]
+    pub request: ResourceId,
 }
 
 /// A live hold, kept in its showtime's inventory so that taking seats and recording the hold
@@ -121,6 +136,10 @@ pub struct SeatInventoryDoc {
     /// copied from an older read of the hall, so a stale attempt never overwrites a newer one.
     #[serde(default)]
     pub hall_schedule_version: i64,
+    /// How many tickets were admitted at the door (one more with each admission, in the
+    /// same update).
+    #[serde(default)]
+    pub admitted: i32,
 }
 
 /// A showtime's seat map as it is read for display (`seat_inventory` projected): the counts
@@ -142,6 +161,9 @@ pub struct SeatMapDoc {
     /// The live holds: read for live seat maps only (their expiry is announced on time).
     #[serde(default)]
     pub holds: Vec<HoldDoc>,
+    /// How many tickets were admitted (shown to door staff and operators only).
+    #[serde(default)]
+    pub admitted: i32,
 }
 
 /// What a seat map shows of a seat.
@@ -149,6 +171,14 @@ pub struct SeatMapDoc {
 pub struct SeatView {
     pub kind: SeatKind,
     pub state: SeatState,
+    /// Whether a SOLD seat's ticket was admitted (shown to door staff only).
+    #[serde(default, deserialize_with = "present", rename = "admitted")]
+    pub admitted: bool,
+}
+
+/// True for any value: the field is there.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// The most release notes an inventory keeps.
@@ -230,6 +260,7 @@ impl SeatInventoryDoc {
                             state: SeatState::Available,
                             hold: None,
                             order: None,
+                            admitted: None,
                         })
                     })
                     .collect();
@@ -250,6 +281,7 @@ impl SeatInventoryDoc {
             fenced_holds: Vec::new(),
             released_holds: Vec::new(),
             cancelled: false,
+            admitted: 0,
         }
     }
 }

@@ -22,10 +22,10 @@ mod orders;
 mod showtimes;
 mod ticket_types;
 
-pub use access::{AuditDoc, ChannelDoc, OperatorDoc, RateLimitDoc};
+pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
 pub use inventory::{
-    HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
+    AdmissionDoc, HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
     RELEASE_NOTES_KEPT,
 };
 pub use movies::{

@@ -1,0 +1,137 @@
+//! Admissions at the door, kept on the seats of `seat_inventory`: a SOLD seat whose ticket
+//! was admitted carries `admitted {at, door, request}` and stays SOLD (the seat map, its
+//! counts and its version do not move; live seat maps ignore the field), and the inventory's
+//! `admitted` counts them.
+
+use bson::doc;
+use serde::Deserialize;
+
+use super::codec::{date, ObjectIdExt};
+use super::command_metrics::Call;
+use super::documents::AdmissionDoc;
+use super::holds::seat_path;
+use super::{names, Store};
+use crate::domain::admission::AdmissionWindow;
+use crate::domain::ids::{OrderId, ShowtimeId};
+use crate::error::ApiError;
+
+/// What an admission that matched nothing reads of the seat: enough to say why.
+#[derive(Debug, Clone)]
+pub struct AdmissionSeat {
+    pub starts_at: chrono::DateTime<chrono::Utc>,
+    pub cancelled: bool,
+    /// The seat as stored, if the hall has it: its state, order and admission.
+    pub state: Option<crate::domain::seat::SeatState>,
+    pub order: Option<OrderId>,
+    pub admitted: Option<AdmissionDoc>,
+}
+
+impl Store {
+    /// Admits seat `label` of `showtime` for a ticket of `order`, in one update that matches
+    /// only while the seat is SOLD under that order and not admitted, the showtime is not
+    /// cancelled, and the database's clock is inside `window` around the start. Reads
+    /// nothing. False when it did not match.
+    #[tracing::instrument(skip(self, admission), fields(door = %admission.door))]
+    pub async fn admit_seat(
+        &self,
+        showtime: ShowtimeId,
+        label: &str,
+        order: OrderId,
+        admission: &AdmissionDoc,
+        window: AdmissionWindow,
+    ) -> Result<bool, ApiError> {
+        let millis = |duration: chrono::Duration| duration.num_milliseconds();
+        let now_plus = |amount: i64| {
+            doc! { "$dateAdd": { "startDate": "$$NOW", "unit": "millisecond", "amount": amount } }
+        };
+        let filter = doc! {
+            // `$expr` inside `$and`, not beside `_id`: some servers plan the latter as a scan.
+            "$and": [
+                { "_id": showtime.oid() },
+                { "$expr": { "$and": [
+                    // now ≥ start − opens_before, and now ≤ start + closes_after.
+                    { "$lte": ["$startsAt", now_plus(millis(window.opens_before))] },
+                    { "$gte": ["$startsAt", now_plus(-millis(window.closes_after))] },
+                ] } },
+            ],
+            "cancelled": { "$ne": true },
+            seat_path(label, "state")?: "SOLD",
+            seat_path(label, "order")?: order.oid(),
+            seat_path(label, "admitted")?: { "$exists": false },
+        };
+        let update = doc! {
+            "$set": { seat_path(label, "admitted")?: {
+                "at": date(admission.at),
+                "door": &admission.door,
+                "request": admission.request.oid(),
+            } },
+            "$inc": { "admitted": 1 },
+        };
+        self.update_inventory(filter, update).await
+    }
+
+    /// Seat `label` of `showtime` as an admission that matched nothing needs it (one `find`,
+    /// projected to that seat); `None` when the showtime has no inventory.
+    #[tracing::instrument(skip(self))]
+    pub async fn admission_seat(
+        &self,
+        showtime: ShowtimeId,
+        label: &str,
+    ) -> Result<Option<AdmissionSeat>, ApiError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Found {
+            #[serde(with = "super::codec::time")]
+            starts_at: chrono::DateTime<chrono::Utc>,
+            #[serde(default)]
+            cancelled: bool,
+            #[serde(default)]
+            seats: bson::Document,
+        }
+        let (row, _) = crate::domain::layout::parse_seat_label(label)?;
+        let projection = doc! {
+            "startsAt": 1,
+            "cancelled": 1,
+            format!("seats.{row}"): 1,
+        };
+        let found = self
+            .bounded(
+                Call::new(names::SEAT_INVENTORY, "find"),
+                self.collection::<Found>(names::SEAT_INVENTORY)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(projection),
+            )
+            .await?;
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        let seat = seat_in(&found.seats, label)?;
+        Ok(Some(AdmissionSeat {
+            starts_at: found.starts_at,
+            cancelled: found.cancelled,
+            state: seat.as_ref().map(|seat| seat.state),
+            order: seat.as_ref().and_then(|seat| seat.order),
+            admitted: seat.and_then(|seat| seat.admitted),
+        }))
+    }
+}
+
+/// Seat `label` in the `seats` of an inventory read with that seat's row.
+fn seat_in(
+    seats: &bson::Document,
+    label: &str,
+) -> Result<Option<super::documents::SeatCellDoc>, ApiError> {
+    let (row, number) = crate::domain::layout::parse_seat_label(label)?;
+    let Some(bson::Bson::Array(positions)) = seats.get(row) else {
+        return Ok(None);
+    };
+    let Some(cell) = number.checked_sub(1).and_then(|at| positions.get(at)) else {
+        return Ok(None);
+    };
+    match cell {
+        bson::Bson::Null => Ok(None),
+        cell => bson::from_bson(cell.clone())
+            .map(Some)
+            .map_err(|error| ApiError::internal_caused("a stored seat did not decode", error)),
+    }
+}
