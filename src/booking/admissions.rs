@@ -63,9 +63,15 @@ pub async fn admit_ticket(
         )));
     }
     let space = format!("door/{}", door.key);
-    once(store, keys, &space, key, "admitTicket", &code.trim(), |attempt| {
-        admit_once(store, window, door, &ticket, attempt)
-    })
+    once(
+        store,
+        keys,
+        &space,
+        key,
+        "admitTicket",
+        &code.trim(),
+        |attempt| admit_once(store, window, door, &ticket, attempt),
+    )
     .await
 }
 
@@ -108,9 +114,7 @@ async fn admit_once(
             request,
         }));
     }
-    let found = store
-        .admission_seat(ticket.showtime, &ticket.seat)
-        .await?;
+    let found = store.admission_seat(ticket.showtime, &ticket.seat).await?;
     let now = store::now();
     let (seat, cancelled, starts_at) = match found {
         None => (SeatFound::NoShowtime, false, now),

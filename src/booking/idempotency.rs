@@ -29,9 +29,7 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::ids::{HoldId, ResourceId};
 use crate::error::ApiError;
-use crate::store::idempotency::{
-    Claim, KeyState, NewKey, Outcome, StoredAdmission, StoredError,
-};
+use crate::store::idempotency::{Claim, KeyState, NewKey, Outcome, StoredAdmission, StoredError};
 use crate::store::{self, PausePoint, Store};
 
 /// How often a request waiting for another attempt's answer looks at the key again.

@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::store::documents::{
     AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
 };
-use crate::store::{self, CrashPoint, DelayPoint, Store, WholeCancel};
+use crate::store::{self, CrashPoint, DelayPoint, PausePoint, Store, WholeCancel};
 
 /// A refund that lost a race to another write of its order reads the order again and tries
 /// again, this many times at most. Every lost race is another refund recorded (or finished),
@@ -73,9 +73,12 @@ pub async fn cancel_order(
                 (Some(seats), Some(refund)) => same_seats(seats, &refund.seats),
                 (Some(_), None) => false,
             };
-            let withdrawn = (under_way.as_ref()).is_some_and(|refund| finished.refund(refund.id).is_none());
+            let withdrawn =
+                (under_way.as_ref()).is_some_and(|refund| finished.refund(refund.id).is_none());
             if asked_for && withdrawn {
-                return Err(admitted_refusal(&under_way.map(|r| r.seats).unwrap_or_default()));
+                return Err(admitted_refusal(
+                    &under_way.map(|r| r.seats).unwrap_or_default(),
+                ));
             }
             if asked_for || finished.refund(id).is_some() || finished.cancel_request == Some(id) {
                 return Ok(finished);
@@ -205,6 +208,7 @@ async fn start(
         return Ok(None);
     }
     store.delay_point(DelayPoint::RefundAfterRecord).await;
+    store.pause_point(PausePoint::RefundAfterRecord).await;
     crash_point(store, CrashPoint::CancelBeforeFree)?;
     if let Some(whole) = whole {
         crate::telemetry::metrics::order_cancelled();
@@ -294,7 +298,9 @@ fn withdrawn(mut order: OrderDoc, refund: &RefundDoc, whole: bool) -> Result<Ord
     tracing::info!(order = %order.id, refund = %refund.id, "a refund was withdrawn: a seat was admitted");
     order.refunds.retain(|kept| kept.id != refund.id);
     order.refunded -= refund.amount;
-    order.cancelled_seats.retain(|seat| !refund.seats.contains(seat));
+    order
+        .cancelled_seats
+        .retain(|seat| !refund.seats.contains(seat));
     order.refunding = None;
     order.sales_stale = true;
     if whole {

@@ -106,7 +106,9 @@ pub fn refusal<R: PartialEq>(
         Some(admitted) => Err(ApiError::AlreadyAdmitted {
             message: format!(
                 "this ticket was admitted already, at {} through door `{}`",
-                admitted.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                admitted
+                    .at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 admitted.door
             ),
             at: admitted.at,

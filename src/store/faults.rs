@@ -44,6 +44,9 @@ pub enum PausePoint {
     /// A scheduler read its halls and their showtimes and found no overlap; it has written
     /// nothing yet (`store::schedule`): a scheduler stalled with what it read going stale.
     BeforeScheduleWrite,
+    /// A cancellation recorded its refund on the order and has not given the seats back: a
+    /// slow cancellation that an admission can overtake.
+    RefundAfterRecord,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a

@@ -58,7 +58,12 @@ pub async fn door(sale: &Sale, operator: &str, door: &str) -> Door {
 /// Moves the sale's showtime to start `minutes` from now (negative: it started), as the
 /// schedule would have it: showtime and seat inventory alike.
 pub async fn starting_in(sale: &Sale, minutes: i64) {
-    let db = database(&mongodb_uri(), &sale.app).await;
+    starting_in_on(&mongodb_uri(), sale, minutes).await
+}
+
+/// [`starting_in`] for a sale on the database server at `uri`.
+pub async fn starting_in_on(uri: &str, sale: &Sale, minutes: i64) {
+    let db = database(uri, &sale.app).await;
     let at = bson::DateTime::from_chrono(chrono::Utc::now() + chrono::Duration::minutes(minutes));
     for collection in ["showtimes", "seat_inventory"] {
         db.collection::<bson::Document>(collection)
@@ -131,7 +136,10 @@ async fn a_ticket_is_admitted_once_in_one_update_and_a_second_scan_says_when_and
 
     let scan = |key: &'static str| json!({ "code": codes[0].1, "key": key });
     sale.app.store.commands().start();
-    let admitted = sale.app.graphql_as(&north.key, ADMIT_BARE, scan("scan-1")).await;
+    let admitted = sale
+        .app
+        .graphql_as(&north.key, ADMIT_BARE, scan("scan-1"))
+        .await;
     let sent = crate::round_trips::names(&sale.app.store.commands().take());
     assert_eq!(
         sent,
@@ -149,12 +157,18 @@ async fn a_ticket_is_admitted_once_in_one_update_and_a_second_scan_says_when_and
     );
     let after = sale.inventory().await;
     assert_eq!(after.counts, before.counts, "an admitted seat stays sold");
-    assert_eq!(after.version, before.version, "the public seat map did not change");
+    assert_eq!(
+        after.version, before.version,
+        "the public seat map did not change"
+    );
     assert_eq!(after.admitted, 2);
 
     // The retry of the key gets its answer; another scan, at another door, is refused with
     // when and where the ticket went in.
-    let retried = sale.app.graphql_as(&north.key, ADMIT_BARE, scan("scan-1")).await;
+    let retried = sale
+        .app
+        .graphql_as(&north.key, ADMIT_BARE, scan("scan-1"))
+        .await;
     assert_eq!(retried.data()["admitTicket"], admitted);
     let operator = operator_again(&sale).await;
     let south = door(&sale, &operator, "South").await;
@@ -167,32 +181,55 @@ async fn a_ticket_is_admitted_once_in_one_update_and_a_second_scan_says_when_and
     let keyed_again = admit(&sale.app, &south.key, &codes[0].1, Some("scan-2")).await;
     assert_eq!(keyed_again.error_code(), "ALREADY_ADMITTED");
     let replayed = admit(&sale.app, &south.key, &codes[0].1, Some("scan-2")).await;
-    assert_eq!(replayed.0, keyed_again.0, "a refusal is replayed with its details");
+    assert_eq!(
+        replayed.0, keyed_again.0,
+        "a refusal is replayed with its details"
+    );
     assert_eq!(sale.inventory().await.admitted, 2, "two tickets, each once");
 
     // Door staff see ADMITTED and the count; everyone else sees SOLD and no count.
     let id = json!({ "id": sale.showtime });
-    let public = sale.app.graphql_as(&sale.maoyan, SEAT_MAP, id.clone()).await;
+    let public = sale
+        .app
+        .graphql_as(&sale.maoyan, SEAT_MAP, id.clone())
+        .await;
     let public = &public.data()["showtime"]["seatMap"];
     let sold = |label: &str, state: &str| (label.to_owned(), state.to_owned());
     assert_eq!(
         states(public),
-        [sold("A1", "SOLD"), sold("A2", "SOLD"), sold("A3", "AVAILABLE")]
+        [
+            sold("A1", "SOLD"),
+            sold("A2", "SOLD"),
+            sold("A3", "AVAILABLE")
+        ]
     );
-    assert!(public["rows"][0]["states"].as_str().unwrap().starts_with("ssa"));
+    assert!(public["rows"][0]["states"]
+        .as_str()
+        .unwrap()
+        .starts_with("ssa"));
     let at_door = sale.app.graphql_as(&north.key, SEAT_MAP, id.clone()).await;
     let at_door = &at_door.data()["showtime"]["seatMap"];
     assert_eq!(
         states(at_door),
-        [sold("A1", "ADMITTED"), sold("A2", "ADMITTED"), sold("A3", "AVAILABLE")]
+        [
+            sold("A1", "ADMITTED"),
+            sold("A2", "ADMITTED"),
+            sold("A3", "AVAILABLE")
+        ]
     );
-    assert!(at_door["rows"][0]["states"].as_str().unwrap().starts_with("xxa"));
+    assert!(at_door["rows"][0]["states"]
+        .as_str()
+        .unwrap()
+        .starts_with("xxa"));
     assert_eq!(at_door["counts"]["sold"], 2, "admitted seats count as sold");
     for key in [&north.key, &operator] {
         let read = sale.app.graphql_as(key, ADMISSIONS, id.clone()).await;
         assert_eq!(read.data()["showtime"]["seatMap"]["admissions"], 2);
     }
-    let channel = sale.app.graphql_as(&sale.maoyan, ADMISSIONS, id.clone()).await;
+    let channel = sale
+        .app
+        .graphql_as(&sale.maoyan, ADMISSIONS, id.clone())
+        .await;
     assert_eq!(channel.error_code(), "FORBIDDEN");
     let anonymous = sale.app.graphql(ADMISSIONS, id).await;
     assert_eq!(anonymous.error_code(), "FORBIDDEN");
@@ -225,7 +262,9 @@ async fn bad_scans_get_a_code_and_change_nothing() {
         assert_eq!(refused.error_code(), expected, "{code}");
     }
     assert_eq!(
-        admit(&sale.app, &north.key, &forged, None).await.error_message(),
+        admit(&sale.app, &north.key, &forged, None)
+            .await
+            .error_message(),
         "this is not a valid ticket code"
     );
     // Only door staff admit.
@@ -234,7 +273,10 @@ async fn bad_scans_get_a_code_and_change_nothing() {
     let channel = admit(&sale.app, &sale.maoyan, &code, None).await;
     assert_eq!(channel.error_code(), "FORBIDDEN");
     let operator = operator_again(&sale).await;
-    assert_eq!(admit(&sale.app, &operator, &code, None).await.error_code(), "FORBIDDEN");
+    assert_eq!(
+        admit(&sale.app, &operator, &code, None).await.error_code(),
+        "FORBIDDEN"
+    );
     // A door key does nothing else: no catalogue write, no sale.
     let block = sale
         .app
@@ -245,7 +287,10 @@ async fn bad_scans_get_a_code_and_change_nothing() {
         )
         .await;
     assert_eq!(block.error_code(), "FORBIDDEN");
-    assert_eq!(sale.hold(&north.key, &["C2"]).await.error_code(), "FORBIDDEN");
+    assert_eq!(
+        sale.hold(&north.key, &["C2"]).await.error_code(),
+        "FORBIDDEN"
+    );
     let door_making_doors = sale
         .app
         .graphql_as(
@@ -260,12 +305,18 @@ async fn bad_scans_get_a_code_and_change_nothing() {
     starting_in(&sale, 120).await;
     let early = admit(&sale.app, &north.key, &code, None).await;
     assert_eq!(early.error_code(), "ADMISSION_CLOSED");
-    assert!(early.error_message().starts_with("too early: admission opens at"));
+    assert!(early
+        .error_message()
+        .starts_with("too early: admission opens at"));
     // Too late: 31 minutes after the start.
     starting_in(&sale, -31).await;
     let late = admit(&sale.app, &north.key, &code, None).await;
     assert_eq!(late.error_code(), "ADMISSION_CLOSED");
-    assert!(late.error_message().starts_with("too late"), "{}", late.error_message());
+    assert!(
+        late.error_message().starts_with("too late"),
+        "{}",
+        late.error_message()
+    );
     starting_in(&sale, 30).await;
 
     // A cancelled seat's ticket.
@@ -280,7 +331,13 @@ async fn bad_scans_get_a_code_and_change_nothing() {
     assert!(refused.error_message().contains("another cinema"));
 
     assert_eq!(sale.inventory().await.admitted, 0, "nothing was admitted");
-    assert!(sale.inventory().await.seat("A1").unwrap().admitted.is_none());
+    assert!(sale
+        .inventory()
+        .await
+        .seat("A1")
+        .unwrap()
+        .admitted
+        .is_none());
     // And the ticket still admits.
     admit(&sale.app, &north.key, &code, None).await.data();
 }
@@ -317,7 +374,11 @@ async fn an_admitted_seat_is_not_cancelled_and_a_cancelled_one_is_not_admitted()
         let refused = sale.cancel_seats(&order, seats).await;
         assert_eq!(refused.error_code(), "REFUND_NOT_ALLOWED", "{seats:?}");
         assert!(refused.error_message().contains("admitted at the door"));
-        assert_eq!(order_now().await, unchanged, "the refund was taken back whole");
+        assert_eq!(
+            order_now().await,
+            unchanged,
+            "the refund was taken back whole"
+        );
     }
     assert_eq!(
         sale.states(&["A1", "A2"]).await,
@@ -404,12 +465,17 @@ async fn door_keys_are_made_by_the_cinema_s_operators_for_named_doors() {
         .await;
     assert_eq!(missing.error_code(), "NOT_FOUND");
     let door = door(&sale, &operator, "  3号厅入口 ").await;
-    assert!(door.key.starts_with("bop_"), "an operator key, admitting only");
+    assert!(
+        door.key.starts_with("bop_"),
+        "an operator key, admitting only"
+    );
     // Stored as a hash, audited without the key.
     let db = database(&mongodb_uri(), &sale.app).await;
     let stored = crate::catalogue_faults::find(&db, "operators", doc! { "_id": &door.code }).await;
     assert!(!format!("{stored:?}").contains(&door.key));
-    let audit = crate::catalogue_faults::find(&db, "audit_log", doc! { "operation": "createDoorKey" }).await;
+    let audit =
+        crate::catalogue_faults::find(&db, "audit_log", doc! { "operation": "createDoorKey" })
+            .await;
     assert_eq!(audit.len(), 1);
     assert!(!format!("{audit:?}").contains(&door.key));
 }

@@ -1,5 +1,6 @@
 //! Integration tests: the whole gateway over a real MongoDB wire-protocol server.
 
+mod admission_races;
 mod admissions;
 mod architecture;
 mod blocked_seats;

@@ -215,3 +215,37 @@ async fn a_partial_cancellation_that_met_a_frozen_database_is_retried_into_one_r
     assert_eq!((inventory.counts.sold, inventory.counts.available), (2, 10));
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn a_scan_that_met_a_frozen_database_is_retried_into_one_admission() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    crate::admissions::starting_in_on(&database.uri(), &sale, 30).await;
+    let order = sale.order(&sale.maoyan, &["B3"]).await;
+    let code_of_ticket = crate::admissions::codes(&sale, &order).await.remove(0).1;
+    let operator = crate::admissions::operator(&sale).await;
+    let north = crate::admissions::door(&sale, &operator, "North").await;
+    // Its key is known to the gateway before the database freezes.
+    let other = crate::admissions::codes(&sale, &sale.order(&sale.maoyan, &["B4"]).await).await;
+    crate::admissions::admit(&sale.app, &north.key, &other[0].1, None)
+        .await
+        .data();
+
+    let variables = json!({ "code": code_of_ticket, "key": "scan-frozen" });
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", north.key),
+            &json!({ "query": crate::admissions::ADMIT, "variables": variables }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    database.thaw();
+    // Whatever the frozen server did with the first attempt, the retry admits once.
+    let retried = crate::admission_races::admit_until_up(&sale.app, &north.key, &variables).await;
+    assert_eq!(retried.data()["admitTicket"]["seat"], "B3");
+    let again = crate::admissions::admit(&sale.app, &north.key, &code_of_ticket, None).await;
+    assert_eq!(again.error_code(), "ALREADY_ADMITTED");
+    assert_eq!(sale.inventory().await.admitted, 2, "B4, then B3 once");
+}

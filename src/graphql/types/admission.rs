@@ -39,9 +39,9 @@ impl Admission {
     /// The showtime it admits to.
     async fn showtime(&self, ctx: &Context<'_>) -> Result<Showtime, ApiError> {
         let showtime = ctx.loaders().showtimes.load_one(self.0.showtime).await?;
-        showtime.map(Showtime::from_arc).ok_or_else(|| {
-            ApiError::internal(format!("showtime {} is gone", self.0.showtime))
-        })
+        showtime
+            .map(Showtime::from_arc)
+            .ok_or_else(|| ApiError::internal(format!("showtime {} is gone", self.0.showtime)))
     }
 }
 
@@ -62,7 +62,10 @@ impl DoorKey {
 
     /// The door it admits at.
     async fn door(&self) -> &str {
-        self.record.door.as_ref().map_or("", |door| door.name.as_str())
+        self.record
+            .door
+            .as_ref()
+            .map_or("", |door| door.name.as_str())
     }
 
     /// The cinema it admits at.
