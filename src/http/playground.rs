@@ -76,12 +76,17 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "block-seats",
     "unblock-seats",
     "cancel-showtime",
+    "create-door-key",
 ];
 
 /// The headers of the examples that act as a channel or an operator (`NAME.headers.json`): the
 /// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
 /// its seed.
 const HEADERS: &[(&str, &str)] = &[
+    (
+        "create-door-key",
+        include_str!("../../playground/examples/create-door-key.headers.json"),
+    ),
     (
         "hold-best-seats",
         include_str!("../../playground/examples/hold-best-seats.headers.json"),
