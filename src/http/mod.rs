@@ -1,10 +1,11 @@
 //! HTTP: the axum routes. `POST /graphql` runs operations (with body-size and batch limits),
 //! `GET /graphql` runs queries or upgrades to a WebSocket for subscriptions (`websocket`),
 //! `GET /` serves the GraphiQL playground with the example operations, `GET /seats/{id}` the
-//! seat picker, `GET /health` checks the database (`/health/live`, `/health/ready` for probes),
+//! seat picker, `GET /door/{id}` the door page, `GET /health` checks the database (`/health/live`, `/health/ready` for probes),
 //! `GET /metrics` gives the Prometheus figures. Every answer carries an `x-request-id`.
 
 mod auth;
+mod door_page;
 mod graceful;
 mod graphql_get;
 mod graphql_route;
@@ -214,6 +215,8 @@ pub fn app(state: AppState) -> Router {
         .route("/seats", get(seat_picker::page))
         .route("/seats/{showtime}", get(seat_picker::page))
         .route("/seats/assets/{file}", get(seat_picker::asset))
+        .route("/door/{cinema}", get(door_page::page))
+        .route("/door/assets/{file}", get(door_page::asset))
         .route("/health", get(health::health))
         .route("/health/live", get(health::live))
         .route("/health/ready", get(health::ready))

@@ -55,8 +55,8 @@ fn scripts() -> PathBuf {
     dir
 }
 
-/// Runs `node SCRIPT BASE_URL SHOWTIME_ID KEY` in `tests/browser` and parses its JSON summary.
-async fn run(script: &str, args: [&str; 3]) -> Value {
+/// Runs `node SCRIPT ARGS…` in `tests/browser` and parses its JSON summary.
+async fn run(script: &str, args: &[&str]) -> Value {
     let dir = scripts();
     let output = tokio::process::Command::new("node")
         .arg(dir.join(script))
@@ -84,7 +84,7 @@ fn all_free() -> Value {
 async fn a_graphql_ws_client_gets_a_snapshot_then_a_hold_as_the_next_version() {
     let sale = sale().await;
     let base = sale.app.url("");
-    let summary = run("subscribe.mjs", [&base, &sale.showtime, &sale.maoyan]).await;
+    let summary = run("subscribe.mjs", &[&base, &sale.showtime, &sale.maoyan]).await;
     println!("subscribe.mjs: {summary:#}");
 
     let snapshot = &summary["snapshot"];
@@ -134,7 +134,7 @@ async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the
         "no Chromium at {chromium}: scripts/test installs Debian's (apt-get install chromium)"
     );
     let base = sale.app.url("");
-    let summary = run("seat-picker.mjs", [&base, &sale.showtime, &sale.maoyan]).await;
+    let summary = run("seat-picker.mjs", &[&base, &sale.showtime, &sale.maoyan]).await;
     println!("seat-picker.mjs: {summary:#}");
 
     // B saw A's two seats held within 1 s of A's hold answer (it may even be before it).
@@ -183,4 +183,41 @@ async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the
             "{label} is sold in the store: {stored:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_door_page_admits_a_ticket_then_refuses_it_with_when_and_where() {
+    let (sale, _order, codes, north) = crate::admissions::admission_sale().await;
+    for (path, status) in [
+        (format!("/door/{}", sale.cinema), 200),
+        ("/door/assets/door.js".to_owned(), 200),
+        ("/door/assets/door.css".to_owned(), 200),
+        ("/door/assets/nope.js".to_owned(), 404),
+    ] {
+        assert_eq!(
+            sale.app.get(&path).await.status().as_u16(),
+            status,
+            "{path}"
+        );
+    }
+    let base = sale.app.url("");
+    let summary = run("door.mjs", &[&base, &sale.cinema, &north.key, &codes[0].1]).await;
+    println!("door.mjs: {summary:#}");
+    assert_eq!(summary["errors"], json!([]), "no script errors");
+    let admitted = &summary["admitted"];
+    assert_eq!(admitted["outcome"], "admitted");
+    assert_eq!(admitted["verdict"], "Admitted · A1");
+    assert_eq!(admitted["codeFieldEmpty"], true, "ready for the next scan");
+    let again = &summary["again"];
+    assert_eq!(
+        (&again["outcome"], &again["verdict"]),
+        (&json!("refused"), &json!("Already admitted"))
+    );
+    assert!(
+        again["detail"].as_str().unwrap().ends_with("through North"),
+        "{again}"
+    );
+    assert_eq!(summary["bad"]["verdict"], "Not a ticket");
+    assert_eq!(summary["logEntries"], 3);
+    assert_eq!(sale.inventory().await.admitted, 1, "admitted once");
 }

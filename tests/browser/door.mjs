@@ -1,0 +1,60 @@
+// node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE
+//
+// Drives the door page (/door/{cinemaId}) in Chromium (playwright-core with Debian's chromium;
+// set CHROMIUM to use another build) as door staff: enters the door key, types the ticket code
+// and presses Enter (ADMITTED, green), scans it again (ALREADY_ADMITTED, with when and at which
+// door), then scans something that is no ticket (refused). Prints a JSON summary; exits
+// non-zero on any failure.
+import { chromium } from 'playwright-core';
+
+const [base, cinemaId, key, code] = process.argv.slice(2);
+if (!base || !cinemaId || !key || !code) {
+  console.error('usage: node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE');
+  process.exit(2);
+}
+setTimeout(() => { console.error('timed out after 60 s'); process.exit(1); }, 60_000).unref();
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox'], // runs as root in CI containers
+});
+const errors = [];
+try {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(5_000);
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${base}/door/${encodeURIComponent(cinemaId)}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#key', key);
+  await page.press('#key', 'Enter');
+  await page.waitForSelector('#scan-form:not([hidden])');
+
+  /** Types `text` into the code field, presses Enter, and waits for the answer about it. */
+  async function scan(text, expected) {
+    const started = Date.now();
+    await page.fill('#code', text);
+    await page.press('#code', 'Enter');
+    await page.waitForSelector(`#result[data-code="${expected}"]`);
+    const result = await page.evaluate(() => ({
+      outcome: document.getElementById('result').dataset.outcome,
+      code: document.getElementById('result').dataset.code,
+      verdict: document.getElementById('verdict').textContent,
+      detail: document.getElementById('detail').textContent,
+      codeFieldEmpty: document.getElementById('code').value === '',
+    }));
+    // Clear the result so the next scan's answer is seen afresh.
+    await page.evaluate(() => { document.getElementById('result').dataset.code = ''; });
+    return { ...result, ms: Date.now() - started };
+  }
+
+  const admitted = await scan(code, 'ADMITTED');
+  const again = await scan(code, 'ALREADY_ADMITTED');
+  const bad = await scan('not a ticket', 'BAD_USER_INPUT');
+  const log = await page.$$eval('#log li', (items) => items.map((item) => item.textContent));
+  console.log(JSON.stringify({ admitted, again, bad, logEntries: log.length, errors }));
+} catch (error) {
+  console.error(String(error));
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
