@@ -22,7 +22,8 @@ const HOLDS = `query ($id: ID!) { holds(showtimeId: $id, first: 20) { edges { no
   id status seats { label kind price { formatted } } total { formatted } expiresAt } } } }`;
 const RELEASE = 'mutation ($id: ID!) { releaseHold(holdId: $id) }';
 const CONFIRM = `mutation ($input: ConfirmHoldInput!) { confirmHold(input: $input) {
-  id status seats { label } total { formatted } customer { name contact } createdAt } }`;
+  id status seats { label } total { formatted } customer { name contact } createdAt
+  pickupCode tickets { seat code } } }`;
 
 const $ = (selector) => document.querySelector(selector);
 const inOrder = (labels) => [...labels].sort((x, y) => x.localeCompare(y, undefined, { numeric: true })); // A2 < A10
@@ -135,6 +136,32 @@ function toggle(seat) {
 
 // ---- Holds and orders ----
 
+/** Lists an order's tickets: each seat with its code and the code's QR (qrcode-generator). */
+function showTickets(tickets) {
+  const list = $('#order-tickets');
+  list.replaceChildren(...tickets.map((ticket) => {
+    const item = document.createElement('li');
+    item.dataset.ticketSeat = ticket.seat;
+    item.dataset.ticketCode = ticket.code;
+    const qr = window.qrcode ? window.qrcode(0, 'M') : null;
+    if (qr) {
+      qr.addData(ticket.code);
+      qr.make();
+      const image = document.createElement('img');
+      image.src = qr.createDataURL(3, 4);
+      image.alt = `QR code of the ticket for seat ${ticket.seat}`;
+      image.className = 'qr';
+      item.append(image);
+    }
+    const seat = document.createElement('strong');
+    seat.textContent = ticket.seat;
+    const code = document.createElement('code');
+    code.textContent = ticket.code;
+    item.append(seat, ' ', code);
+    return item;
+  }));
+}
+
 /** Enables what can be done now and shows the selection. */
 function update() {
   const labels = inOrder(selected);
@@ -237,6 +264,8 @@ async function confirmOrder() {
     $('#order-seats').textContent = order.seats.map((s) => s.label).join(', ');
     $('#order-total').textContent = order.total.formatted;
     $('#order-customer').textContent = `${order.customer.name} (${order.customer.contact})`;
+    $('#order-pickup').textContent = order.pickupCode || '';
+    showTickets(order.tickets || []);
     say(`Order ${order.id} is ${order.status}.`);
   } catch (error) {
     fail(error);

@@ -242,6 +242,12 @@ pub async fn vendor(Path(file): Path<String>) -> Response {
             javascript,
             false,
         ),
+        // The seat picker's QR codes of the tickets (qrcode-generator, MIT).
+        "qrcode.js" => (
+            include_bytes!("../../playground/vendor/qrcode.js"),
+            javascript,
+            false,
+        ),
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
     let cache = (header::CACHE_CONTROL, "public, max-age=86400");

@@ -163,6 +163,27 @@ async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the
     assert_eq!(summary["errorOnA"], "", "no error shown");
     assert_eq!(summary["errorOnB"], "", "no error shown (B has no key)");
     assert_eq!(summary["pageErrors"], json!([]));
+    // A's order shows a ticket per seat: its code (which verifies to that seat of the order)
+    // and its QR code; and the pickup code.
+    let tickets = summary["tickets"].as_array().expect("tickets");
+    assert_eq!(tickets.len(), 2, "{tickets:?}");
+    let order =
+        boxoffice::domain::global_id::order_id(summary["orderId"].as_str().unwrap()).unwrap();
+    for (ticket, seat) in tickets.iter().zip(&seats) {
+        assert_eq!(ticket["seat"], seat.as_str());
+        let code = ticket["code"].as_str().unwrap();
+        let verified = boxoffice::domain::ticket_codes::Ticket::verify(
+            &crate::helpers::test_ticket_secret(),
+            code,
+        )
+        .expect("a code of ours");
+        assert_eq!((&verified.seat, verified.order), (seat, order));
+        assert!(
+            ticket["qrWidth"].as_i64().unwrap() > 50,
+            "a QR code drawn: {ticket}"
+        );
+    }
+    assert_eq!(summary["pickupCode"].as_str().unwrap().len(), 10);
 
     // A fresh read agrees, and so does the stored inventory.
     let answer = sale

@@ -5,7 +5,7 @@
 // selects two seats side by side with the keyboard and holds them; B, on another page, must show
 // them held within 1 s of A's hold answer; A reloads the page and gets the hold back; A
 // confirms the order; B shows the seats sold and A the
-// order CONFIRMED. Prints a JSON summary; exits non-zero on any failure.
+// order CONFIRMED with a ticket (code and QR) per seat and the pickup code. Prints a JSON summary; exits non-zero on any failure.
 import { chromium } from 'playwright-core';
 
 const [base, showtimeId, key] = process.argv.slice(2);
@@ -131,6 +131,12 @@ try {
     orderId,
     orderStatus,
     orderSeats: await a.textContent('#order-seats'),
+    pickupCode: await a.textContent('#order-pickup'),
+    // Each ticket with its code, and whether its QR code was drawn (an image of some size).
+    tickets: await a.$$eval('#order-tickets li', (items) => items.map((item) => {
+      const image = item.querySelector('img.qr');
+      return { seat: item.dataset.ticketSeat, code: item.dataset.ticketCode, qrWidth: image ? image.naturalWidth : 0 };
+    })),
     statesOnA: await states(a),
     statesOnB: await states(b),
     soldCountOnB: Number(await b.textContent('[data-count="sold"]')),
