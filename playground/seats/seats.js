@@ -10,16 +10,20 @@ const KEY_STORE = 'boxoffice.seats.key';
 const LIST = `query ($from: DateTime) { showtimes(first: 20, filter: { startsFrom: $from }) {
   nodes { id startsAt language movie { title } cinema { name } hall { name } } } }`;
 // `price` is the caller's channel's: without a key it is an error, so it is asked with one only.
+// With a key, also the price matrix and the channel's code (to pick its prices out) and the
+// ticket types' names: a buyer chooses a type per seat and sees each seat's price.
 const SHOWTIME = `query ($id: ID!, $priced: Boolean!) { showtime(id: $id) {
-  startsAt language movie { title } cinema { name } hall { name } price @include(if: $priced) { formatted } } }`;
+  startsAt language movie { title } cinema { name } hall { name } price @include(if: $priced) { formatted }
+  prices @include(if: $priced) { channel seatKind ticketType price { amount formatted } } }
+  currentChannel @include(if: $priced) { code } ticketTypes @include(if: $priced) { code name } }`;
 const SEAT_MAP = `subscription ($showtimeId: ID!) { seatMapChanged(showtimeId: $showtimeId) {
   kind version seatMap { width rows { label states kinds } }
   changes { label row column state kind } counts { available held sold blocked capacity } } }`;
 const HOLD = `mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
-  id seats { label kind price { formatted } } total { formatted } expiresAt } }`;
+  id seats { label kind ticketType price { formatted } } total { formatted } expiresAt } }`;
 // The channel's holds of the showtime, to recover one after a reload.
 const HOLDS = `query ($id: ID!) { holds(showtimeId: $id, first: 20) { edges { node {
-  id status seats { label kind price { formatted } } total { formatted } expiresAt } } } }`;
+  id status seats { label kind ticketType price { formatted } } total { formatted } expiresAt } } } }`;
 const RELEASE = 'mutation ($id: ID!) { releaseHold(holdId: $id) }';
 const CONFIRM = `mutation ($input: ConfirmHoldInput!) { confirmHold(input: $input) {
   id status seats { label } total { formatted } customer { name contact } createdAt
@@ -33,6 +37,8 @@ let client = null; // the graphql-ws client; a new one for every key
 let version = -1; // the version of the map drawn; -1 until the first SNAPSHOT
 let hold = null; // the live hold: { id, expiresAt, warnings still to give }
 let ticker = null; // the countdown's interval
+let pricing = null; // with a key: { channel, matrix: the showtime's prices, names: type → name }
+const chosenTypes = new Map(); // label → the ticket type chosen for a selected seat
 
 // ---- Talking to the gateway ----
 
@@ -162,10 +168,60 @@ function showTickets(tickets) {
   }));
 }
 
+// ---- Ticket types and prices ----
+
+const typeName = (code) => (pricing && pricing.names[code]) || code;
+
+/** The channel's price of a seat of `kind` (hall.js's lower-case kind) as `type`: the
+ * matrix's price naming the kind, else its price for every kind; null when not sold so. */
+function priceOf(kind, type) {
+  if (!pricing) return null;
+  const entries = pricing.matrix.filter((p) => p.channel === pricing.channel && p.ticketType === type);
+  const exact = entries.find((p) => p.seatKind === kind.toUpperCase());
+  return (exact || entries.find((p) => p.seatKind === null) || {}).price || null;
+}
+
+/** The ticket types the channel sells a seat of `kind` as, ADULT first. */
+function typesFor(kind) {
+  if (!pricing) return ['ADULT'];
+  const types = [...new Set(pricing.matrix.filter((p) => p.channel === pricing.channel).map((p) => p.ticketType))];
+  return types.filter((type) => priceOf(kind, type)).sort((x, y) => (x === 'ADULT' ? -1 : y === 'ADULT' ? 1 : 0));
+}
+
+/** Each selected seat with a choice of ticket type and its price, and the selection's total. */
+function showSelection(labels) {
+  for (const label of [...chosenTypes.keys()]) if (!selected.has(label)) chosenTypes.delete(label);
+  let total = 0;
+  let format = null;
+  $('#selection-types').replaceChildren(...labels.map((label) => {
+    const kind = (seats.get(label) && seats.get(label).dataset.kind) || 'standard';
+    const types = typesFor(kind);
+    if (!types.includes(chosenTypes.get(label))) chosenTypes.set(label, types[0] || 'ADULT');
+    const item = document.createElement('li');
+    item.dataset.selectedSeat = label;
+    const choice = document.createElement('select');
+    choice.dataset.ticketTypeFor = label;
+    choice.setAttribute('aria-label', `Ticket type of seat ${label}`);
+    choice.append(...types.map((type) => new Option(typeName(type), type, false, type === chosenTypes.get(label))));
+    choice.addEventListener('change', () => { chosenTypes.set(label, choice.value); update(); });
+    const price = priceOf(kind, chosenTypes.get(label));
+    if (price) { total += price.amount; format = format || price.formatted; }
+    const amount = document.createElement('span');
+    amount.dataset.priceOf = label;
+    amount.textContent = price ? price.formatted : '–';
+    item.append(`${label} (${kind}) `, choice, ' ', amount);
+    return item;
+  }));
+  // The total in the prices' own format: their currency sign, two decimals.
+  const sign = format ? format.replace(/[\d.,\s]/g, '') : '';
+  $('#selection-total').textContent = labels.length && format ? `${sign}${(total / 100).toFixed(2)}` : '–';
+}
+
 /** Enables what can be done now and shows the selection. */
 function update() {
   const labels = inOrder(selected);
   $('#selection').textContent = labels.length ? labels.join(', ') : 'none';
+  showSelection(labels);
   $('#hold-selected').disabled = !key || !labels.length || hold !== null;
   $('#hold-best').disabled = !key || hold !== null;
 }
@@ -193,7 +249,9 @@ function showHold(answer, verb) {
   panel.dataset.holdId = answer.id;
   $('#hold-seats').replaceChildren(...answer.seats.map((s) => {
     const item = document.createElement('li');
-    item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${s.price.formatted}`;
+    item.dataset.heldSeat = s.label;
+    item.dataset.ticketType = s.ticketType;
+    item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${typeName(s.ticketType)} ${s.price.formatted}`;
     return item;
   }));
   $('#hold-total').textContent = answer.total.formatted;
@@ -296,8 +354,14 @@ async function showList() {
 /** The header: movie, cinema, hall, time, language, and the channel's price. */
 async function showHeader() {
   try {
-    const { showtime } = await graphql(SHOWTIME, { id: showtimeId, priced: Boolean(key) });
+    const { showtime, currentChannel, ticketTypes } = await graphql(SHOWTIME, { id: showtimeId, priced: Boolean(key) });
     if (!showtime) return fail(new ApiError('NOT_FOUND', 'there is no such showtime'));
+    pricing = currentChannel ? {
+      channel: currentChannel.code,
+      matrix: showtime.prices || [],
+      names: Object.fromEntries((ticketTypes || []).map((t) => [t.code, t.name])),
+    } : null;
+    update();
     $('#title').textContent = showtime.movie.title;
     document.title = `${showtime.movie.title} · Seat picker`;
     const price = showtime.price ? ` · standard seat ${showtime.price.formatted}` : '';
@@ -332,7 +396,8 @@ function showPicker() {
   });
   $('#hold-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    holdSeats({ seats: inOrder(selected) });
+    const labels = inOrder(selected);
+    holdSeats({ seats: labels, ticketTypes: labels.map((label) => chosenTypes.get(label) || 'ADULT') });
   });
   $('#hold-best').addEventListener('click', () => {
     holdSeats({ best: { count: Number($('#best-count').value), kind: $('#best-kind').value } });

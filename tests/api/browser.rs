@@ -133,9 +133,31 @@ async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the
         Path::new(&chromium).exists(),
         "no Chromium at {chromium}: scripts/test installs Debian's (apt-get install chromium)"
     );
+    // maoyan also sells CHILD tickets here, for less.
+    let operator = crate::admissions::operator(&sale).await;
+    let prices = json!([
+        { "channel": "maoyan", "amount": 4000 },
+        { "channel": "maoyan", "ticketType": "CHILD", "amount": 2800 },
+        { "channel": "wechat", "amount": 3800 },
+    ]);
+    let changed = sale
+        .app
+        .graphql_as(
+            &operator,
+            crate::price_revisions::CHANGE,
+            json!({ "input": { "showtimeId": sale.showtime, "prices": prices } }),
+        )
+        .await;
+    changed.data();
     let base = sale.app.url("");
     let summary = run("seat-picker.mjs", &[&base, &sale.showtime, &sale.maoyan]).await;
     println!("seat-picker.mjs: {summary:#}");
+    // The buyer chose a CHILD ticket for the second seat: each seat's price and the total.
+    assert_eq!(summary["typesOffered"], json!(["ADULT", "CHILD"]));
+    assert_eq!(summary["selectionPrices"], json!(["¥40.00", "¥28.00"]));
+    assert_eq!(summary["selectionTotal"], "¥68.00");
+    assert_eq!(summary["heldTypes"], json!(["ADULT", "CHILD"]));
+    assert_eq!(summary["holdTotal"], "¥68.00");
 
     // B saw A's two seats held within 1 s of A's hold answer (it may even be before it).
     let latency = summary["latencyMs"].as_i64().expect("a latency");

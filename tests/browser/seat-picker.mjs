@@ -2,7 +2,8 @@
 //
 // Drives the seat picker page (/seats/{id}) in Chromium (playwright-core with Debian's
 // chromium; set CHROMIUM to use another build) as two people at once: A enters the channel key,
-// selects two seats side by side with the keyboard and holds them; B, on another page, must show
+// selects two seats side by side with the keyboard, makes the second a CHILD ticket (its price
+// and the total follow) and holds them; B, on another page, must show
 // them held within 1 s of A's hold answer; A reloads the page and gets the hold back; A
 // confirms the order; B shows the seats sold and A the
 // order CONFIRMED with a ticket (code and QR) per seat and the pickup code. Prints a JSON summary; exits non-zero on any failure.
@@ -86,6 +87,13 @@ try {
   for (const label of seats) {
     await a.waitForSelector(`[data-seat="${label}"][aria-pressed="true"][data-selected]`);
   }
+  // The second seat as a CHILD ticket: its price and the selection's total follow.
+  const typeChoice = `select[data-ticket-type-for="${seats[1]}"]`;
+  await a.waitForSelector(`${typeChoice} option[value="CHILD"]`, { state: 'attached' });
+  const typesOffered = await a.$$eval(`${typeChoice} option`, (options) => options.map((o) => o.value));
+  await a.selectOption(typeChoice, 'CHILD');
+  const selectionPrices = await a.$$eval('[data-price-of]', (items) => items.map((i) => i.textContent));
+  const selectionTotal = await a.textContent('#selection-total');
 
   // A holds them; B must show them held within 1 s of A's answer.
   await watch(b, seats, 'held');
@@ -101,6 +109,8 @@ try {
   const heldAt = await seenAt(b, 'held');
   const holdId = await a.getAttribute('#hold', 'data-hold-id');
   const countdown = await a.textContent('#countdown');
+  const heldTypes = await a.$$eval('#hold-seats li', (items) => items.map((i) => i.dataset.ticketType));
+  const holdTotal = await a.textContent('#hold-total');
 
   // A reloads the page: the hold comes back (the key is kept for the tab), its seats A's.
   await a.reload();
@@ -124,6 +134,11 @@ try {
   const summary = {
     seats,
     latencyMs: heldAt - answeredAt,
+    typesOffered,
+    selectionPrices,
+    selectionTotal,
+    heldTypes,
+    holdTotal,
     holdId,
     recoveredHoldId,
     recoveredCountdown,
