@@ -479,3 +479,24 @@ async fn door_keys_are_made_by_the_cinema_s_operators_for_named_doors() {
     assert_eq!(audit.len(), 1);
     assert!(!format!("{audit:?}").contains(&door.key));
 }
+
+#[tokio::test]
+async fn live_seat_maps_do_not_hear_of_admissions() {
+    let (sale, _order, codes, north) = admission_sale().await;
+    let mut client = crate::live_client::LiveClient::connect(&sale.app, None).await;
+    let snapshot = client.watch_seat_map("1", &sale.showtime).await;
+    let version = snapshot["version"].as_i64().unwrap();
+    admit(&sale.app, &north.key, &codes[0].1, None).await.data();
+    admit(&sale.app, &north.key, &codes[1].1, None).await.data();
+    // The next event is the next hold's, at the next version: the admissions sent nothing
+    // (not even a fresh map).
+    sale.hold_id(&sale.maoyan, &["A3"]).await;
+    let event = client.event("1").await;
+    assert_eq!(
+        (event["kind"].as_str(), event["version"].as_i64()),
+        (Some("CHANGES"), Some(version + 1)),
+        "{event}"
+    );
+    assert_eq!(event["changes"][0]["label"], "A3");
+    assert_eq!(sale.inventory().await.version as i64, version + 1);
+}
