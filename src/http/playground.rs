@@ -77,12 +77,17 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "unblock-seats",
     "cancel-showtime",
     "create-door-key",
+    "admit-ticket",
 ];
 
 /// The headers of the examples that act as a channel or an operator (`NAME.headers.json`): the
 /// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
 /// its seed.
 const HEADERS: &[(&str, &str)] = &[
+    (
+        "admit-ticket",
+        include_str!("../../playground/examples/admit-ticket.headers.json"),
+    ),
     (
         "create-door-key",
         include_str!("../../playground/examples/create-door-key.headers.json"),

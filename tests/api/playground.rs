@@ -182,6 +182,8 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 movie.clone()
             } else if placeholder.starts_with("<paste the id of a region") {
                 beijing.clone()
+            } else if placeholder.starts_with("<paste a ticket code") {
+                serde_json::json!(ticket_code(&app, maoyan, &upcoming).await)
             } else if placeholder.starts_with("<paste a start time") {
                 serde_json::json!(free_night.to_rfc3339())
             } else {
@@ -193,7 +195,12 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
             .lines()
             .find(|line| !line.starts_with('#'))
             .is_some_and(|line| line.starts_with("subscription"));
-        let response = match key_of(example) {
+        // A door staff key is made for the example that needs one.
+        let key = match key_of(example) {
+            Some(key) if key.starts_with("<paste") => Some(door_key(&app, &upcoming).await),
+            key => key,
+        };
+        let response = match key {
             // As GraphiQL sends it: over WebSocket; the first event must carry data.
             None if subscription => {
                 let mut client = LiveClient::connect(&app, None).await;
@@ -240,4 +247,50 @@ fn placeholders(variables: &mut serde_json::Value) -> Vec<&mut serde_json::Value
         value if value.as_str().is_some_and(|v| v.starts_with("<paste")) => vec![value],
         _ => Vec::new(),
     }
+}
+
+/// A ticket code of a fresh order of `showtime`, which is moved to start in 30 minutes
+/// (inside the admission window): the last example that sells on it has run.
+async fn ticket_code(app: &TestApp, channel: &str, showtime: &serde_json::Value) -> String {
+    let id = boxoffice::domain::global_id::showtime_id(showtime.as_str().unwrap()).unwrap();
+    let db = crate::catalogue_faults::database(&crate::helpers::mongodb_uri(), app).await;
+    let starts = bson::DateTime::from_chrono(chrono::Utc::now() + chrono::Duration::minutes(30));
+    for collection in ["showtimes", "seat_inventory"] {
+        db.collection::<bson::Document>(collection)
+            .update_one(
+                bson::doc! { "_id": bson::oid::ObjectId::from_bytes(id.0) },
+                bson::doc! { "$set": { "startsAt": starts } },
+            )
+            .await
+            .unwrap();
+    }
+    let held = app
+        .graphql_as(channel, "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 1 } }) { id } }", serde_json::json!({ "id": showtime }))
+        .await;
+    let confirmed = app
+        .graphql_as(channel, "mutation ($id: ID!) { confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { tickets { code } } }", serde_json::json!({ "id": held.data()["holdSeats"]["id"] }))
+        .await;
+    confirmed.data()["confirmHold"]["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A door staff key of `showtime`'s cinema, made by the demo platform operator.
+async fn door_key(app: &TestApp, showtime: &serde_json::Value) -> String {
+    let read = app
+        .graphql(
+            "query ($id: ID!) { showtime(id: $id) { cinema { id } } }",
+            serde_json::json!({ "id": showtime }),
+        )
+        .await;
+    let cinema = read.data()["showtime"]["cinema"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cinema = boxoffice::domain::global_id::cinema_id(&cinema).unwrap();
+    let made = boxoffice::catalogue::create_door_key(&app.store, "platform", cinema, "North")
+        .await
+        .expect("a door key");
+    made.key.as_str().to_owned()
 }
