@@ -78,12 +78,17 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "cancel-showtime",
     "create-door-key",
     "admit-ticket",
+    "revoke-door-key",
 ];
 
 /// The headers of the examples that act as a channel or an operator (`NAME.headers.json`): the
 /// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
 /// its seed.
 const HEADERS: &[(&str, &str)] = &[
+    (
+        "revoke-door-key",
+        include_str!("../../playground/examples/revoke-door-key.headers.json"),
+    ),
     (
         "admit-ticket",
         include_str!("../../playground/examples/admit-ticket.headers.json"),

@@ -182,6 +182,17 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 movie.clone()
             } else if placeholder.starts_with("<paste the id of a region") {
                 beijing.clone()
+            } else if placeholder.starts_with("<paste the code of a door key") {
+                let id = boxoffice::domain::global_id::cinema_id(cinema.as_str().unwrap());
+                let made = boxoffice::catalogue::create_door_key(
+                    &app.store,
+                    "platform",
+                    id.unwrap(),
+                    "Side",
+                )
+                .await
+                .expect("a door key");
+                serde_json::json!(made.record.code)
             } else if placeholder.starts_with("<paste a ticket code") {
                 serde_json::json!(ticket_code(&app, maoyan, &upcoming).await)
             } else if placeholder.starts_with("<paste a start time") {
