@@ -135,6 +135,7 @@ async fn prepare(
         cinema_id: cinema,
         name: "North".into(),
         created_by: "bench".into(),
+        created_at: None,
     };
     store
         .create_door_key("door-bench", door_key.hash(), door)

@@ -47,6 +47,7 @@ pub async fn create_door_key(
         cinema_id: cinema,
         name,
         created_by: operator.to_owned(),
+        created_at: Some(crate::store::now()),
     };
     let record_doc = store.create_door_key(&code, key.hash(), door).await?;
     audit(store, operator, "createDoorKey", cinema, &record_doc).await?;
@@ -78,6 +79,23 @@ pub async fn revoke_door_key(
     }
     audit(store, operator, "revokeDoorKey", cinema, &found).await?;
     Ok(found)
+}
+
+/// The most door keys one cinema lists.
+pub const MAX_DOOR_KEYS: i64 = 100;
+
+/// The door staff keys of `cinema`, by code, for operator `operator` (FORBIDDEN outside its
+/// scope): a key whose answer was lost (the database went away as it was made) shows here,
+/// to be revoked.
+#[tracing::instrument(skip(store))]
+pub async fn door_keys(
+    store: &Store,
+    operator: &str,
+    cinema: CinemaId,
+) -> Result<Vec<OperatorDoc>, ApiError> {
+    exists(store, cinema).await?;
+    authorize(store, operator, cinema).await?;
+    store.door_keys_of(cinema, MAX_DOOR_KEYS).await
 }
 
 async fn exists(store: &Store, cinema: CinemaId) -> Result<(), ApiError> {

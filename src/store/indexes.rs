@@ -180,6 +180,12 @@ fn wanted() -> Vec<Wanted> {
         // A key identifies its channel: no two channels may share one.
         unique(CHANNELS, doc! { "apiKeyHash": 1 }, "api_key"),
         unique(OPERATORS, doc! { "apiKeyHash": 1 }, "api_key"),
+        // A cinema's door staff keys (only door keys have `door`).
+        sparse(
+            OPERATORS,
+            doc! { "door.cinemaId": 1, "_id": 1 },
+            "door_cinema",
+        ),
         // The audit log, newest first, of everyone or of one operator.
         index(AUDIT_LOG, doc! { "at": -1, "_id": -1 }, "at"),
         index(

@@ -160,6 +160,26 @@ impl Store {
         .await
     }
 
+    /// The door staff keys of `cinema`, by code (at most `limit`; index `door_cinema`).
+    #[tracing::instrument(skip(self))]
+    pub async fn door_keys_of(
+        &self,
+        cinema: CinemaId,
+        limit: i64,
+    ) -> Result<Vec<OperatorDoc>, ApiError> {
+        use futures::TryStreamExt;
+        self.bounded(Call::new(names::OPERATORS, "find"), async {
+            self.collection::<OperatorDoc>(names::OPERATORS)
+                .find(doc! { "door.cinemaId": cinema.oid() })
+                .sort(doc! { "door.cinemaId": 1, "_id": 1 })
+                .limit(limit)
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
+    }
+
     /// Deletes door staff key `code` of cinema `cinema`: false when there is no such key.
     #[tracing::instrument(skip(self))]
     pub async fn revoke_door_key(&self, code: &str, cinema: CinemaId) -> Result<bool, ApiError> {

@@ -14,10 +14,12 @@ pub const ADMIT: &str = "mutation ($code: String!, $key: String) {
     seat orderId admittedAt door showtime { id } } }";
 const ADMIT_BARE: &str = "mutation ($code: String!, $key: String) {
     admitTicket(input: { code: $code, idempotencyKey: $key }) { seat orderId admittedAt door } }";
-const CREATE_DOOR: &str = "mutation ($cinema: ID!, $door: String!) {
+pub const CREATE_DOOR: &str = "mutation ($cinema: ID!, $door: String!) {
     createDoorKey(input: { cinemaId: $cinema, door: $door }) { code door apiKey cinema { id } } }";
 const REVOKE_DOOR: &str = "mutation ($cinema: ID!, $code: String!) {
     revokeDoorKey(input: { cinemaId: $cinema, code: $code }) { code apiKey } }";
+pub const DOOR_KEYS: &str =
+    "query ($cinema: ID!) { doorKeys(cinemaId: $cinema) { code door createdBy apiKey } }";
 const TICKETS: &str = "query ($id: ID!) { order(id: $id) { tickets { seat code } } }";
 const SEAT_MAP: &str = "query ($id: ID!) { showtime(id: $id) { seatMap {
     counts { sold } rows { label states seats { label state } } } } }";

@@ -249,3 +249,63 @@ async fn a_scan_that_met_a_frozen_database_is_retried_into_one_admission() {
     assert_eq!(again.error_code(), "ALREADY_ADMITTED");
     assert_eq!(sale.inventory().await.admitted, 2, "B4, then B3 once");
 }
+
+/// A door key made while the database is frozen: the answer is UNAVAILABLE (and its key lost
+/// with it), and whatever was stored shows in `doorKeys`, to be revoked.
+#[tokio::test]
+async fn a_door_key_made_against_a_frozen_database_is_listed_to_be_revoked() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let operator = crate::admissions::operator(&sale).await;
+    let list = || async {
+        let listed = sale
+            .app
+            .graphql_as(
+                &operator,
+                crate::admissions::DOOR_KEYS,
+                json!({ "cinema": sale.cinema }),
+            )
+            .await;
+        listed.data()["doorKeys"].as_array().unwrap().clone()
+    };
+    assert!(list().await.is_empty());
+    let variables = json!({ "cinema": sale.cinema, "door": "North" });
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {operator}"),
+            &json!({ "query": crate::admissions::CREATE_DOOR, "variables": variables }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    assert!(
+        !body.to_string().contains("bop_"),
+        "no key in the refusal: {body}"
+    );
+    database.thaw();
+    let mut left = list().await;
+    for _ in 0..50 {
+        if !left.is_empty() {
+            break;
+        }
+        // The frozen server may still be writing the key it was sent.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        left = list().await;
+    }
+    assert!(left.len() <= 1, "at most the one key: {left:?}");
+    for key in &left {
+        let revoked = sale
+            .app
+            .graphql_as(
+                &operator,
+                "mutation ($cinema: ID!, $code: String!) { revokeDoorKey(input: { cinemaId: $cinema, code: $code }) { code } }",
+                json!({ "cinema": sale.cinema, "code": key["code"] }),
+            )
+            .await;
+        assert_eq!(revoked.data()["revokeDoorKey"]["code"], key["code"]);
+    }
+    assert!(list().await.is_empty(), "nothing left that nobody holds");
+    crate::admissions::door(&sale, &operator, "North").await;
+    assert_eq!(list().await.len(), 1);
+}

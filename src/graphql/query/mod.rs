@@ -2,6 +2,7 @@
 
 mod audit;
 mod cinemas;
+mod door_keys;
 mod holds;
 mod movies;
 mod node;
@@ -24,4 +25,5 @@ pub struct Query(
     regions::RegionQuery,
     audit::AuditQuery,
     ticket_types::TicketTypeQuery,
+    door_keys::DoorKeyQuery,
 );

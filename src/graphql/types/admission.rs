@@ -73,6 +73,19 @@ impl DoorKey {
         (self.record.door.as_ref()).map(|door| Cinema::from_id(door.cinema_id))
     }
 
+    /// The operator who made it.
+    async fn created_by(&self) -> Option<&str> {
+        self.record
+            .door
+            .as_ref()
+            .map(|door| door.created_by.as_str())
+    }
+
+    /// When it was made.
+    async fn created_at(&self) -> Option<DateTime<Utc>> {
+        self.record.door.as_ref().and_then(|door| door.created_at)
+    }
+
     /// The API key, shown this once when the key is made (null afterwards): send it as
     /// `Authorization: Bearer <key>` from the door's scanners. Only its hash is stored.
     async fn api_key(&self) -> Option<&str> {

@@ -80,6 +80,13 @@ pub struct DoorDoc {
     pub name: String,
     /// The operator who made the key.
     pub created_by: String,
+    /// When it was made.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "codec::optional_time"
+    )]
+    pub created_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// `audit_log`: one entry per operator write that changed something.
