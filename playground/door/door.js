@@ -57,7 +57,7 @@ async function scan(code) {
   if (!error && body.data && body.data.admitTicket) {
     const a = body.data.admitTicket;
     const s = a.showtime;
-    if (s.cinema && s.cinema.id !== cinemaId) $('cinema').textContent = s.cinema.name;
+    $('cinema').textContent = s.cinema.name;
     return show('admitted', 'ADMITTED', `Admitted · ${a.seat}`, `${s.movie.title} · ${s.hall.name} · ${time(s.startsAt)}`);
   }
   const code_ = (error && error.extensions && error.extensions.code) || 'ERROR';

@@ -188,9 +188,14 @@ function typesFor(kind) {
   return types.filter((type) => priceOf(kind, type)).sort((x, y) => (x === 'ADULT' ? -1 : y === 'ADULT' ? 1 : 0));
 }
 
+let shownSelection = ''; // what showSelection last drew, so live updates leave an open choice be
+
 /** Each selected seat with a choice of ticket type and its price, and the selection's total. */
 function showSelection(labels) {
   for (const label of [...chosenTypes.keys()]) if (!selected.has(label)) chosenTypes.delete(label);
+  const drawn = JSON.stringify([labels, [...chosenTypes], Boolean(pricing)]);
+  if (drawn === shownSelection) return;
+  shownSelection = drawn;
   let total = 0;
   let format = null;
   $('#selection-types').replaceChildren(...labels.map((label) => {
@@ -361,6 +366,7 @@ async function showHeader() {
       matrix: showtime.prices || [],
       names: Object.fromEntries((ticketTypes || []).map((t) => [t.code, t.name])),
     } : null;
+    shownSelection = '';
     update();
     $('#title').textContent = showtime.movie.title;
     document.title = `${showtime.movie.title} · Seat picker`;
