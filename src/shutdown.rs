@@ -85,13 +85,24 @@ impl Shutdown {
     }
 }
 
+/// How a graceful stop went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drained {
+    /// HTTP requests still running when the grace ran out (dropped).
+    pub requests_dropped: usize,
+    /// WebSocket connections still open when the grace ran out (dropped).
+    pub websockets_dropped: usize,
+    /// How long the stop took, from the shutdown request.
+    pub took: std::time::Duration,
+}
+
 /// The end of a graceful stop, once the HTTP side is `drained`: waits for the background loop
 /// (stopped between two steps) within what is left of `grace`, then closes the database
 /// client. Logs what the grace dropped.
 pub async fn finish(
     store: &crate::store::Store,
     background: tokio::task::JoinHandle<()>,
-    drained: crate::http::Drained,
+    drained: Drained,
     grace: std::time::Duration,
 ) {
     if drained.requests_dropped > 0 || drained.websockets_dropped > 0 {

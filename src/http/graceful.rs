@@ -11,7 +11,7 @@ use axum::response::Response;
 use tokio::time::{timeout_at, Instant};
 
 use super::{app, serve, AppState};
-use crate::shutdown::Shutdown;
+use crate::shutdown::{Drained, Shutdown};
 
 /// Counts every request in flight (so a shutdown can tell how many its grace dropped).
 pub(super) async fn count_in_flight(
@@ -21,17 +21,6 @@ pub(super) async fn count_in_flight(
 ) -> Response {
     let _in_flight = shutdown.track_request();
     next.run(request).await
-}
-
-/// How a graceful stop went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drained {
-    /// HTTP requests still running when the grace ran out (dropped).
-    pub requests_dropped: usize,
-    /// WebSocket connections still open when the grace ran out (dropped).
-    pub websockets_dropped: usize,
-    /// How long the stop took, from the shutdown request.
-    pub took: Duration,
 }
 
 /// Serves `state`'s gateway on `listener` until `state.shutdown` is triggered, then waits up

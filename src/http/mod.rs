@@ -21,7 +21,7 @@ mod seat_picker;
 mod websocket;
 
 pub use auth::KnownKeys;
-pub use graceful::{serve_until_shutdown, Drained};
+pub use graceful::serve_until_shutdown;
 pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
