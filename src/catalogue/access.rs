@@ -26,6 +26,17 @@ pub async fn authorize(store: &Store, code: &str, cinema: CinemaId) -> Result<()
     }
 }
 
+/// NOT_FOUND unless cinema `cinema` exists.
+pub(super) async fn cinema_exists(store: &Store, cinema: CinemaId) -> Result<(), ApiError> {
+    if store.cinemas_by_ids(&[cinema]).await?.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "cinema {} does not exist",
+            GlobalId::Cinema(cinema).encode()
+        )));
+    }
+    Ok(())
+}
+
 /// The key space of an operator's idempotency keys (`booking::once`'s namespace): apart from
 /// every channel's, since a channel code cannot contain `/`.
 pub fn operator_keys(code: &str) -> String {

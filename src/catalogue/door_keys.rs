@@ -8,6 +8,7 @@
 
 use rand::RngCore;
 
+use super::access::cinema_exists;
 use super::{authorize, record, Audited};
 use crate::booking::Attempt;
 use crate::domain::admission::validate_door_name;
@@ -35,7 +36,7 @@ pub async fn create_door_key(
     door: &str,
 ) -> Result<NewDoorKey, ApiError> {
     let name = validate_door_name(door)?;
-    exists(store, cinema).await?;
+    cinema_exists(store, cinema).await?;
     authorize(store, operator, cinema).await?;
     let mut bytes = [0u8; 6];
     rand::rng().fill_bytes(&mut bytes);
@@ -67,7 +68,7 @@ pub async fn revoke_door_key(
     cinema: CinemaId,
     code: &str,
 ) -> Result<OperatorDoc, ApiError> {
-    exists(store, cinema).await?;
+    cinema_exists(store, cinema).await?;
     authorize(store, operator, cinema).await?;
     let not_found = || ApiError::not_found(format!("cinema has no door key `{code}`"));
     let found = store.door_key(code).await?.ok_or_else(not_found)?;
@@ -93,19 +94,9 @@ pub async fn door_keys(
     operator: &str,
     cinema: CinemaId,
 ) -> Result<Vec<OperatorDoc>, ApiError> {
-    exists(store, cinema).await?;
+    cinema_exists(store, cinema).await?;
     authorize(store, operator, cinema).await?;
     store.door_keys_of(cinema, MAX_DOOR_KEYS).await
-}
-
-async fn exists(store: &Store, cinema: CinemaId) -> Result<(), ApiError> {
-    if store.cinemas_by_ids(&[cinema]).await?.is_empty() {
-        return Err(ApiError::not_found(format!(
-            "cinema {} does not exist",
-            GlobalId::Cinema(cinema).encode()
-        )));
-    }
-    Ok(())
 }
 
 async fn audit(

@@ -35,12 +35,7 @@ pub async fn create_hall(
 ) -> Result<HallId, ApiError> {
     let (store, operator) = (keyed.store, keyed.operator);
     authorize(store, operator, hall.cinema).await?;
-    if store.cinemas_by_ids(&[hall.cinema]).await?.is_empty() {
-        return Err(ApiError::not_found(format!(
-            "cinema {} does not exist",
-            GlobalId::Cinema(hall.cinema).encode()
-        )));
-    }
+    super::access::cinema_exists(store, hall.cinema).await?;
     keyed
         .once("createHall", |attempt| {
             let hall = hall.clone();

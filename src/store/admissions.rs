@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::codec::{date, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::AdmissionDoc;
+use super::documents::{AdmissionDoc, SeatCellDoc};
 use super::holds::seat_path;
 use super::{names, Store};
 use crate::domain::admission::AdmissionWindow;
@@ -85,10 +85,11 @@ impl Store {
             starts_at: chrono::DateTime<chrono::Utc>,
             #[serde(default)]
             cancelled: bool,
+            /// Only the seat's row: the projection reads no other.
             #[serde(default)]
-            seats: bson::Document,
+            seats: indexmap::IndexMap<String, Vec<Option<SeatCellDoc>>>,
         }
-        let (row, _) = crate::domain::layout::parse_seat_label(label)?;
+        let (row, number) = crate::domain::layout::parse_seat_label(label)?;
         let projection = doc! {
             "startsAt": 1,
             "cancelled": 1,
@@ -105,7 +106,10 @@ impl Store {
         let Some(found) = found else {
             return Ok(None);
         };
-        let seat = seat_in(&found.seats, label)?;
+        let seat = (found.seats.get(row))
+            .and_then(|positions| positions.get(number.checked_sub(1)?))
+            .cloned()
+            .flatten();
         Ok(Some(AdmissionSeat {
             starts_at: found.starts_at,
             cancelled: found.cancelled,
@@ -113,25 +117,5 @@ impl Store {
             order: seat.as_ref().and_then(|seat| seat.order),
             admitted: seat.and_then(|seat| seat.admitted),
         }))
-    }
-}
-
-/// Seat `label` in the `seats` of an inventory read with that seat's row.
-fn seat_in(
-    seats: &bson::Document,
-    label: &str,
-) -> Result<Option<super::documents::SeatCellDoc>, ApiError> {
-    let (row, number) = crate::domain::layout::parse_seat_label(label)?;
-    let Some(bson::Bson::Array(positions)) = seats.get(row) else {
-        return Ok(None);
-    };
-    let Some(cell) = number.checked_sub(1).and_then(|at| positions.get(at)) else {
-        return Ok(None);
-    };
-    match cell {
-        bson::Bson::Null => Ok(None),
-        cell => bson::from_bson(cell.clone())
-            .map(Some)
-            .map_err(|error| ApiError::internal_caused("a stored seat did not decode", error)),
     }
 }

@@ -65,12 +65,23 @@ pub async fn starting_in(sale: &Sale, minutes: i64) {
 
 /// [`starting_in`] for a sale on the database server at `uri`.
 pub async fn starting_in_on(uri: &str, sale: &Sale, minutes: i64) {
-    let db = database(uri, &sale.app).await;
+    move_start(uri, &sale.app, sale.showtime_id, minutes).await
+}
+
+/// Moves showtime `showtime` of `app`'s database (on the server at `uri`) to start `minutes`
+/// from now: showtime and seat inventory alike.
+pub async fn move_start(
+    uri: &str,
+    app: &TestApp,
+    showtime: boxoffice::domain::ids::ShowtimeId,
+    minutes: i64,
+) {
+    let db = database(uri, app).await;
     let at = bson::DateTime::from_chrono(chrono::Utc::now() + chrono::Duration::minutes(minutes));
     for collection in ["showtimes", "seat_inventory"] {
         db.collection::<bson::Document>(collection)
             .update_one(
-                doc! { "_id": bson::oid::ObjectId::from_bytes(sale.showtime_id.0) },
+                doc! { "_id": bson::oid::ObjectId::from_bytes(showtime.0) },
                 doc! { "$set": { "startsAt": at } },
             )
             .await

@@ -264,17 +264,7 @@ fn placeholders(variables: &mut serde_json::Value) -> Vec<&mut serde_json::Value
 /// (inside the admission window): the last example that sells on it has run.
 async fn ticket_code(app: &TestApp, channel: &str, showtime: &serde_json::Value) -> String {
     let id = boxoffice::domain::global_id::showtime_id(showtime.as_str().unwrap()).unwrap();
-    let db = crate::catalogue_faults::database(&crate::helpers::mongodb_uri(), app).await;
-    let starts = bson::DateTime::from_chrono(chrono::Utc::now() + chrono::Duration::minutes(30));
-    for collection in ["showtimes", "seat_inventory"] {
-        db.collection::<bson::Document>(collection)
-            .update_one(
-                bson::doc! { "_id": bson::oid::ObjectId::from_bytes(id.0) },
-                bson::doc! { "$set": { "startsAt": starts } },
-            )
-            .await
-            .unwrap();
-    }
+    crate::admissions::move_start(&crate::helpers::mongodb_uri(), app, id, 30).await;
     let held = app
         .graphql_as(channel, "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 1 } }) { id } }", serde_json::json!({ "id": showtime }))
         .await;
