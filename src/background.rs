@@ -1,13 +1,14 @@
 //! The process's background tasks, run beside the HTTP server until shutdown: booking's
-//! sweeper, reconciler and resumer of interrupted showtime cancellations, catalogue's
+//! relay of events left unrelayed, sweeper, reconciler and resumer of interrupted showtime
+//! cancellations, catalogue's
 //! unfinished propagations, the sales projection and this gateway's heartbeat. It sits above
 //! `booking` and `catalogue`, so neither calls the other to be run.
 
 use std::time::Duration;
 
 use crate::booking::{
-    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, Membership,
-    CANCEL_GRACE, PENDING_GRACE,
+    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, EventRelay,
+    Membership, CANCEL_GRACE, PENDING_GRACE,
 };
 use crate::catalogue;
 use crate::shutdown::Shutdown;
@@ -30,7 +31,14 @@ pub struct Intervals {
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
 pub async fn run(store: Store, intervals: Intervals, membership: Membership, shutdown: Shutdown) {
+    let relay = EventRelay::new(store.clone());
     let sweeper = every(intervals.sweep, &shutdown, || async {
+        // Events a gateway left unrelayed (it died between its change and its relay).
+        match relay.relay_stale().await {
+            Ok(0) => {}
+            Ok(appended) => tracing::info!(appended, "relayed events another gateway left"),
+            Err(error) => tracing::warn!(%error, "relaying left events failed"),
+        }
         match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),

@@ -50,6 +50,10 @@ pub enum ApiError {
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
+    /// A position in the event log older than its retention: the events after it may be
+    /// gone, so reading on from it could skip some. Read the orders, then start from now.
+    #[error("{0}")]
+    CursorExpired(String),
     /// The query is too deep or too costly to run.
     #[error("{0}")]
     QueryTooComplex(String),
@@ -81,6 +85,7 @@ pub enum ErrorCode {
     AdmissionClosed,
     IdempotencyKeyReused,
     NotFound,
+    CursorExpired,
     QueryTooComplex,
     RateLimited,
     SubscriptionLimit,
@@ -104,6 +109,7 @@ impl ErrorCode {
             ErrorCode::AdmissionClosed => "ADMISSION_CLOSED",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::CursorExpired => "CURSOR_EXPIRED",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",
@@ -199,6 +205,7 @@ impl ApiError {
             ApiError::AdmissionClosed(_) => ErrorCode::AdmissionClosed,
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
+            ApiError::CursorExpired(_) => ErrorCode::CursorExpired,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Fenced { .. } | ApiError::Internal(_) => ErrorCode::Internal,
@@ -227,6 +234,7 @@ impl ApiError {
             "ADMISSION_CLOSED" => ApiError::AdmissionClosed(message),
             "IDEMPOTENCY_KEY_REUSED" => ApiError::IdempotencyKeyReused(message),
             "NOT_FOUND" => ApiError::NotFound(message),
+            "CURSOR_EXPIRED" => ApiError::CursorExpired(message),
             "QUERY_TOO_COMPLEX" => ApiError::QueryTooComplex(message),
             "UNAVAILABLE" => ApiError::unavailable(message),
             _ => ApiError::internal(message),

@@ -7,6 +7,8 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod admissions;
+mod event_log;
+mod events;
 mod gateways;
 mod hold_extension;
 mod hold_reads;
@@ -21,6 +23,8 @@ mod showtime_locks;
 mod sweeper;
 
 pub use admissions::{admit_ticket, Admission, DoorAt};
+pub use event_log::{list_events, read_cursor};
+pub use events::{EventRelay, STALE_AFTER};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};

@@ -239,7 +239,9 @@ pub(super) async fn finish_refund(
                 .map(|seat| seat.label.clone())
                 .filter(|label| !order.cancelled_seats.contains(label))
                 .collect();
-            store.free_sold_seats(&order, &remaining, true).await?;
+            store
+                .free_sold_seats(&order, &remaining, true, None, true)
+                .await?;
             crash_point(store, CrashPoint::CancelAfterFree)?;
             store
                 .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
@@ -258,7 +260,7 @@ pub(super) async fn finish_refund(
     // gives back a seat whose ticket was admitted.
     let even_admitted = refund.reason == CancelReason::ShowtimeCancelled;
     if !store
-        .free_sold_seats(&order, &refund.seats, even_admitted)
+        .free_sold_seats(&order, &refund.seats, even_admitted, Some(&refund), whole)
         .await?
         && !even_admitted
         && admitted_among(store, &order, &refund.seats).await?

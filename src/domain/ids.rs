@@ -91,6 +91,11 @@ object_id!(
     RegionId
 );
 object_id!(
+    /// A channel event as its change made it (one per change; an event told to several
+    /// channels is one entry in each of their logs).
+    EventId
+);
+object_id!(
     /// What an idempotency key's operation creates or stamps (a hold, an order, a
     /// cancellation, a release), the same for every attempt at the key.
     ResourceId

@@ -75,6 +75,9 @@ pub struct AppState {
     pub ticket_secret: Arc<TicketSecret>,
     /// When a showtime's tickets admit at the door.
     pub admission_window: crate::domain::admission::AdmissionWindow,
+    /// Appends the events this process's changes leave to the channels' logs, as they are
+    /// made (running from the moment the state is made inside a runtime).
+    pub relay: Arc<crate::booking::EventRelay>,
 }
 
 impl AppState {
@@ -83,7 +86,12 @@ impl AppState {
         let share = Arc::<crate::domain::rate_limit::Share>::default();
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
+        let relay = crate::booking::EventRelay::new(store.clone());
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(Arc::clone(&relay).run());
+        }
         AppState {
+            relay,
             schema: graphql::schema(limits.query()),
             live: Live::new(store.clone(), limits.live_buffer),
             store,

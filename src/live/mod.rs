@@ -9,8 +9,13 @@
 //! subscriber that misses one (it fell behind, or the feed could not resume from where it
 //! was) reads the whole map again instead: a fresh map, never a gap.
 //!
+//! Channel events (`events`) are read from the channel's log, then followed on the feed; a
+//! subscriber that misses one reads the log again from where it was: never a gap, never a
+//! repeat.
+//!
 //! Holds of watched showtimes expire on time (`expiry`), not at the next sweep.
 
+mod events;
 mod expiry;
 mod feed;
 mod orders;
@@ -49,6 +54,7 @@ struct Inner {
     buffer: usize,
     seat_topics: Mutex<HashMap<ShowtimeId, Weak<SeatTopic>>>,
     order_topics: Mutex<HashMap<String, Weak<OrderTopic>>>,
+    event_topics: Mutex<HashMap<String, Weak<events::EventTopic>>>,
     /// Whether the change feed is open now.
     feed_open: watch::Sender<bool>,
     /// The background tasks, started by the first subscriber.
@@ -84,6 +90,7 @@ impl Live {
                 buffer: buffer.max(1),
                 seat_topics: Mutex::default(),
                 order_topics: Mutex::default(),
+                event_topics: Mutex::default(),
                 feed_open: watch::Sender::new(false),
                 started: OnceLock::new(),
                 expiry: Arc::default(),
@@ -91,7 +98,7 @@ impl Live {
         }
     }
 
-    /// How many seat-map and order subscriptions this process serves now.
+    /// How many seat-map, order and channel-event subscriptions this process serves now.
     pub fn subscriptions(&self) -> usize {
         let seats: usize = live_topics(&self.inner.seat_topics)
             .iter()
@@ -101,7 +108,11 @@ impl Live {
             .iter()
             .map(|topic| topic.sender.receiver_count())
             .sum();
-        seats + orders
+        let events: usize = live_topics(&self.inner.event_topics)
+            .iter()
+            .map(|topic| topic.sender.receiver_count())
+            .sum();
+        seats + orders + events
     }
 
     /// Starts the change feed, the order reader and the expiry timer, once.
@@ -183,6 +194,11 @@ impl Inner {
                     self.reset_orders();
                 }
             }
+            FeedEvent::Event(event) => {
+                if let Some(topic) = watched(&self.event_topics, &event.channel) {
+                    let _ = topic.sender.send(Arc::new(Some((*event).into())));
+                }
+            }
         }
     }
 
@@ -192,6 +208,9 @@ impl Inner {
             let _ = topic.sender.send(Arc::new(TopicEvent::Reset));
         }
         self.reset_orders();
+        for topic in live_topics(&self.event_topics) {
+            let _ = topic.sender.send(Arc::new(None));
+        }
     }
 
     fn reset_orders(&self) {

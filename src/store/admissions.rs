@@ -8,10 +8,12 @@ use serde::Deserialize;
 
 use super::codec::{date, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::{AdmissionDoc, SeatCellDoc};
+use super::documents::{AdmissionDoc, EventDetailsDoc, SeatCellDoc};
 use super::holds::seat_path;
+use super::outbox::new_entry;
 use super::{names, Store};
 use crate::domain::admission::AdmissionWindow;
+use crate::domain::events::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 
@@ -67,7 +69,17 @@ impl Store {
             } },
             "$inc": { "admitted": 1 },
         };
-        self.update_inventory(filter, update).await
+        // Told to the order's channel, which the relay reads: a scan reads nothing.
+        let details = EventDetailsDoc {
+            showtime: Some(showtime),
+            order: Some(order),
+            seats: vec![label.to_owned()],
+            door: Some(admission.door.clone()),
+            ..Default::default()
+        };
+        let told = new_entry(EventType::TicketAdmitted, None, details);
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 
     /// Seat `label` of `showtime` as an admission that matched nothing needs it (one `find`,

@@ -9,9 +9,11 @@ use serde::Deserialize;
 
 use super::codec::{self, date, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::{HoldDoc, ShowtimeStatus};
-use super::holds::end_hold;
+use super::documents::{EventDetailsDoc, HoldDoc, ShowtimeStatus};
+use super::holds::{end_hold, hold_event};
+use super::outbox::new_entry;
 use super::{names, Store};
+use crate::domain::events::EventType;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
@@ -79,13 +81,20 @@ impl Store {
     /// sold (their filters require the mark unset). Idempotent.
     #[tracing::instrument(skip(self))]
     pub async fn mark_inventory_cancelled(&self, showtime: ShowtimeId) -> Result<(), ApiError> {
-        self.bounded(
-            Call::new(names::SEAT_INVENTORY, "update"),
-            self.collection::<Document>(names::SEAT_INVENTORY)
-                .update_one(
-                    doc! { "_id": showtime.oid(), "cancelled": { "$ne": true } },
-                    doc! { "$set": { "cancelled": true } },
-                ),
+        // Told to every channel that sells the showtime: the relay finds them.
+        let told = new_entry(
+            EventType::ShowtimeCancelled,
+            None,
+            EventDetailsDoc {
+                showtime: Some(showtime),
+                ..Default::default()
+            },
+        );
+        self.update_inventory_telling(
+            showtime,
+            doc! { "_id": showtime.oid(), "cancelled": { "$ne": true } },
+            doc! { "$set": { "cancelled": true } },
+            &[told],
         )
         .await?;
         Ok(())
@@ -107,7 +116,10 @@ impl Store {
         }
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(seats);
-        self.update_inventory(filter, update).await
+        let mut told = hold_event(EventType::HoldReleased, showtime, hold, None);
+        told.details.reason = Some("SHOWTIME_CANCELLED".to_owned());
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 
     /// How many holds the showtime's cancellation released.

@@ -1,7 +1,8 @@
 //! The change feed: ONE change stream over the database per gateway process, for live seat
-//! maps and order events. It passes on the updates of `seat_inventory` (what changed, read from
-//! the update's `updateDescription`, never the whole document) and the moves of `orders` to
-//! CONFIRMED or CANCELLED; the server filters out everything else.
+//! maps, order events and channel events. It passes on the updates of `seat_inventory` (what
+//! changed, read from the update's `updateDescription`, never the whole document), the moves
+//! of `orders` to CONFIRMED or CANCELLED and the events appended to `events`; the server
+//! filters out everything else.
 //!
 //! A feed remembers its position (the resume token of the last event, or of the last empty
 //! batch), so a feed re-opened after a hiccup misses nothing; when the server no longer knows
@@ -14,7 +15,7 @@ use mongodb::change_stream::ChangeStream;
 
 use super::codec;
 use super::command_metrics::Call;
-use super::documents::{HoldDoc, OrderStatus};
+use super::documents::{EventDoc, HoldDoc, OrderStatus};
 use super::holds::VERSION;
 use super::{names, Store};
 use crate::domain::ids::{OrderId, ShowtimeId};
@@ -50,6 +51,8 @@ pub enum FeedEvent {
     InventoryRewritten(ShowtimeId),
     /// An order moved to CONFIRMED or CANCELLED.
     Order { id: OrderId, status: OrderStatus },
+    /// An event was appended to a channel's log.
+    Event(Box<EventDoc>),
 }
 
 /// The fields one update of an inventory set, read only when someone wants them.
@@ -85,6 +88,7 @@ impl Store {
                 "operationType": "update",
                 "updateDescription.updatedFields.status": { "$in": ["CONFIRMED", "CANCELLED"] },
             },
+            { "ns.coll": names::EVENTS, "operationType": "insert" },
         ] } }];
         let watch = self
             .db
@@ -134,6 +138,10 @@ impl ChangeFeed {
 
 fn read_event(event: ChangeStreamEvent<Document>) -> Option<FeedEvent> {
     let collection = event.ns.as_ref()?.coll.as_deref()?;
+    if let (names::EVENTS, OperationType::Insert) = (collection, &event.operation_type) {
+        let appended = bson::from_document(event.full_document?).ok()?;
+        return Some(FeedEvent::Event(Box::new(appended)));
+    }
     let id = event.document_key.as_ref()?.get_object_id("_id").ok()?;
     match (collection, event.operation_type) {
         (names::SEAT_INVENTORY, OperationType::Update) => {

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
-    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId,
+    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId,
 };
 
 /// A domain id kept as an ObjectId: its 12 bytes.
@@ -31,7 +31,9 @@ macro_rules! stored_ids {
     )*};
 }
 
-stored_ids!(CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId);
+stored_ids!(
+    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId
+);
 
 /// Converts a domain id into the ObjectId stored for it.
 pub trait ObjectIdExt {

@@ -40,6 +40,8 @@ impl CommandLog {
             return;
         }
         match event {
+            CommandEvent::Started(started)
+                if started.command.get_str("comment") == Ok(super::BACKGROUND) => {}
             CommandEvent::Started(started) => {
                 let collection = started
                     .command

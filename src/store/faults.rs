@@ -47,6 +47,12 @@ pub enum PausePoint {
     /// A cancellation recorded its refund on the order and has not given the seats back: a
     /// slow cancellation that an admission can overtake.
     RefundAfterRecord,
+    /// The event relay was told of documents with events and has not read them: a gateway
+    /// stalled (or about to die) between its change and its relay.
+    RelayBeforeRead,
+    /// The event relay appended a batch's events and has not pulled them off their
+    /// documents: another relay may append them again.
+    RelayBeforeClear,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a

@@ -7,8 +7,11 @@ use chrono::{DateTime, Utc};
 
 use super::codec::{self, date, oids, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::{HoldDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT};
+use super::documents::{
+    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT,
+};
 use super::{names, Store};
+use crate::domain::events::EventType;
 use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
 use crate::domain::seat::SeatState;
@@ -83,6 +86,24 @@ pub(super) fn end_hold(
         "$inc": { "counts.held": -count, counter: count, VERSION: 1 },
     };
     Ok((filter, update))
+}
+
+/// The event of a change to `hold` (placed, released, expired, or sold to `order`), told to
+/// the hold's channel.
+pub(super) fn hold_event(
+    kind: EventType,
+    showtime: ShowtimeId,
+    hold: &HoldDoc,
+    order: Option<OrderId>,
+) -> OutboxEntryDoc {
+    let details = EventDetailsDoc {
+        showtime: Some(showtime),
+        hold: Some(hold.id),
+        order,
+        seats: hold.seats.clone(),
+        ..Default::default()
+    };
+    super::outbox::new_entry(kind, Some(&hold.channel), details)
 }
 
 /// What fencing off earlier attempts' hold ids found.
@@ -247,7 +268,9 @@ impl Store {
             "$push": { "holds": bson::to_bson(hold)? },
             "$inc": { "counts.available": -count, "counts.held": count, VERSION: 1 },
         };
-        self.update_inventory(filter, update).await
+        let told = hold_event(EventType::HoldPlaced, showtime, hold, None);
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 
     /// Releases a live hold of its channel: its seats back to AVAILABLE, and, for a keyed
@@ -271,7 +294,9 @@ impl Store {
         }
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(seats);
-        self.update_inventory(filter, update).await
+        let told = hold_event(EventType::HoldReleased, showtime, hold, None);
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 
     /// The seats of hold `hold` if keyed release `request` released it and its note is still
@@ -367,6 +392,8 @@ impl Store {
         let (seats, update) = end_hold(hold, SeatState::Available, None)?;
         let mut filter = with_expiry(showtime, hold, "$lt");
         filter.extend(seats);
-        self.update_inventory(filter, update).await
+        let told = hold_event(EventType::HoldExpired, showtime, hold, None);
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 }

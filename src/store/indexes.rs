@@ -186,6 +186,19 @@ fn wanted() -> Vec<Wanted> {
             doc! { "door.cinemaId": 1, "_id": 1 },
             "door_cinema",
         ),
+        // Channel events: each channel's log in order (seed 004's composite key that sorts by
+        // time), deleted at their expiry; the documents with events still to relay.
+        unique(
+            EVENTS,
+            doc! { "channel": 1, "sequence": 1 },
+            "channel_sequence",
+        ),
+        Wanted {
+            expire_after: Some(std::time::Duration::ZERO),
+            ..index(EVENTS, doc! { "expiresAt": 1 }, "expiry")
+        },
+        index(SEAT_INVENTORY, doc! { "outbox.at": 1 }, "outbox"),
+        index(SHOWTIMES, doc! { "outbox.at": 1 }, "outbox"),
         // The audit log, newest first, of everyone or of one operator.
         index(AUDIT_LOG, doc! { "at": -1, "_id": -1 }, "at"),
         index(

@@ -17,6 +17,7 @@ mod codec;
 mod command_log;
 mod command_metrics;
 pub mod documents;
+mod events;
 mod explain;
 mod faults;
 mod fenced_writes;
@@ -31,6 +32,7 @@ mod inventory;
 mod movies;
 mod operators;
 mod orders;
+mod outbox;
 mod price_revisions;
 mod readiness;
 mod references;
@@ -64,6 +66,7 @@ pub use change_feed::{
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
+pub use events::Appended;
 pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
@@ -72,6 +75,7 @@ pub use fenced_writes::KeyFence;
 pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
+pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};
 pub use price_revisions::{PriceChange, PriceChanged};
 pub use readiness::Readiness;
 pub use references::{Copied, Propagation};
@@ -80,6 +84,7 @@ pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 
+use crate::domain::events::Retention;
 use crate::error::ApiError;
 use command_metrics::Call;
 
@@ -102,9 +107,10 @@ pub mod names {
     pub const AUDIT_LOG: &str = "audit_log";
     pub const SHOWTIME_PRICE_REVISIONS: &str = "showtime_price_revisions";
     pub const TICKET_TYPES: &str = "ticket_types";
+    pub const EVENTS: &str = "events";
 
     /// Every collection.
-    pub const ALL: [&str; 17] = [
+    pub const ALL: [&str; 18] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -122,8 +128,13 @@ pub mod names {
         AUDIT_LOG,
         SHOWTIME_PRICE_REVISIONS,
         TICKET_TYPES,
+        EVENTS,
     ];
 }
+
+/// The `comment` on the commands of background work a request does not wait for (the event
+/// relay): the command log leaves them out, so a request's round trips are its own.
+pub(crate) const BACKGROUND: &str = "boxoffice:background";
 
 /// How the gateway talks to the database: how long it waits, and how durable a write must be
 /// before it counts.
@@ -171,6 +182,10 @@ pub struct Store {
     db: Database,
     timeout: Duration,
     commands: Arc<CommandLog>,
+    /// Documents this process gave events that the relay has not taken yet.
+    outbox: Arc<PendingOutboxes>,
+    /// How long channels' events are kept.
+    event_retention: Retention,
     #[cfg(feature = "test-hooks")]
     faults: Arc<Faults>,
 }
@@ -213,9 +228,24 @@ impl Store {
             db: client.database(database),
             timeout: settings.timeout,
             commands,
+            outbox: Arc::default(),
+            event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
             faults: Arc::default(),
         })
+    }
+
+    /// The same database, keeping channels' events for `retention`.
+    pub fn with_event_retention(&self, retention: Retention) -> Store {
+        Store {
+            event_retention: retention,
+            ..self.clone()
+        }
+    }
+
+    /// How long channels' events are kept.
+    pub fn event_retention(&self) -> Retention {
+        self.event_retention
     }
 
     /// The same database with another operation timeout (the demo loader's bulk writes and

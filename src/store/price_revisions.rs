@@ -6,6 +6,7 @@
 //! one revision (unique index `request`): an attempt that wakes up after a retry took its key
 //! over and made the change finds that revision instead of making a second one.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -16,9 +17,12 @@ use super::channels::is_duplicate_key;
 use super::codec::{self, oids, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{
-    ChannelPriceDoc, PriceRevisionDoc, TicketRuleDoc, SCHEMA_VERSION, SHOWTIME_SCHEMA_VERSION,
+    ChannelPriceDoc, EventDetailsDoc, PriceRevisionDoc, TicketRuleDoc, SCHEMA_VERSION,
+    SHOWTIME_SCHEMA_VERSION,
 };
+use super::outbox::{new_entry, push_entries, OutboxKind, OutboxSource};
 use super::{names, Store};
+use crate::domain::events::EventType;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
 
@@ -80,13 +84,28 @@ impl Store {
             "status": { "$nin": ["CANCELLING", "CANCELLED"] },
             "startsAt": { "$gt": codec::date(codec::now()) },
         };
-        let update = doc! { "$set": {
+        let mut update = doc! { "$set": {
             "prices": bson::to_bson(&change.after)?,
             "ticketRules": bson::to_bson(&change.rules_after)?,
             "priceRevision": revision,
             "schemaVersion": SHOWTIME_SCHEMA_VERSION,
             "freeAt": codec::date(change.free_at),
         } };
+        // Told to every channel that sold it before or sells it now, in the same update.
+        let channels: BTreeSet<&str> = (change.before.iter().chain(&change.after))
+            .map(|price| price.channel.as_str())
+            .collect();
+        let told: Vec<_> = (channels.into_iter())
+            .map(|channel| {
+                let details = EventDetailsDoc {
+                    showtime: Some(change.showtime),
+                    revision: Some(revision),
+                    ..Default::default()
+                };
+                new_entry(EventType::PriceRevised, Some(channel), details)
+            })
+            .collect();
+        push_entries(&mut update, &told)?;
         let entry = PriceRevisionDoc {
             id: revision_id(change.showtime, revision),
             schema_version: SCHEMA_VERSION,
@@ -133,6 +152,12 @@ impl Store {
             })
             .await?;
         if committed {
+            if !told.is_empty() {
+                self.note_outbox(OutboxSource {
+                    kind: OutboxKind::Showtime,
+                    showtime: change.showtime,
+                });
+            }
             return Ok(PriceChanged::Changed(Box::new(writes.2.clone())));
         }
         if duplicate.load(Ordering::SeqCst) {

@@ -8,9 +8,11 @@ use bson::{doc, Bson, Document};
 use chrono::{DateTime, Utc};
 
 use super::codec::{date, ObjectIdExt};
-use super::documents::{CancelReason, OrderDoc, RefundDoc};
+use super::documents::{CancelReason, EventDetailsDoc, OrderDoc, RefundDoc};
 use super::holds::{seat_path, VERSION};
+use super::outbox::new_entry;
 use super::Store;
+use crate::domain::events::EventType;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::error::ApiError;
 
@@ -116,14 +118,18 @@ impl Store {
 
     /// Gives seats `labels` of `order` back: matches only while every one of them is SOLD
     /// under it and, unless `even_admitted` (a cancelled showtime refunds everyone), not
-    /// admitted at the door. False when it did not match (they were given back already, or
+    /// admitted at the door. The order's channel is told, in the same update: ORDER_CANCELLED
+    /// when `whole`, else ORDER_REFUNDED, with `refund` (none for an order cancelled before
+    /// refunds were recorded). False when it did not match (they were given back already, or
     /// one was admitted).
-    #[tracing::instrument(skip(self, order), fields(order = %order.id))]
+    #[tracing::instrument(skip(self, order, refund), fields(order = %order.id))]
     pub async fn free_sold_seats(
         &self,
         order: &OrderDoc,
         labels: &[String],
         even_admitted: bool,
+        refund: Option<&RefundDoc>,
+        whole: bool,
     ) -> Result<bool, ApiError> {
         let mut filter = doc! { "_id": order.showtime.id.oid() };
         let mut set = Document::new();
@@ -145,6 +151,22 @@ impl Store {
             "$unset": unset,
             "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
         };
-        self.update_inventory(filter, update).await
+        let kind = match whole {
+            true => EventType::OrderCancelled,
+            false => EventType::OrderRefunded,
+        };
+        let reason = refund.map(|refund| refund.reason).or(order.cancel_reason);
+        let details = EventDetailsDoc {
+            showtime: Some(order.showtime.id),
+            order: Some(order.id),
+            seats: labels.to_vec(),
+            refund: refund.map(|refund| refund.id),
+            amount: refund.map(|refund| refund.amount),
+            reason: reason.map(|reason| reason.as_str().to_owned()),
+            ..Default::default()
+        };
+        let told = new_entry(kind, Some(&order.channel), details);
+        self.update_inventory_telling(order.showtime.id, filter, update, &[told])
+            .await
     }
 }

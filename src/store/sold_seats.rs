@@ -6,8 +6,9 @@
 use bson::doc;
 
 use super::documents::HoldDoc;
-use super::holds::{end_hold, with_expiry};
+use super::holds::{end_hold, hold_event, with_expiry};
 use super::Store;
+use crate::domain::events::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
@@ -30,6 +31,8 @@ impl Store {
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);
         filter.insert("cancelled", doc! { "$ne": true });
-        self.update_inventory(filter, update).await
+        let told = hold_event(EventType::OrderConfirmed, showtime, hold, Some(order));
+        self.update_inventory_telling(showtime, filter, update, &[told])
+            .await
     }
 }

@@ -9,7 +9,8 @@
 //! `boxoffice_mongodb_commands_total{collection,command,outcome}`,
 //! `boxoffice_mongodb_command_duration_seconds{collection,command}`,
 //! `boxoffice_holds_placed_total`, `boxoffice_orders_confirmed_total`,
-//! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`, `boxoffice_holds_expired_total{by}`,
+//! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`,
+//! `boxoffice_events_appended_total`, `boxoffice_holds_expired_total{by}`,
 //! `boxoffice_rate_limited_total{kind}`, and the gauges of [`super::lag`] and of the live hub.
 
 use std::collections::HashSet;
@@ -95,6 +96,10 @@ fn describe() {
     describe_counter!(
         "boxoffice_tickets_admitted_total",
         "Tickets admitted at the door"
+    );
+    describe_counter!(
+        "boxoffice_events_appended_total",
+        "Channel events appended to the event log by this process's relay"
     );
     describe_counter!(
         "boxoffice_orders_cancelled_total",
@@ -219,6 +224,13 @@ pub fn order_confirmed() {
 /// A ticket was admitted at the door.
 pub fn ticket_admitted() {
     counter!("boxoffice_tickets_admitted_total").increment(1);
+}
+
+/// The event relay appended `count` events to the channels' logs.
+pub fn events_appended(count: usize) {
+    if count > 0 {
+        counter!("boxoffice_events_appended_total").increment(count as u64);
+    }
 }
 
 /// A cancellation was accepted.

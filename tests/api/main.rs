@@ -14,6 +14,7 @@ mod channels;
 mod cinemas;
 mod conformance;
 mod crashes;
+mod events;
 mod examined;
 mod executor;
 mod expiry;

@@ -3,6 +3,7 @@
 mod audit;
 mod cinemas;
 mod door_keys;
+mod events;
 mod holds;
 mod movies;
 mod node;
@@ -12,6 +13,8 @@ mod showtimes;
 mod ticket_types;
 
 use async_graphql::MergedObject;
+
+pub(crate) use events::event_types;
 
 /// Every read of the API.
 #[derive(MergedObject, Default)]
@@ -26,4 +29,5 @@ pub struct Query(
     audit::AuditQuery,
     ticket_types::TicketTypeQuery,
     door_keys::DoorKeyQuery,
+    events::EventQuery,
 );

@@ -1,6 +1,7 @@
 //! The subscription roots, one per domain, merged into `Subscription`. They run over the
 //! WebSocket transport only (`http::websocket`), with the process's live hub in their data.
 
+mod events;
 mod orders;
 mod seat_maps;
 
@@ -11,7 +12,11 @@ use crate::live::Live;
 
 /// Everything a client can watch live.
 #[derive(MergedSubscription, Default)]
-pub struct Subscription(seat_maps::SeatMapSubscription, orders::OrderSubscription);
+pub struct Subscription(
+    seat_maps::SeatMapSubscription,
+    orders::OrderSubscription,
+    events::EventSubscription,
+);
 
 /// The process's live hub, which the WebSocket transport puts in every subscription's data.
 fn live<'a>(ctx: &'a Context<'_>) -> Result<&'a Live, ApiError> {

@@ -2,6 +2,7 @@
 
 mod admission;
 mod audit_entry;
+mod channel_event;
 mod cinema;
 mod connection;
 mod hall;
@@ -23,6 +24,7 @@ mod ticket_type;
 
 pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
+pub use channel_event::{ChannelEvent, ChannelEventType};
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, page_cost};
 pub use hall::Hall;

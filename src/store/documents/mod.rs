@@ -12,10 +12,12 @@
 //!   for display;
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
-//! - `ticket_types`: the ticket types operators defined.
+//! - `ticket_types`: the ticket types operators defined;
+//! - `events`: the channels' event logs, and the outbox entries a change leaves for them.
 
 mod access;
 mod cinemas;
+mod events;
 mod inventory;
 mod movies;
 mod orders;
@@ -24,6 +26,7 @@ mod ticket_types;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
+pub use events::{EventDetailsDoc, EventDoc, OutboxEntryDoc};
 pub use inventory::{
     AdmissionDoc, HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
     RELEASE_NOTES_KEPT,

@@ -230,6 +230,16 @@ pub enum CancelReason {
     ShowtimeCancelled,
 }
 
+impl CancelReason {
+    /// As stored and as told to channels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::CustomerRequest => "CUSTOMER_REQUEST",
+            CancelReason::ShowtimeCancelled => "SHOWTIME_CANCELLED",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,52 @@
+//! The calling channel's event log.
+
+use async_graphql::connection::Connection;
+use async_graphql::{Context, Object};
+
+use crate::booking;
+use crate::domain::events::EventType;
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::graphql::types::{connection, page_cost, ChannelEvent, ChannelEventType};
+
+#[derive(Default)]
+pub struct EventQuery;
+
+#[Object]
+impl EventQuery {
+    /// The calling channel's events, oldest first: every change to its holds and orders and to
+    /// the showtimes it sells, whoever made it, kept for the event retention (7 days unless
+    /// configured). Read on from the last event's `cursor` to miss nothing; a cursor older
+    /// than the retention is CURSOR_EXPIRED.
+    #[tracing::instrument(skip(self, ctx))]
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "How many events (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last event read: the page starts after it.")]
+        after: Option<String>,
+        #[graphql(desc = "Only events of these types (all when absent).")] types: Option<
+            Vec<ChannelEventType>,
+        >,
+    ) -> Result<Connection<String, ChannelEvent>, ApiError> {
+        let channel = ctx.calling_channel("reading events")?;
+        let page = ctx.page(first, after)?;
+        let types = event_types(types)?;
+        let events = booking::list_events(ctx.store(), channel, &page, types.as_deref()).await?;
+        Ok(connection(events, ChannelEvent))
+    }
+}
+
+/// The types asked for: at least one when the list is given.
+pub(crate) fn event_types(
+    types: Option<Vec<ChannelEventType>>,
+) -> Result<Option<Vec<EventType>>, ApiError> {
+    match types {
+        Some(types) if types.is_empty() => Err(ApiError::bad_input(
+            "types: name at least one event type, or leave it out for all",
+        )),
+        types => Ok(types.map(|types| types.into_iter().map(Into::into).collect())),
+    }
+}

@@ -1,0 +1,109 @@
+//! `events`: every channel's log. Index `channel_sequence` (unique, `{channel, sequence}`)
+//! is seed 004's composite key that sorts by time: a channel's events in the order they were
+//! appended, and a cursor is a position in it. Index `expiry` (TTL) deletes an event at its
+//! `expiresAt`.
+
+use bson::doc;
+use futures::TryStreamExt;
+use serde::Deserialize;
+
+use super::channels::is_duplicate_key;
+use super::command_metrics::Call;
+use super::documents::EventDoc;
+use super::{names, Store, BACKGROUND};
+use crate::domain::events::EventType;
+use crate::error::ApiError;
+
+/// What appending an event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Appended {
+    /// It is in the log now.
+    Added,
+    /// It was in the log already (another relay, or an earlier pass, appended it).
+    There,
+    /// Another event holds its sequence number: read the channel's last one and try again.
+    SequenceTaken,
+}
+
+impl Store {
+    /// The sequence number of `channel`'s last event (0 when its log is empty).
+    #[tracing::instrument(skip(self))]
+    pub async fn last_event_sequence(&self, channel: &str) -> Result<i64, ApiError> {
+        #[derive(Deserialize)]
+        struct Sequence {
+            sequence: i64,
+        }
+        let last = self
+            .bounded(
+                Call::new(names::EVENTS, "find"),
+                self.collection::<Sequence>(names::EVENTS)
+                    .find_one(doc! { "channel": channel })
+                    .sort(doc! { "channel": -1, "sequence": -1 })
+                    .projection(doc! { "_id": 0, "sequence": 1 })
+                    .comment(BACKGROUND),
+            )
+            .await?;
+        Ok(last.map_or(0, |last| last.sequence))
+    }
+
+    /// Appends `event` to its channel's log. The caller has seen `event.sequence − 1` in the
+    /// log (or it is 1), so the log stays a gap-free prefix; the unique indexes refuse a
+    /// second copy of the event and a second event with the same sequence number.
+    #[tracing::instrument(skip(self, event), fields(event = %event.id, sequence = event.sequence))]
+    pub async fn append_event(&self, event: &EventDoc) -> Result<Appended, ApiError> {
+        let events = self.collection::<EventDoc>(names::EVENTS);
+        let inserted = self
+            .bounded_raw(
+                Call::new(names::EVENTS, "insert"),
+                events.insert_one(event).comment(BACKGROUND),
+            )
+            .await?;
+        match inserted {
+            Ok(_) => Ok(Appended::Added),
+            Err(error) if is_duplicate_key(&error) => {
+                let there = self
+                    .bounded(
+                        Call::new(names::EVENTS, "find"),
+                        self.collection::<bson::Document>(names::EVENTS)
+                            .find_one(doc! { "_id": &event.id })
+                            .projection(doc! { "_id": 1 })
+                            .comment(BACKGROUND),
+                    )
+                    .await?;
+                Ok(if there.is_some() {
+                    Appended::There
+                } else {
+                    Appended::SequenceTaken
+                })
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Up to `limit` events of `channel` after sequence number `after`, of `types` when
+    /// given, in the log's order (index `channel_sequence`).
+    #[tracing::instrument(skip(self))]
+    pub async fn events_after(
+        &self,
+        channel: &str,
+        after: i64,
+        types: Option<&[EventType]>,
+        limit: usize,
+    ) -> Result<Vec<EventDoc>, ApiError> {
+        let mut filter = doc! { "channel": channel, "sequence": { "$gt": after } };
+        if let Some(types) = types {
+            filter.insert("type", doc! { "$in": bson::to_bson(types)? });
+        }
+        self.bounded(Call::new(names::EVENTS, "find"), async {
+            self.collection::<EventDoc>(names::EVENTS)
+                .find(filter)
+                .sort(doc! { "channel": 1, "sequence": 1 })
+                .limit(limit as i64)
+                .batch_size(limit as u32)
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
+    }
+}
