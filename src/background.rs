@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::booking::{
     project_sales, resume_cancellations, settle_orders, sweep_expired_holds, EventRelay,
-    Membership, CANCEL_GRACE, PENDING_GRACE,
+    Membership, CANCEL_GRACE, PENDING_GRACE, STALE_AFTER,
 };
 use crate::catalogue;
 use crate::shutdown::Shutdown;
@@ -32,13 +32,16 @@ pub struct Intervals {
 /// record is deleted.
 pub async fn run(store: Store, intervals: Intervals, membership: Membership, shutdown: Shutdown) {
     let relay = EventRelay::new(store.clone());
-    let sweeper = every(intervals.sweep, &shutdown, || async {
-        // Events a gateway left unrelayed (it died between its change and its relay).
+    // Events a gateway left unrelayed (it died between its change and its relay), as soon as
+    // they count as left.
+    let left_events = every(STALE_AFTER, &shutdown, || async {
         match relay.relay_stale().await {
             Ok(0) => {}
             Ok(appended) => tracing::info!(appended, "relayed events another gateway left"),
             Err(error) => tracing::warn!(%error, "relaying left events failed"),
         }
+    });
+    let sweeper = every(intervals.sweep, &shutdown, || async {
         match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
@@ -69,7 +72,7 @@ pub async fn run(store: Store, intervals: Intervals, membership: Membership, shu
     let heartbeat = every(membership.interval(), &shutdown, || {
         membership.heartbeat(&store)
     });
-    futures::join!(sweeper, sales, heartbeat);
+    futures::join!(left_events, sweeper, sales, heartbeat);
     membership.leave(&store).await;
 }
 

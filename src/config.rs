@@ -157,6 +157,8 @@ pub struct ServeArgs {
     pub catalogue: CatalogueArgs,
     #[command(flatten)]
     pub process: ProcessArgs,
+    #[command(flatten)]
+    pub events: EventArgs,
     /// The header in which a trusted reverse proxy names the client's address (e.g.
     /// `X-Forwarded-For`; its last address counts, the one the proxy added). Without it, the
     /// peer address of the connection names the client.
@@ -176,6 +178,22 @@ pub struct ServeArgs {
 
 fn parse_ticket_secret(text: &str) -> Result<TicketSecret, String> {
     TicketSecret::parse(text).map_err(|error| error.to_string())
+}
+
+/// The channels' event logs.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct EventArgs {
+    /// How long each channel's events are kept, in hours: a channel may read on (or
+    /// subscribe again) from any cursor this young.
+    #[arg(long, env = "BOXOFFICE_EVENT_RETENTION_HOURS", default_value_t = 168, value_parser = clap::value_parser!(i64).range(1..=2160))]
+    pub event_retention_hours: i64,
+}
+
+impl EventArgs {
+    pub fn retention(&self) -> crate::domain::events::Retention {
+        crate::domain::events::Retention::hours(self.event_retention_hours)
+            .expect("clap checks the range")
+    }
 }
 
 /// What operators may write.

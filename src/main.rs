@@ -101,6 +101,7 @@ async fn connect(database: &DatabaseArgs) -> anyhow::Result<Store> {
 }
 
 async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
+    let store = store.with_event_retention(args.events.retention());
     if args.demo_data && store.catalogue_is_empty().await? {
         tracing::info!("the catalogue is empty: loading the small demo data set");
         let loaded = demo::load(&store, &demo::DemoPlan::small(), true).await?;

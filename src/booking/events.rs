@@ -20,7 +20,7 @@ use std::time::Duration;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
-use crate::store::{self, Appended, OutboxSource, PausePoint, Store};
+use crate::store::{self, Appended, DelayPoint, OutboxSource, PausePoint, Store};
 
 /// How old an unrelayed entry is before the background pass takes it from the gateway that
 /// made it.
@@ -57,6 +57,7 @@ impl EventRelay {
         loop {
             let sources = self.store.noted_outboxes().await;
             self.store.pause_point(PausePoint::RelayBeforeRead).await;
+            self.store.delay_point(DelayPoint::RelayBeforeRead).await;
             let relayed = async {
                 let found = self.store.outboxes(&sources).await?;
                 self.relay(found).await

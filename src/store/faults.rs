@@ -75,6 +75,9 @@ pub enum DelayPoint {
     /// Admit: the seat is admitted, the answer is not stored yet. Armed by
     /// `BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS`.
     AdmitAfterWrite,
+    /// The event relay was told of documents with events and has not read them. Armed by
+    /// `BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS`.
+    RelayBeforeRead,
 }
 
 impl DelayPoint {
@@ -88,6 +91,7 @@ impl DelayPoint {
             DelayPoint::ExtendAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS",
             DelayPoint::RefundAfterRecord => "BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS",
             DelayPoint::AdmitAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS",
+            DelayPoint::RelayBeforeRead => "BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS",
         }
     }
 }

@@ -133,6 +133,17 @@ impl TestApp {
         TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
     }
 
+    /// A gateway keeping channels' events for `retention` (seconds, for the expiry tests).
+    pub async fn spawn_with_retention(retention: boxoffice::domain::events::Retention) -> TestApp {
+        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
+            .await
+            .expect("connect to the test database")
+            .with_event_retention(retention);
+        store.ensure_indexes().await.expect("create indexes");
+        let hold_policy = SalesArgs::default().hold_policy();
+        TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
+    }
+
     /// A gateway whose rate limits run on `clock` (a test's manual clock), alone.
     pub async fn spawn_with_clock(
         limits: Limits,

@@ -14,6 +14,8 @@ mod channels;
 mod cinemas;
 mod conformance;
 mod crashes;
+mod event_faults;
+mod event_stream;
 mod events;
 mod examined;
 mod executor;

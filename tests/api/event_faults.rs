@@ -1,0 +1,185 @@
+//! The event log under faults: a gateway stalled or killed between its change and its relay,
+//! two relays appending the same entries, two gateways appending to one channel's log at once.
+//! Every event is appended once, and each channel's log counts 1, 2, 3, … without a gap.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use boxoffice::booking::{EventRelay, STALE_AFTER};
+use boxoffice::store::PausePoint;
+use futures::future::join_all;
+use serde_json::json;
+
+use crate::events::{log_of, read_log, types_of};
+use crate::helpers::mongodb_uri;
+use crate::orders::CONFIRM;
+use crate::processes::GatewayProcess;
+use crate::sale::{sale, Sale, HOLD};
+
+/// Checks the channel's stored log counts 1..=n in order, and returns n.
+async fn gap_free(sale: &Sale, channel: &str) -> usize {
+    let stored = sale
+        .app
+        .store
+        .events_after(channel, 0, None, 10_000)
+        .await
+        .unwrap();
+    let sequences: Vec<i64> = stored.iter().map(|event| event.sequence).collect();
+    let expected: Vec<i64> = (1..=stored.len() as i64).collect();
+    assert_eq!(sequences, expected, "{channel}'s log has a gap or a repeat");
+    let ids: HashSet<_> = stored.iter().map(|event| event.id.clone()).collect();
+    assert_eq!(ids.len(), stored.len(), "an event appended twice");
+    stored.len()
+}
+
+/// Whether any document still has entries to relay.
+async fn outbox_empty(sale: &Sale) -> bool {
+    let left = sale
+        .app
+        .store
+        .stale_outboxes(boxoffice::store::now() + chrono::Duration::hours(1), 10);
+    left.await.unwrap().is_empty()
+}
+
+#[tokio::test]
+async fn entries_a_stalled_gateway_left_are_relayed_by_another_s_pass_and_appended_once() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    // The first gateway stalls after its change, before its relay reads it.
+    let stalled = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::RelayBeforeRead);
+    let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    stalled.reached().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(read_log(&sale.app, &sale.maoyan, None).await.is_empty());
+    // The other gateway's background pass takes it once it is stale.
+    let pass = EventRelay::new(other.store.clone());
+    assert_eq!(pass.relay_stale().await.unwrap(), 0, "not stale yet");
+    tokio::time::sleep(STALE_AFTER).await;
+    assert_eq!(pass.relay_stale().await.unwrap(), 1);
+    let log = log_of(&sale.app, &sale.maoyan, 1).await;
+    assert_eq!(log[0]["holdId"], hold);
+    // The stalled relay wakes: the entry is gone, nothing is appended again.
+    stalled.resume();
+    sale.confirm(&sale.maoyan, &hold).await.data();
+    let log = log_of(&sale.app, &sale.maoyan, 2).await;
+    assert_eq!(types_of(&log), ["HOLD_PLACED", "ORDER_CONFIRMED"]);
+    assert_eq!(gap_free(&sale, "maoyan").await, 2);
+    assert!(outbox_empty(&sale).await);
+}
+
+#[tokio::test]
+async fn a_relay_stalled_after_appending_and_a_pass_appending_again_leave_each_event_once() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    // The first gateway appends, then stalls before it pulls its entries off.
+    let stalled = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::RelayBeforeClear);
+    let hold = sale.hold_id(&sale.maoyan, &["A1", "A2"]).await;
+    stalled.reached().await;
+    sale.confirm(&sale.maoyan, &hold).await.data();
+    tokio::time::sleep(STALE_AFTER).await;
+    // The other's pass finds both entries: the hold's is in the log already, the
+    // confirmation's is appended.
+    let pass = EventRelay::new(other.store.clone());
+    assert_eq!(pass.relay_stale().await.unwrap(), 1, "appended again");
+    assert!(outbox_empty(&sale).await);
+    stalled.resume();
+    sale.hold(&sale.maoyan, &["A3"]).await.data();
+    let log = log_of(&sale.app, &sale.maoyan, 3).await;
+    assert_eq!(
+        types_of(&log),
+        ["HOLD_PLACED", "ORDER_CONFIRMED", "HOLD_PLACED"]
+    );
+    assert_eq!(gap_free(&sale, "maoyan").await, 3);
+}
+
+#[tokio::test]
+async fn two_gateways_booking_at_once_append_every_event_once_without_a_gap() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    let seats = [
+        "A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B5", "B6", "B7",
+    ];
+    // 24 clients on two gateways, two per seat, both channels: each seat is held by one.
+    let sale = &sale;
+    let bookings = (0..24).map(|i| {
+        let app = if i % 2 == 0 { &sale.app } else { &other };
+        let key = sale.key_of_client(i / 2).to_owned();
+        let seat = seats[i % seats.len()];
+        let showtime = sale.showtime.clone();
+        async move {
+            let input = json!({ "showtimeId": showtime, "seats": [seat] });
+            let held = app.graphql_as(&key, HOLD, json!({ "input": input })).await;
+            if held.0.get("errors").is_some() {
+                assert_eq!(held.error_code(), "SEAT_UNAVAILABLE", "{:?}", held.0);
+                return (key, 0);
+            }
+            let hold = held.data()["holdSeats"]["id"].clone();
+            app.graphql_as(&key, CONFIRM, json!({ "hold": hold }))
+                .await
+                .data();
+            (key, 2)
+        }
+    });
+    let results = join_all(bookings).await;
+    let made = |key: &str| {
+        results
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
+    let (maoyan, wechat) = (made(&sale.maoyan), made(&sale.wechat));
+    assert_eq!(maoyan + wechat, 2 * seats.len(), "every seat sold once");
+    log_of(&sale.app, &sale.maoyan, maoyan).await;
+    log_of(&sale.app, &sale.wechat, wechat).await;
+    assert_eq!(gap_free(sale, "maoyan").await, maoyan);
+    assert_eq!(gap_free(sale, "wechat").await, wechat);
+    sale.check_orders_agree_with_seats().await;
+}
+
+#[tokio::test]
+async fn events_of_a_gateway_killed_before_its_relay_are_relayed_by_another_once() {
+    let sale = sale().await;
+    let mut process = GatewayProcess::start_with_env(
+        &mongodb_uri(),
+        sale.app.store.database_name(),
+        &[],
+        &[("BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS", "60000")],
+    );
+    let input = json!({ "showtimeId": sale.showtime, "seats": ["B5"] });
+    let held = process.post_in_background(&sale.maoyan, HOLD, json!({ "input": input }));
+    let held: serde_json::Value = held.await.unwrap().unwrap().json().await.unwrap();
+    let hold = held["data"]["holdSeats"]["id"].clone();
+    assert!(hold.is_string(), "{held}");
+    let confirmed = process.post_in_background(&sale.maoyan, CONFIRM, json!({ "hold": hold }));
+    let confirmed: serde_json::Value = confirmed.await.unwrap().unwrap().json().await.unwrap();
+    assert_eq!(
+        confirmed["data"]["confirmHold"]["status"], "CONFIRMED",
+        "{confirmed}"
+    );
+    // Killed with both changes made and neither relayed.
+    process.kill();
+    let killed_at = Instant::now();
+    assert!(read_log(&sale.app, &sale.maoyan, None).await.is_empty());
+    let pass = EventRelay::new(sale.app.store.clone());
+    while pass.relay_stale().await.unwrap() == 0 {
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(20),
+            "never relayed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let log = log_of(&sale.app, &sale.maoyan, 2).await;
+    assert_eq!(types_of(&log), ["HOLD_PLACED", "ORDER_CONFIRMED"]);
+    assert_eq!(log[1]["holdId"], hold);
+    assert_eq!(pass.relay_stale().await.unwrap(), 0);
+    assert_eq!(gap_free(&sale, "maoyan").await, 2);
+}
