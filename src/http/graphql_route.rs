@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use async_graphql::{BatchRequest, BatchResponse};
 
-use axum::body::to_bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::auth::authenticate;
+use super::body;
 use super::media::{self, Media};
 use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
@@ -42,15 +42,17 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
             ErrorCode::BadUserInput,
         );
     }
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
-        return too_large(media, limits.max_body_bytes);
-    }
-    let bytes = match to_bytes(body, limits.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(_) => return too_large(media, limits.max_body_bytes),
+    let bytes = match body::read(body, &headers, limits.max_body_bytes).await {
+        body::Read::Whole(bytes) => bytes,
+        body::Read::TooLarge => return too_large(media, limits.max_body_bytes),
+        body::Read::Broken => {
+            return refused(
+                media,
+                StatusCode::BAD_REQUEST,
+                "the request body ended before its end".into(),
+                ErrorCode::BadUserInput,
+            )
+        }
     };
     let batch: BatchRequest = match serde_json::from_slice(&bytes) {
         Ok(batch) => batch,

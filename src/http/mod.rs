@@ -5,6 +5,7 @@
 //! `GET /metrics` gives the Prometheus figures. Every answer carries an `x-request-id`.
 
 mod auth;
+mod body;
 mod door_page;
 mod graceful;
 mod graphql_get;

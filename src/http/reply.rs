@@ -59,8 +59,8 @@ pub fn refused(media: Media, status: StatusCode, message: String, code: ErrorCod
     write(media, status, &Wire::One(&response))
 }
 
-/// 413 for a body over the limit: refused from its `Content-Length` before it is read, or
-/// once reading it passes the limit.
+/// 413 for a body over the limit: refused from its `Content-Length`, or once reading it
+/// passes the limit (the rest read and dropped first: `http::body`).
 pub fn too_large(media: Media, max_body_bytes: usize) -> Response {
     let message = format!("the request body is larger than {max_body_bytes} bytes");
     let mut reply = refused(
@@ -69,7 +69,7 @@ pub fn too_large(media: Media, max_body_bytes: usize) -> Response {
         message,
         ErrorCode::BadUserInput,
     );
-    // The rest of the body is not read: the connection cannot be reused.
+    // The rest of the body may not have been read: the connection cannot be reused.
     reply
         .headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));

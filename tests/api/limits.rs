@@ -1,6 +1,8 @@
 //! Limits and bad input: every one answered with a code, before any resolver runs.
 
 use boxoffice::config::Limits;
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use crate::fixtures::{global_id, Catalogue};
@@ -210,6 +212,85 @@ async fn oversized_bodies_and_batches_are_bad_input() {
     let (status, body) = app.post_raw(b"{not json".to_vec()).await;
     assert_eq!(status, 400);
     assert_eq!(GqlResponse(body).error_code(), "BAD_USER_INPUT");
+}
+
+/// Sends a request of a body of `size` bytes the way Python's `urllib` or Node's `fetch` do:
+/// the head, then the whole body (in `Content-Length` or chunked framing), and only then
+/// reads the answer. A write that fails (the server closed on it) fails the test.
+async fn post_then_read(app: &TestApp, size: usize, chunked: bool) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut body = br#"{"query": "{ cinemas { edges { cursor } } }", "padding": ""#.to_vec();
+    body.resize(size - 2, b'x');
+    body.extend_from_slice(b"\"}");
+    let framing = if chunked {
+        "Transfer-Encoding: chunked".to_owned()
+    } else {
+        format!("Content-Length: {size}")
+    };
+    let head = format!(
+        "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
+    );
+    let mut socket = tokio::net::TcpStream::connect(app.address).await.unwrap();
+    socket.write_all(head.as_bytes()).await.unwrap();
+    for chunk in body.chunks(64 * 1024) {
+        let sent = if chunked {
+            let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+            framed.extend_from_slice(chunk);
+            framed.extend_from_slice(b"\r\n");
+            socket.write_all(&framed).await
+        } else {
+            socket.write_all(chunk).await
+        };
+        sent.unwrap_or_else(|error| panic!("the body could not be sent whole: {error}"));
+    }
+    if chunked {
+        socket.write_all(b"0\r\n\r\n").await.unwrap();
+    }
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), socket.read_to_end(&mut answer))
+        .await
+        .expect("the connection closes after the answer")
+        .unwrap_or_else(|error| panic!("the answer could not be read: {error}"));
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn a_client_sending_20_mb_without_expect_reads_the_413_and_its_code() {
+    let app = TestApp::spawn().await;
+    for chunked in [false, true] {
+        let answer = post_then_read(&app, 20_000_000, chunked).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 413"),
+            "chunked {chunked}: {answer}"
+        );
+        assert!(
+            answer.to_ascii_lowercase().contains("connection: close"),
+            "{answer}"
+        );
+        let json = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
+        let response = GqlResponse(serde_json::from_str(json).expect("a JSON body"));
+        assert_eq!(response.error_code(), "BAD_USER_INPUT");
+        assert!(response.error_message().contains("larger than 65536 bytes"));
+    }
+    // A client that waits for `100 Continue` is answered before it sends anything.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut socket = tokio::net::TcpStream::connect(app.address).await.unwrap();
+    let head = "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                Content-Length: 20000000\r\nExpect: 100-continue\r\n\r\n";
+    socket.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut answer))
+        .await
+        .expect("answered without the body")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(!answer.contains("100 Continue"), "{answer}");
+    // A body within the limit still runs (unknown members of the request are ignored).
+    let padded =
+        json!({ "query": "{ cinemas { edges { cursor } } }", "padding": "x".repeat(60_000) });
+    let (status, body) = app.post_json(&padded).await;
+    assert_eq!((status, body.get("errors")), (200, None), "{body}");
 }
 
 #[tokio::test]
