@@ -1,14 +1,15 @@
 //! The process's background tasks, run beside the HTTP server until shutdown: booking's
-//! relay of events left unrelayed, sweeper, reconciler and resumer of interrupted showtime
+//! relay of events left unrelayed, webhook deliveries, sweeper, reconciler and resumer of interrupted showtime
 //! cancellations, catalogue's
 //! unfinished propagations, the sales projection and this gateway's heartbeat. It sits above
 //! `booking` and `catalogue`, so neither calls the other to be run.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::booking::{
-    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, EventRelay,
-    Membership, CANCEL_GRACE, PENDING_GRACE, STALE_AFTER,
+    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, Deliverer, EventRelay,
+    Membership, CANCEL_GRACE, PENDING_GRACE, POLL, STALE_AFTER,
 };
 use crate::catalogue;
 use crate::shutdown::Shutdown;
@@ -30,7 +31,13 @@ pub struct Intervals {
 /// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
-pub async fn run(store: Store, intervals: Intervals, membership: Membership, shutdown: Shutdown) {
+pub async fn run(
+    store: Store,
+    intervals: Intervals,
+    membership: Membership,
+    webhooks: Arc<Deliverer>,
+    shutdown: Shutdown,
+) {
     let relay = EventRelay::new(store.clone());
     // Events a gateway left unrelayed (it died between its change and its relay), as soon as
     // they count as left.
@@ -39,6 +46,12 @@ pub async fn run(store: Store, intervals: Intervals, membership: Membership, shu
             Ok(0) => {}
             Ok(appended) => tracing::info!(appended, "relayed events another gateway left"),
             Err(error) => tracing::warn!(%error, "relaying left events failed"),
+        }
+    });
+    // Webhook deliveries: each due endpoint gets a task of its own (a stop lets them end).
+    let deliveries = every(POLL, &shutdown, || async {
+        if let Err(error) = webhooks.start_due().await {
+            tracing::warn!(%error, "looking for due webhook endpoints failed");
         }
     });
     let sweeper = every(intervals.sweep, &shutdown, || async {
@@ -72,7 +85,7 @@ pub async fn run(store: Store, intervals: Intervals, membership: Membership, shu
     let heartbeat = every(membership.interval(), &shutdown, || {
         membership.heartbeat(&store)
     });
-    futures::join!(left_events, sweeper, sales, heartbeat);
+    futures::join!(left_events, deliveries, sweeper, sales, heartbeat);
     membership.leave(&store).await;
 }
 

@@ -187,9 +187,22 @@ pub struct EventArgs {
     /// subscribe again) from any cursor this young.
     #[arg(long, env = "BOXOFFICE_EVENT_RETENTION_HOURS", default_value_t = 168, value_parser = clap::value_parser!(i64).range(1..=2160))]
     pub event_retention_hours: i64,
+    /// Let webhook endpoints be `http` and point at private, loopback or internal addresses
+    /// (tests and the demo only: in production every endpoint is a public `https` URL).
+    #[arg(long, env = "BOXOFFICE_WEBHOOKS_ALLOW_PRIVATE")]
+    pub webhooks_allow_private: bool,
+    /// How long a gateway keeps a webhook endpoint to itself without a write, in
+    /// milliseconds: another takes it over only after this (its gateway died or stalled).
+    /// Longer than a POST may take (10 s).
+    #[arg(long, env = "BOXOFFICE_WEBHOOK_LEASE_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1_000..=600_000))]
+    pub webhook_lease_ms: u64,
 }
 
 impl EventArgs {
+    pub fn webhook_lease(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.webhook_lease_ms)
+    }
+
     pub fn retention(&self) -> crate::domain::events::Retention {
         crate::domain::events::Retention::hours(self.event_retention_hours)
             .expect("clap checks the range")

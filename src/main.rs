@@ -111,6 +111,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     let state = AppState::new(store.clone(), args.limits, args.sales.hold_policy())
         .with_key_policy(args.sales.key_policy())
         .with_admission_window(args.sales.admission_window())
+        .with_webhooks_allowing_private(args.events.webhooks_allow_private)
         .with_catalogue_rules(args.catalogue.rules())
         .with_client_ip_header(args.client_ip_header)
         .with_cors_origins(args.cors_origins);
@@ -127,10 +128,17 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     // Counted among the gateways (for its share of the rate limits) before it serves.
     let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
     membership.heartbeat(&store).await;
+    let webhooks = booking::Deliverer::with_lease(
+        store.clone(),
+        booking::Sender::new(args.events.webhooks_allow_private),
+        state.ticket_secret.clone(),
+        args.events.webhook_lease(),
+    );
     let background = tokio::spawn(background::run(
         store.clone(),
         args.sales.intervals(),
         membership,
+        webhooks,
         state.shutdown.clone(),
     ));
     let listener = tokio::net::TcpListener::bind(args.bind)

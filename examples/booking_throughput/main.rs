@@ -312,11 +312,21 @@ fn main() -> anyhow::Result<()> {
             // `boxoffice serve`.
             let background = (path != Path::Driver).then(|| {
                 servers.spawn(boxoffice::background::run(
-                    store.clone(),
-                    SalesArgs::default().intervals(),
-                    booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
-                    boxoffice::shutdown::Shutdown::default(),
-                ))
+                        store.clone(),
+                        SalesArgs::default().intervals(),
+                        booking::Membership::new(
+                            Default::default(),
+                            std::time::Duration::from_secs(2),
+                        ),
+                        booking::Deliverer::new(
+                            store.clone(),
+                            booking::Sender::new(false),
+                            std::sync::Arc::new(
+                                boxoffice::domain::ticket_codes::TicketSecret::random(),
+                            ),
+                        ),
+                        boxoffice::shutdown::Shutdown::default(),
+                    ))
             });
             let meters = Meters {
                 server: server_cpu.clone(),

@@ -119,6 +119,11 @@ fn main() -> anyhow::Result<()> {
         store.clone(),
         SalesArgs::default().intervals(),
         booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
+        booking::Deliverer::new(
+            store.clone(),
+            booking::Sender::new(false),
+            std::sync::Arc::new(boxoffice::domain::ticket_codes::TicketSecret::random()),
+        ),
         boxoffice::shutdown::Shutdown::default(),
     ));
     println!("{scenario}: the gateway on {address}, database {DATABASE}");

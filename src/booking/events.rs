@@ -38,7 +38,8 @@ pub struct EventRelay {
     store: Store,
     /// The last sequence number seen of each channel's log.
     heads: Mutex<HashMap<String, i64>>,
-    /// One relay at a time in a process (the immediate one and the background pass).
+    /// One relay of this object at a time (the background pass has its own; two relays
+    /// appending at once only cost retries: the unique indexes decide).
     turn: tokio::sync::Mutex<()>,
 }
 
@@ -99,11 +100,13 @@ impl EventRelay {
         let told = self.who_is_told(&found).await?;
         let mut appended = 0;
         let mut relayed = Vec::with_capacity(found.len());
+        let mut grown = BTreeSet::new();
         for (source, entries) in &found {
             for entry in entries {
                 for channel in told.of(entry) {
                     if self.append(&channel, entry).await? == Appended::Added {
                         appended += 1;
+                        grown.insert(channel);
                     }
                 }
             }
@@ -112,6 +115,11 @@ impl EventRelay {
         self.store.pause_point(PausePoint::RelayBeforeClear).await;
         self.store.clear_outboxes(&relayed).await?;
         crate::telemetry::metrics::events_appended(appended);
+        if !grown.is_empty() {
+            // Their webhook endpoints have something to send.
+            let channels: Vec<String> = grown.into_iter().collect();
+            self.store.mark_endpoints_due(&channels).await?;
+        }
         Ok(appended)
     }
 

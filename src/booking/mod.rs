@@ -21,6 +21,9 @@ mod sales;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
+mod webhook_delivery;
+mod webhook_endpoints;
+mod webhook_sender;
 
 pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use event_log::{list_events, read_cursor};
@@ -40,6 +43,12 @@ pub use showtime_cancel::{
 };
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;
+pub use webhook_delivery::{Deliverer, LEASE, POLL};
+pub use webhook_endpoints::{
+    create_webhook_endpoint, delete_webhook_endpoint, redeliver_webhook_event, webhook_deliveries,
+    webhook_endpoint_of,
+};
+pub use webhook_sender::{Sender, Sent, POST_TIMEOUT};
 
 use crate::error::ApiError;
 use crate::store::{CrashPoint, Store};

@@ -88,7 +88,7 @@ impl EventType {
 pub struct Retention(Duration);
 
 /// How much longer than the retention an event is stored: a cursor the gateway accepts always
-/// finds the events after it, whatever the clocks of the gateway and the database say.
+/// finds the events after it, as long as gateways' clocks disagree by less than this.
 pub const EXPIRY_SLACK: Duration = Duration::hours(1);
 
 /// The shortest and longest retention a gateway accepts.
@@ -200,7 +200,7 @@ pub struct EventDetails {
     pub seats: Vec<String>,
     /// A refund's id and amount, in fen.
     pub refund: Option<(ResourceId, i64)>,
-    /// Why (a cancellation's reason, `EXPIRED`, `SHOWTIME_CANCELLED`).
+    /// Why: a cancellation's reason, or SHOWTIME_CANCELLED for a hold it released.
     pub reason: Option<String>,
     /// The door a ticket was admitted at.
     pub door: Option<String>,

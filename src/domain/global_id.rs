@@ -3,7 +3,9 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-use super::ids::{CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
+use super::ids::{
+    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId, WebhookId,
+};
 use super::pricing::TicketType;
 use crate::error::ApiError;
 
@@ -21,6 +23,8 @@ pub enum GlobalId {
     Order(OrderId),
     /// A province, city or district.
     Region(RegionId),
+    /// A channel's webhook endpoint (private to its channel, not a node).
+    WebhookEndpoint(WebhookId),
     /// A ticket type an operator defined, by code (it is the subject of an audit entry, not a
     /// node).
     TicketType(TicketType),
@@ -38,6 +42,7 @@ impl GlobalId {
             GlobalId::Order(id) => format!("Order:{id}"),
             GlobalId::Region(id) => format!("Region:{id}"),
             GlobalId::TicketType(code) => format!("TicketType:{code}"),
+            GlobalId::WebhookEndpoint(id) => format!("WebhookEndpoint:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -55,6 +60,7 @@ impl GlobalId {
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
             "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
             "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
+            "WebhookEndpoint" => WebhookId::parse_hex(hex).map(GlobalId::WebhookEndpoint),
             "TicketType" => {
                 return TicketType::parse("id", hex)
                     .map(GlobalId::TicketType)
@@ -82,6 +88,7 @@ impl GlobalId {
             GlobalId::Order(_) => "Order",
             GlobalId::Region(_) => "Region",
             GlobalId::TicketType(_) => "TicketType",
+            GlobalId::WebhookEndpoint(_) => "WebhookEndpoint",
         }
     }
 }
@@ -108,6 +115,7 @@ typed_decode!(movie_id, Movie, MovieId);
 typed_decode!(showtime_id, Showtime, ShowtimeId);
 typed_decode!(order_id, Order, OrderId);
 typed_decode!(region_id, Region, RegionId);
+typed_decode!(webhook_id, WebhookEndpoint, WebhookId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {

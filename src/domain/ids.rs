@@ -96,6 +96,10 @@ object_id!(
     EventId
 );
 object_id!(
+    /// A channel's webhook endpoint.
+    WebhookId
+);
+object_id!(
     /// What an idempotency key's operation creates or stamps (a hold, an order, a
     /// cancellation, a release), the same for every attempt at the key.
     ResourceId

@@ -32,3 +32,4 @@ pub mod seat_changes;
 pub mod text;
 pub mod ticket_codes;
 pub mod time_range;
+pub mod webhooks;

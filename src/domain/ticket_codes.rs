@@ -80,6 +80,12 @@ impl TicketSecret {
         mac
     }
 
+    /// A key for `purpose` and `id` (a webhook endpoint's secret): knowing it says nothing of
+    /// this secret or of any other key.
+    pub fn derive(&self, purpose: &[u8], id: &[u8]) -> [u8; 32] {
+        self.mac(&[purpose, id]).finalize().into_bytes().into()
+    }
+
     /// The key of one cinema's ticket codes: a door device of that cinema could hold it and
     /// check codes offline, and it says nothing of other cinemas' keys.
     fn cinema_key(&self, cinema: CinemaId) -> TicketSecret {

@@ -71,6 +71,7 @@ pub struct RequestSettings {
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
     pub admission_window: crate::domain::admission::AdmissionWindow,
+    pub webhook_targets: crate::domain::webhooks::WebhookTargets,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -91,6 +92,7 @@ pub fn prepare(
         .data(settings.showtime_locks)
         .data(settings.ticket_secret)
         .data(settings.admission_window)
+        .data(settings.webhook_targets)
         .data(caller.clone())
 }
 

@@ -76,6 +76,8 @@ pub struct AppState {
     pub ticket_secret: Arc<TicketSecret>,
     /// When a showtime's tickets admit at the door.
     pub admission_window: crate::domain::admission::AdmissionWindow,
+    /// Whether webhook endpoints may be `http` and internal (tests and the demo).
+    pub webhooks_allow_private: bool,
     /// Appends the events this process's changes leave to the channels' logs, as they are
     /// made (running from the moment the state is made inside a runtime).
     pub relay: Arc<crate::booking::EventRelay>,
@@ -92,6 +94,7 @@ impl AppState {
             tokio::spawn(Arc::clone(&relay).run());
         }
         AppState {
+            webhooks_allow_private: false,
             relay,
             schema: graphql::schema(limits.query()),
             live: Live::new(store.clone(), limits.live_buffer),
@@ -124,6 +127,14 @@ impl AppState {
     ) -> Self {
         AppState {
             admission_window,
+            ..self
+        }
+    }
+
+    /// The same state, letting webhook endpoints be `http` and internal when `allow`.
+    pub fn with_webhooks_allowing_private(self, allow: bool) -> Self {
+        AppState {
+            webhooks_allow_private: allow,
             ..self
         }
     }
@@ -194,6 +205,9 @@ impl AppState {
             showtime_locks: Arc::clone(&self.showtime_locks),
             ticket_secret: Arc::clone(&self.ticket_secret),
             admission_window: self.admission_window,
+            webhook_targets: crate::domain::webhooks::WebhookTargets {
+                allow_private: self.webhooks_allow_private,
+            },
         }
     }
 }

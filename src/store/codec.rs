@@ -9,7 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
-    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId,
+    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
+    ShowtimeId, WebhookId,
 };
 
 /// A domain id kept as an ObjectId: its 12 bytes.
@@ -32,7 +33,8 @@ macro_rules! stored_ids {
 }
 
 stored_ids!(
-    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId, ShowtimeId
+    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
+    ShowtimeId, WebhookId
 );
 
 /// Converts a domain id into the ObjectId stored for it.

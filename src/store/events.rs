@@ -106,4 +106,16 @@ impl Store {
         })
         .await
     }
+
+    /// Event `id` of `channel`'s log, if the log still holds it.
+    #[tracing::instrument(skip(self))]
+    pub async fn event_by_id(&self, channel: &str, id: &str) -> Result<Option<EventDoc>, ApiError> {
+        self.bounded(
+            Call::new(names::EVENTS, "find"),
+            self.collection::<EventDoc>(names::EVENTS)
+                .find_one(doc! { "_id": id, "channel": channel })
+                .comment(BACKGROUND),
+        )
+        .await
+    }
 }

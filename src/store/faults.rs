@@ -53,6 +53,9 @@ pub enum PausePoint {
     /// The event relay appended a batch's events and has not pulled them off their
     /// documents: another relay may append them again.
     RelayBeforeClear,
+    /// A webhook delivery holds its endpoint's lease and is about to send an event: a
+    /// gateway stalled mid-delivery, whose lease lapses.
+    WebhookBeforeSend,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a

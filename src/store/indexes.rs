@@ -198,6 +198,23 @@ fn wanted() -> Vec<Wanted> {
             ..index(EVENTS, doc! { "expiresAt": 1 }, "expiry")
         },
         index(SEAT_INVENTORY, doc! { "outbox.at": 1 }, "outbox"),
+        // Webhooks: a channel's endpoints, those due (`dueAt` exists only then), and an
+        // endpoint's deliveries in the log's order, deleted with their events.
+        index(
+            WEBHOOK_ENDPOINTS,
+            doc! { "channel": 1, "_id": 1 },
+            "channel",
+        ),
+        sparse(WEBHOOK_ENDPOINTS, doc! { "dueAt": 1 }, "due"),
+        index(
+            WEBHOOK_DELIVERIES,
+            doc! { "endpoint": 1, "sequence": -1, "_id": -1 },
+            "endpoint_sequence",
+        ),
+        Wanted {
+            expire_after: Some(std::time::Duration::ZERO),
+            ..index(WEBHOOK_DELIVERIES, doc! { "expiresAt": 1 }, "expiry")
+        },
         index(SHOWTIMES, doc! { "outbox.at": 1 }, "outbox"),
         // The audit log, newest first, of everyone or of one operator.
         index(AUDIT_LOG, doc! { "at": -1, "_id": -1 }, "at"),

@@ -46,6 +46,8 @@ mod sold_seats;
 mod ticket_types;
 mod transactions;
 mod warm_up;
+mod webhook_deliveries;
+mod webhook_endpoints;
 
 use std::future::IntoFuture;
 use std::sync::Arc;
@@ -83,6 +85,7 @@ pub use refunds::WholeCancel;
 pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
+pub use webhook_endpoints::MAX_ENDPOINTS_PER_CHANNEL;
 
 use crate::domain::events::Retention;
 use crate::error::ApiError;
@@ -108,9 +111,11 @@ pub mod names {
     pub const SHOWTIME_PRICE_REVISIONS: &str = "showtime_price_revisions";
     pub const TICKET_TYPES: &str = "ticket_types";
     pub const EVENTS: &str = "events";
+    pub const WEBHOOK_ENDPOINTS: &str = "webhook_endpoints";
+    pub const WEBHOOK_DELIVERIES: &str = "webhook_deliveries";
 
     /// Every collection.
-    pub const ALL: [&str; 18] = [
+    pub const ALL: [&str; 20] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -129,6 +134,8 @@ pub mod names {
         SHOWTIME_PRICE_REVISIONS,
         TICKET_TYPES,
         EVENTS,
+        WEBHOOK_ENDPOINTS,
+        WEBHOOK_DELIVERIES,
     ];
 }
 

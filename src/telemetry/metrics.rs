@@ -10,7 +10,8 @@
 //! `boxoffice_mongodb_command_duration_seconds{collection,command}`,
 //! `boxoffice_holds_placed_total`, `boxoffice_orders_confirmed_total`,
 //! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`,
-//! `boxoffice_events_appended_total`, `boxoffice_holds_expired_total{by}`,
+//! `boxoffice_events_appended_total`, `boxoffice_webhook_deliveries_total{outcome}`,
+//! `boxoffice_webhook_lag_seconds`, `boxoffice_holds_expired_total{by}`,
 //! `boxoffice_rate_limited_total{kind}`, and the gauges of [`super::lag`] and of the live hub.
 
 use std::collections::HashSet;
@@ -100,6 +101,15 @@ fn describe() {
     describe_counter!(
         "boxoffice_events_appended_total",
         "Channel events appended to the event log by this process's relay"
+    );
+    describe_counter!(
+        "boxoffice_webhook_deliveries_total",
+        "Webhook POSTs, by outcome (sent: answered 2xx; failed: anything else)"
+    );
+    describe_histogram!(
+        "boxoffice_webhook_lag_seconds",
+        Unit::Seconds,
+        "From an event's change to its webhook POST"
     );
     describe_counter!(
         "boxoffice_orders_cancelled_total",
@@ -231,6 +241,15 @@ pub fn events_appended(count: usize) {
     if count > 0 {
         counter!("boxoffice_events_appended_total").increment(count as u64);
     }
+}
+
+/// A webhook POST was made: `delivered` when the endpoint answered 2xx; `lag` from the
+/// event's change to the POST.
+pub fn webhook_attempt(delivered: bool, lag: chrono::Duration) {
+    let outcome = if delivered { "sent" } else { "failed" };
+    counter!("boxoffice_webhook_deliveries_total", "outcome" => outcome).increment(1);
+    histogram!("boxoffice_webhook_lag_seconds")
+        .record(lag.num_milliseconds().max(0) as f64 / 1000.0);
 }
 
 /// A cancellation was accepted.

@@ -70,3 +70,4 @@ mod stale_schedulers;
 mod ticket_codes;
 mod ticket_types;
 mod traces;
+mod webhooks;

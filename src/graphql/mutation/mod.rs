@@ -10,6 +10,7 @@ mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
 mod ticket_types;
+mod webhooks;
 
 use async_graphql::MergedObject;
 
@@ -27,4 +28,5 @@ pub struct Mutation(
     movies::MovieMutation,
     ticket_types::TicketTypeMutation,
     admissions::AdmissionMutation,
+    webhooks::WebhookMutation,
 );

@@ -11,6 +11,7 @@ mod orders;
 mod regions;
 mod showtimes;
 mod ticket_types;
+mod webhooks;
 
 use async_graphql::MergedObject;
 
@@ -30,4 +31,5 @@ pub struct Query(
     ticket_types::TicketTypeQuery,
     door_keys::DoorKeyQuery,
     events::EventQuery,
+    webhooks::WebhookQuery,
 );

@@ -49,7 +49,10 @@ impl NodeQuery {
                 .map(|d| Showtime::from_arc(d).into()),
             GlobalId::Region(id) => Region::load(ctx, id).await?.map(Node::from),
             // Holds and orders are private to their channel and are not nodes.
-            GlobalId::Hold(..) | GlobalId::Order(_) | GlobalId::TicketType(_) => None,
+            GlobalId::Hold(..)
+            | GlobalId::Order(_)
+            | GlobalId::TicketType(_)
+            | GlobalId::WebhookEndpoint(_) => None,
         })
     }
 }

@@ -21,6 +21,7 @@ mod seat_map;
 mod seat_map_event;
 mod showtime;
 mod ticket_type;
+mod webhook;
 
 pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
@@ -39,3 +40,4 @@ pub use seat_map::SeatKind;
 pub use seat_map_event::SeatMapEvent;
 pub use showtime::{Channel, Showtime, ShowtimeStatus};
 pub use ticket_type::{TicketRule, TicketType};
+pub use webhook::{CreatedWebhookEndpoint, WebhookEndpoint};

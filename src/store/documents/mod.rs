@@ -13,7 +13,8 @@
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
 //! - `ticket_types`: the ticket types operators defined;
-//! - `events`: the channels' event logs, and the outbox entries a change leaves for them.
+//! - `events`: the channels' event logs, and the outbox entries a change leaves for them;
+//! - `webhooks`: `webhook_endpoints` and `webhook_deliveries`.
 
 mod access;
 mod cinemas;
@@ -23,6 +24,7 @@ mod movies;
 mod orders;
 mod showtimes;
 mod ticket_types;
+mod webhooks;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
@@ -44,6 +46,9 @@ pub use showtimes::{
     StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
 pub use ticket_types::TicketTypeDoc;
+pub use webhooks::{
+    AttemptDoc, DeliveryStatus, LeaseDoc, WebhookDeliveryDoc, WebhookEndpointDoc, ATTEMPTS_KEPT,
+};
 
 /// The shape version written by this code.
 pub const SCHEMA_VERSION: i32 = 1;

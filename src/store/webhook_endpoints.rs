@@ -1,0 +1,273 @@
+//! `webhook_endpoints`: a channel's endpoints, and the leased, fenced writes of the gateway
+//! delivering to one. Every write of a delivery carries the lease's token in its filter: a
+//! gateway whose lease lapsed (it stalled, another took over) writes nothing, and stops.
+
+use bson::{doc, Document};
+use chrono::{DateTime, Utc};
+use futures::TryStreamExt;
+use mongodb::options::ReturnDocument;
+
+use super::codec::{date, ObjectIdExt};
+use super::command_metrics::Call;
+use super::documents::WebhookEndpointDoc;
+use super::{names, Store, BACKGROUND};
+use crate::domain::ids::{ResourceId, WebhookId};
+use crate::error::ApiError;
+
+/// The most endpoints a channel may have.
+pub const MAX_ENDPOINTS_PER_CHANNEL: usize = 20;
+
+impl Store {
+    /// Makes an endpoint.
+    #[tracing::instrument(skip(self, endpoint), fields(endpoint = %endpoint.id))]
+    pub async fn insert_webhook_endpoint(
+        &self,
+        endpoint: &WebhookEndpointDoc,
+    ) -> Result<(), ApiError> {
+        self.bounded(
+            Call::new(names::WEBHOOK_ENDPOINTS, "insert"),
+            self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS)
+                .insert_one(endpoint),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// `channel`'s endpoints, oldest first (index `channel`).
+    #[tracing::instrument(skip(self))]
+    pub async fn webhook_endpoints(
+        &self,
+        channel: &str,
+    ) -> Result<Vec<WebhookEndpointDoc>, ApiError> {
+        self.find_limited(
+            names::WEBHOOK_ENDPOINTS,
+            doc! { "channel": channel },
+            Some(doc! { "channel": 1, "_id": 1 }),
+            None,
+            MAX_ENDPOINTS_PER_CHANNEL + 1,
+        )
+        .await
+    }
+
+    /// Endpoint `id` of `channel`, if it has it.
+    #[tracing::instrument(skip(self))]
+    pub async fn webhook_endpoint(
+        &self,
+        channel: &str,
+        id: WebhookId,
+    ) -> Result<Option<WebhookEndpointDoc>, ApiError> {
+        self.bounded(
+            Call::new(names::WEBHOOK_ENDPOINTS, "find"),
+            self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS)
+                .find_one(doc! { "_id": id.oid(), "channel": channel }),
+        )
+        .await
+    }
+
+    /// Deletes endpoint `id` of `channel`; false when it has none such.
+    #[tracing::instrument(skip(self))]
+    pub async fn delete_webhook_endpoint(
+        &self,
+        channel: &str,
+        id: WebhookId,
+    ) -> Result<bool, ApiError> {
+        let deleted = self
+            .bounded(
+                Call::new(names::WEBHOOK_ENDPOINTS, "delete"),
+                self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
+                    .delete_one(doc! { "_id": id.oid(), "channel": channel }),
+            )
+            .await?;
+        Ok(deleted.deleted_count == 1)
+    }
+
+    /// Asks for event `event` to be sent to endpoint `id` of `channel` again; false when the
+    /// channel has no such endpoint.
+    #[tracing::instrument(skip(self))]
+    pub async fn ask_redelivery(
+        &self,
+        channel: &str,
+        id: WebhookId,
+        event: &str,
+    ) -> Result<bool, ApiError> {
+        let asked = self
+            .bounded(
+                Call::new(names::WEBHOOK_ENDPOINTS, "update"),
+                self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
+                    .update_one(
+                        doc! { "_id": id.oid(), "channel": channel },
+                        doc! {
+                            "$addToSet": { "redeliver": event },
+                            "$min": { "dueAt": date(super::now()) },
+                        },
+                    ),
+            )
+            .await?;
+        Ok(asked.matched_count == 1)
+    }
+
+    /// Marks the endpoints of `channels` due now (events were appended to their logs), except
+    /// those waiting to retry a failure, whose time stays.
+    pub async fn mark_endpoints_due(&self, channels: &[String]) -> Result<(), ApiError> {
+        self.bounded(
+            Call::new(names::WEBHOOK_ENDPOINTS, "update"),
+            self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
+                .update_many(
+                    doc! { "channel": { "$in": channels }, "failures": 0 },
+                    doc! { "$min": { "dueAt": date(super::now()) } },
+                )
+                .comment(BACKGROUND),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Endpoints due by `now` (index `due`), at most `limit`.
+    pub async fn due_webhook_endpoints(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<WebhookEndpointDoc>, ApiError> {
+        let endpoints = self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS);
+        self.bounded(Call::new(names::WEBHOOK_ENDPOINTS, "find"), async {
+            endpoints
+                .find(doc! { "dueAt": { "$lte": date(now) } })
+                .sort(doc! { "dueAt": 1 })
+                .limit(limit as i64)
+                .comment(BACKGROUND)
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
+    }
+
+    /// Takes endpoint `id` for delivery under lease `token` until `until`, if it is due by
+    /// `now` and nobody holds a live lease on it; the endpoint as taken.
+    pub async fn take_webhook_endpoint(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Option<WebhookEndpointDoc>, ApiError> {
+        let filter = doc! {
+            "_id": id.oid(),
+            "dueAt": { "$lte": date(now) },
+            "$or": [
+                { "lease": { "$exists": false } },
+                { "lease.until": { "$lt": date(now) } },
+            ],
+        };
+        let update = doc! { "$set": { "lease": { "token": token.oid(), "until": date(until) } } };
+        self.bounded(
+            Call::new(names::WEBHOOK_ENDPOINTS, "findAndModify"),
+            self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS)
+                .find_one_and_update(filter, update)
+                .return_document(ReturnDocument::After)
+                .comment(BACKGROUND),
+        )
+        .await
+    }
+
+    /// One write of the holder of lease `token` on endpoint `id`; false when it no longer
+    /// holds it (fenced).
+    pub async fn leased_webhook_write(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        extra: Document,
+        update: Document,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": id.oid(), "lease.token": token.oid() };
+        filter.extend(extra);
+        let written = self
+            .bounded(
+                Call::new(names::WEBHOOK_ENDPOINTS, "update"),
+                self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
+                    .update_one(filter, update)
+                    .comment(BACKGROUND),
+            )
+            .await?;
+        Ok(written.matched_count == 1)
+    }
+
+    /// Extends lease `token` on endpoint `id` to `until`; false when it was lost.
+    pub async fn renew_webhook_lease(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        until: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
+        let update = doc! { "$set": { "lease.until": date(until) } };
+        self.leased_webhook_write(id, token, Document::new(), update)
+            .await
+    }
+
+    /// Records that endpoint `id` is done with the log up to `sequence` (and with
+    /// `redelivered`, if given), extending the lease to `until`; false when fenced.
+    pub async fn advance_webhook_endpoint(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        sequence: i64,
+        until: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
+        let update = doc! {
+            "$max": { "delivered": sequence },
+            "$set": { "failures": 0, "lease.until": date(until) },
+        };
+        self.leased_webhook_write(id, token, Document::new(), update)
+            .await
+    }
+
+    /// Drops the redelivery of event `event` from endpoint `id`'s list; false when fenced.
+    pub async fn forget_redelivery(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        event: &str,
+    ) -> Result<bool, ApiError> {
+        let update = doc! { "$pull": { "redeliver": event } };
+        self.leased_webhook_write(id, token, Document::new(), update)
+            .await
+    }
+
+    /// Records a failed attempt at endpoint `id`'s next event: `failures` in a row, the next
+    /// try at `retry_at`; the lease is given up.
+    pub async fn defer_webhook_endpoint(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        failures: i32,
+        retry_at: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
+        let update = doc! {
+            "$set": { "failures": failures, "dueAt": date(retry_at) },
+            "$unset": { "lease": "" },
+        };
+        self.leased_webhook_write(id, token, Document::new(), update)
+            .await
+    }
+
+    /// Gives up lease `token` on endpoint `id`, with nothing left to send: it is no longer
+    /// due, unless it was marked due again since `due_at` (events appended meanwhile).
+    pub async fn release_webhook_endpoint(
+        &self,
+        id: WebhookId,
+        token: ResourceId,
+        due_at: Option<DateTime<Utc>>,
+    ) -> Result<(), ApiError> {
+        let done = doc! { "$unset": { "lease": "", "dueAt": "" } };
+        let unchanged = doc! { "dueAt": due_at.map(date) };
+        if !self
+            .leased_webhook_write(id, token, unchanged, done)
+            .await?
+        {
+            let release = doc! { "$unset": { "lease": "" } };
+            self.leased_webhook_write(id, token, Document::new(), release)
+                .await?;
+        }
+        Ok(())
+    }
+}
