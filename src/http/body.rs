@@ -3,7 +3,8 @@
 //! makes the client's next write fail: clients that do not wait for `100 Continue` (browsers,
 //! Node's `fetch`, Python's `urllib`) then report a broken pipe or a reset connection, never
 //! the 413. So the rest of a refused body is read and dropped first, up to [`DRAIN_BYTES`]
-//! and [`DRAIN_TIME`] (nginx's lingering close does the same after its answer). A client that
+//! and [`DRAIN_TIME`], and only while it keeps coming ([`DRAIN_IDLE`]: a client that stalls
+//! is answered, not waited for), as nginx's lingering close does after its answer. A client that
 //! sent `Expect: 100-continue` is answered at once: it has sent nothing yet, and reading the
 //! body would tell it to.
 
@@ -17,6 +18,8 @@ use futures::StreamExt;
 pub const DRAIN_BYTES: usize = 64 * 1024 * 1024;
 /// The longest a refused body is read for.
 pub const DRAIN_TIME: Duration = Duration::from_secs(10);
+/// How long a refused body may pause before it is no longer waited for.
+pub const DRAIN_IDLE: Duration = Duration::from_secs(1);
 
 /// What reading a body found.
 pub enum Read {
@@ -70,8 +73,8 @@ async fn drain(body: Body) {
 async fn drain_stream(mut chunks: axum::body::BodyDataStream, mut read: usize) {
     let drained = async {
         while read < DRAIN_BYTES {
-            match chunks.next().await {
-                Some(Ok(chunk)) => read += chunk.len(),
+            match tokio::time::timeout(DRAIN_IDLE, chunks.next()).await {
+                Ok(Some(Ok(chunk))) => read += chunk.len(),
                 _ => return,
             }
         }

@@ -193,6 +193,9 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// How long channels' events are kept.
     event_retention: Retention,
+    /// Changes leave no events (the event log benchmark measures the gateway without it).
+    #[cfg(feature = "test-hooks")]
+    without_events: bool,
     #[cfg(feature = "test-hooks")]
     faults: Arc<Faults>,
 }
@@ -238,6 +241,8 @@ impl Store {
             outbox: Arc::default(),
             event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
+            without_events: false,
+            #[cfg(feature = "test-hooks")]
             faults: Arc::default(),
         })
     }
@@ -248,6 +253,24 @@ impl Store {
             event_retention: retention,
             ..self.clone()
         }
+    }
+
+    /// The same database, where changes leave no events: what the gateway costs without its
+    /// event log (benchmarks only; `test-hooks` builds).
+    #[cfg(feature = "test-hooks")]
+    pub fn without_event_log(&self) -> Store {
+        Store {
+            without_events: true,
+            ..self.clone()
+        }
+    }
+
+    /// Whether changes leave their events.
+    fn keeps_events(&self) -> bool {
+        #[cfg(feature = "test-hooks")]
+        return !self.without_events;
+        #[cfg(not(feature = "test-hooks"))]
+        true
     }
 
     /// How long channels' events are kept.

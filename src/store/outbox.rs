@@ -121,6 +121,7 @@ impl Store {
         mut update: Document,
         entries: &[OutboxEntryDoc],
     ) -> Result<bool, ApiError> {
+        let entries = if self.keeps_events() { entries } else { &[] };
         push_entries(&mut update, entries)?;
         let matched = self.update_inventory(filter, update).await?;
         if matched && !entries.is_empty() {

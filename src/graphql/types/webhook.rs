@@ -18,6 +18,7 @@ pub struct WebhookEndpoint(pub WebhookEndpointDoc);
 /// A URL the calling channel's events are POSTed to, signed, in the log's order.
 #[Object]
 impl WebhookEndpoint {
+    /// Its id.
     async fn id(&self) -> ID {
         ID(GlobalId::WebhookEndpoint(self.0.id).encode())
     }
@@ -32,6 +33,7 @@ impl WebhookEndpoint {
         self.0.types.iter().map(|kind| (*kind).into()).collect()
     }
 
+    /// When the channel made it.
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
     }
@@ -93,6 +95,7 @@ impl WebhookDelivery {
         self.0.kind.into()
     }
 
+    /// Where it stands: PENDING while tried, DELIVERED once taken, FAILED once given up.
     async fn status(&self) -> DeliveryStatus {
         self.0.status.into()
     }
@@ -106,11 +109,13 @@ impl WebhookDelivery {
 /// One POST of an event.
 #[derive(SimpleObject)]
 pub struct WebhookAttempt {
+    /// When it was sent.
     pub at: DateTime<Utc>,
     /// The HTTP status the endpoint answered; null when it did not answer.
     pub status_code: Option<i32>,
     /// Why there was no answer (a timeout, a refused connection, a refused address).
     pub error: Option<String>,
+    /// How long it took, in milliseconds.
     pub duration_ms: i64,
     /// Sent again because the channel asked (`redeliverWebhookEvent`).
     pub redelivery: bool,
@@ -131,6 +136,7 @@ impl From<&documents::AttemptDoc> for WebhookAttempt {
 /// A webhook endpoint just made, with its signing secret.
 #[derive(SimpleObject)]
 pub struct CreatedWebhookEndpoint {
+    /// The endpoint.
     pub endpoint: WebhookEndpoint,
     /// The signing secret (`whsec_…`), shown this once: keep it to verify the
     /// `Boxoffice-Signature` header of every POST.
