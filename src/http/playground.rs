@@ -62,6 +62,8 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "cancel-order",
     "cancel-seats",
     "my-orders",
+    "my-events",
+    "create-webhook-endpoint",
     "create-cinema",
     "update-cinema",
     "set-refund-policy",
@@ -85,6 +87,14 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
 /// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
 /// its seed.
 const HEADERS: &[(&str, &str)] = &[
+    (
+        "my-events",
+        include_str!("../../playground/examples/my-events.headers.json"),
+    ),
+    (
+        "create-webhook-endpoint",
+        include_str!("../../playground/examples/create-webhook-endpoint.headers.json"),
+    ),
     (
         "revoke-door-key",
         include_str!("../../playground/examples/revoke-door-key.headers.json"),
