@@ -61,6 +61,34 @@ pub enum ChannelCommand {
         #[arg(long, requires = "requests_per_second", value_parser = clap::value_parser!(u32).range(1..))]
         burst: Option<u32>,
     },
+    /// A channel's webhook endpoints.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Make a webhook endpoint for a channel and print its signing secret (shown this once;
+    /// derived from the ticket secret, which must be the deployment's).
+    Add {
+        /// The channel's code, e.g. "maoyan".
+        #[arg(long)]
+        channel: String,
+        /// Where its events are POSTed: a public https URL.
+        #[arg(long)]
+        url: String,
+        /// The event types to send, comma-separated (all when absent), e.g.
+        /// `ORDER_CONFIRMED,ORDER_CANCELLED`.
+        #[arg(long, value_delimiter = ',')]
+        types: Vec<String>,
+        /// Allow an http or internal URL (tests and the demo).
+        #[arg(long)]
+        allow_private: bool,
+        /// The deployment's ticket secret, from which every gateway derives the endpoint's
+        /// signing secret.
+        #[arg(long, env = "BOXOFFICE_TICKET_SECRET", hide_env_values = true, value_parser = parse_ticket_secret)]
+        ticket_secret: TicketSecret,
+    },
 }
 
 #[derive(Debug, Subcommand)]

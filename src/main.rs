@@ -5,9 +5,13 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use boxoffice::config::{
     ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, OperatorCommand, ServeArgs,
+    WebhookCommand,
 };
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
+use boxoffice::domain::events::EventType;
+use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::rate_limit::RateLimit;
+use boxoffice::domain::ticket_codes::TicketSecret;
 use boxoffice::store::Store;
 use boxoffice::{background, booking, catalogue, demo, graphql, telemetry, AppState};
 use clap::Parser;
@@ -53,6 +57,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 burst: burst.unwrap_or(per_second.saturating_mul(2)),
             });
             create_channel(&store, &code, &name, rate_limit).await
+        }
+        Command::Channel(ChannelCommand::Webhook(WebhookCommand::Add {
+            channel,
+            url,
+            types,
+            allow_private,
+            ticket_secret,
+        })) => {
+            let store = connect(&cli.database).await?;
+            add_webhook(
+                &store,
+                &ticket_secret,
+                &channel,
+                &url,
+                &types,
+                allow_private,
+            )
+            .await
         }
         Command::Operator(OperatorCommand::Create {
             code,
@@ -204,6 +226,35 @@ async fn load_demo(store: &Store, args: &DemoArgs) -> anyhow::Result<()> {
         size.data_bytes as f64 / 1_048_576.0,
         size.storage_bytes as f64 / 1_048_576.0
     );
+    Ok(())
+}
+
+async fn add_webhook(
+    store: &Store,
+    secret: &TicketSecret,
+    channel: &str,
+    url: &str,
+    types: &[String],
+    allow_private: bool,
+) -> anyhow::Result<()> {
+    if store.channel_by_code(channel).await?.is_none() {
+        anyhow::bail!("there is no channel `{channel}`");
+    }
+    let types = (types.iter())
+        .map(|kind| EventType::parse(kind.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (endpoint, signing) =
+        booking::create_webhook_endpoint(store, secret, channel, url, types, allow_private).await?;
+    let id = GlobalId::WebhookEndpoint(endpoint.id).encode();
+    println!(
+        "made webhook endpoint {id} of `{channel}`: {}",
+        endpoint.url
+    );
+    println!(
+        "its signing secret, shown this once:\n\n  {}\n",
+        signing.as_str()
+    );
+    println!("Verify each POST's Boxoffice-Signature with it (README, \"Webhooks\").");
     Ok(())
 }
 

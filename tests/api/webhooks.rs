@@ -474,3 +474,86 @@ async fn endpoints_must_be_public_https_and_belong_to_their_channel() {
         20
     );
 }
+
+/// Runs `boxoffice channel webhook add` over `sale`'s database with `args`: its exit status
+/// and standard output and error.
+fn webhook_add(sale: &Sale, args: &[&str]) -> (bool, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_boxoffice"))
+        .env("MONGODB_URI", crate::helpers::mongodb_uri())
+        .env("BOXOFFICE_DATABASE", sale.app.store.database_name())
+        .env(
+            "BOXOFFICE_TICKET_SECRET",
+            crate::helpers::TEST_TICKET_SECRET,
+        )
+        .args(["channel", "webhook", "add"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+#[tokio::test]
+async fn the_command_line_makes_an_endpoint_whose_secret_every_gateway_derives() {
+    let sale = sale().await;
+    let url = "https://hooks.example.com/cli";
+    let (made, text) = webhook_add(
+        &sale,
+        &[
+            "--channel",
+            "maoyan",
+            "--url",
+            url,
+            "--types",
+            "ORDER_CONFIRMED,TICKET_ADMITTED",
+        ],
+    );
+    assert!(made, "{text}");
+    let endpoints = sale.app.store.webhook_endpoints("maoyan").await.unwrap();
+    assert_eq!(endpoints.len(), 1);
+    assert_eq!(endpoints[0].url, url);
+    assert_eq!(endpoints[0].types.len(), 2);
+    // The secret printed is the one the gateways sign with.
+    let secret = WebhookSecret::of(&test_ticket_secret(), endpoints[0].id);
+    assert!(text.contains(secret.as_str()), "{text}");
+    // An unknown channel, an unknown type, an internal URL: refused, nothing made.
+    for args in [
+        [
+            "--channel",
+            "nobody",
+            "--url",
+            url,
+            "--types",
+            "ORDER_CONFIRMED",
+        ],
+        [
+            "--channel",
+            "maoyan",
+            "--url",
+            url,
+            "--types",
+            "ORDER_SHIPPED",
+        ],
+        [
+            "--channel",
+            "maoyan",
+            "--url",
+            "https://10.0.0.1/x",
+            "--types",
+            "ORDER_CONFIRMED",
+        ],
+    ] {
+        let (made, text) = webhook_add(&sale, &args);
+        assert!(!made, "{args:?}: {text}");
+    }
+    assert_eq!(
+        sale.app
+            .store
+            .webhook_endpoints("maoyan")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
