@@ -8,6 +8,9 @@
 //!   lost event, version gap or SNAPSHOT sent again; the gateway's CPU per write and per
 //!   delivered event, beside the same writes to an unwatched showtime first (so the
 //!   difference is the cost of the fan-out); and the gateway's memory.
+//! - `busy-unshared`: the same with each subscription run on its own
+//!   (`AppState::without_shared_subscriptions`), as before subscribers asking the same thing
+//!   shared one execution (`http::websocket::fan_out`).
 //! - `idle`: 1,000 showtimes (10 × 10 halls) and 1,000 connections × 10 subscriptions =
 //!   10,000 subscriptions (10 per showtime). Prints the time to subscribe them all, the
 //!   gateway's memory per subscription and per connection, its CPU while they sit idle, and
@@ -22,9 +25,9 @@
 //!
 //! ```sh
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
-//!   cargo run --release --example live_seat_maps [-- busy|idle]
+//!   cargo run --release --example live_seat_maps [-- busy|busy-unshared|idle]
 //! ```
-//! Without an argument both run, each in a process of its own. Each uses a fresh database
+//! Without an argument all three run, each in a process of its own. Each uses a fresh database
 //! `bench_live`, dropped at the end. With `BENCH_DATABASE_PID`, busy also prints the database
 //! server's CPU during the writes.
 //!
@@ -69,7 +72,7 @@ fn main() -> anyhow::Result<()> {
     let scenario = match args.first().map(String::as_str) {
         None => {
             // Each scenario in a fresh process, so neither's memory is counted in the other.
-            for scenario in ["busy", "idle"] {
+            for scenario in ["busy-unshared", "busy", "idle"] {
                 let status = Command::new(std::env::current_exe()?)
                     .arg(scenario)
                     .status()?;
@@ -77,8 +80,8 @@ fn main() -> anyhow::Result<()> {
             }
             return Ok(());
         }
-        Some(scenario @ ("busy" | "idle")) => scenario,
-        Some(other) => anyhow::bail!("no scenario {other:?}: busy or idle"),
+        Some(scenario @ ("busy" | "busy-unshared" | "idle")) => scenario,
+        Some(other) => anyhow::bail!("no scenario {other:?}: busy, busy-unshared or idle"),
     };
     raise_open_files_limit();
     tracing_subscriber::fmt()
@@ -106,6 +109,11 @@ fn main() -> anyhow::Result<()> {
         ..Limits::default()
     };
     let state = AppState::new(store.clone(), limits, SalesArgs::default().hold_policy());
+    let state = if scenario == "busy-unshared" {
+        state.without_shared_subscriptions()
+    } else {
+        state
+    };
     let live = state.live.clone();
     let listener = servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let address = listener.local_addr()?.to_string();
@@ -127,9 +135,9 @@ fn main() -> anyhow::Result<()> {
         boxoffice::shutdown::Shutdown::default(),
     ));
     println!("{scenario}: the gateway on {address}, database {DATABASE}");
-    let mut clients = Clients::start(scenario, &address)?;
+    let mut clients = Clients::start(scenario.trim_end_matches("-unshared"), &address)?;
     let gateway = Gateway { cpu, live };
-    if scenario == "busy" {
+    if scenario.starts_with("busy") {
         measure::busy(&gateway, &mut clients)?;
     } else {
         measure::idle(&gateway, &mut clients)?;

@@ -14,6 +14,7 @@ mod observed;
 mod omitted_variables;
 mod query;
 mod query_text;
+pub mod seat_map_tap;
 mod shape_limits;
 mod subscription;
 pub mod types;

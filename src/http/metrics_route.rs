@@ -17,7 +17,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         .limits
         .max_live_connections
         .saturating_sub(state.live_connections.available_permits());
-    metrics::live(open, state.live.subscriptions());
+    // A shared subscription runs once in `live`; its other members count too.
+    let shared = (state.fan_out.as_ref()).map_or(0, |fan_out| fan_out.members_beyond_leaders());
+    let subscriptions = state.live.subscriptions() + shared;
+    metrics::live(open, subscriptions);
     let body = metrics::render();
     (
         [(

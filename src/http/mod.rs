@@ -21,6 +21,8 @@ pub mod request_id;
 mod seat_picker;
 mod websocket;
 
+pub use websocket::FanOut;
+
 pub use auth::KnownKeys;
 pub use graceful::serve_until_shutdown;
 pub use rate_limit::RateLimiter;
@@ -66,6 +68,9 @@ pub struct AppState {
     pub known_keys: Arc<KnownKeys>,
     /// The live hub: the change feed and its subscribers.
     pub live: Live,
+    /// Subscriptions shared by subscribers asking the same thing (None: each runs its own,
+    /// for the benchmark's comparison).
+    pub fan_out: Option<Arc<websocket::FanOut>>,
     /// One permit per open WebSocket connection (`max_live_connections`).
     pub live_connections: Arc<tokio::sync::Semaphore>,
     /// Asked for on SIGTERM or Ctrl-C; counts the requests in flight.
@@ -98,6 +103,7 @@ impl AppState {
             relay,
             schema: graphql::schema(limits.query()),
             live: Live::new(store.clone(), limits.live_buffer),
+            fan_out: Some(Arc::default()),
             store,
             limits,
             hold_policy,
@@ -117,6 +123,15 @@ impl AppState {
             share,
             ticket_secret: Arc::new(TicketSecret::random()),
             admission_window: Default::default(),
+        }
+    }
+
+    /// The same state running each subscription on its own, shared or not (what
+    /// `examples/live_seat_maps` compares sharing with).
+    pub fn without_shared_subscriptions(self) -> Self {
+        AppState {
+            fan_out: None,
+            ..self
         }
     }
 

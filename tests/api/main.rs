@@ -35,6 +35,7 @@ mod idempotency;
 mod kills;
 mod limits;
 mod live_client;
+mod live_fan_out;
 mod live_faults;
 mod live_limits;
 mod live_orders;

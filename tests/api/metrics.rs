@@ -159,4 +159,11 @@ async fn metrics_follow_a_booking() {
     let text = scrape(&gateway).await;
     assert_eq!(value(&text, "boxoffice_live_connections", &[]), 1.0);
     assert_eq!(value(&text, "boxoffice_live_subscriptions", &[]), 1.0);
+    // Two more (a channel's, within its rate limit) sharing one execution count as two.
+    let mut more = LiveClient::connect_url(&gateway.url(), Some(&sale.maoyan)).await;
+    more.watch_seat_map("2", &sale.showtime).await;
+    more.watch_seat_map("3", &sale.showtime).await;
+    let text = scrape(&gateway).await;
+    assert_eq!(value(&text, "boxoffice_live_connections", &[]), 2.0);
+    assert_eq!(value(&text, "boxoffice_live_subscriptions", &[]), 3.0);
 }

@@ -1,11 +1,15 @@
 //! `seatMapChanged`: a showtime's live seat map.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, Subscription, ID};
 use futures::{Stream, StreamExt};
 
 use crate::domain::global_id;
 use crate::error::ApiError;
+use crate::graphql::seat_map_tap::{SeatMapNote, SeatMapTap};
 use crate::graphql::types::SeatMapEvent;
+use crate::live::SeatMapUpdate;
 
 #[derive(Default)]
 pub struct SeatMapSubscription;
@@ -26,8 +30,17 @@ impl SeatMapSubscription {
     ) -> Result<impl Stream<Item = Result<SeatMapEvent, ApiError>>, ApiError> {
         let showtime = global_id::showtime_id(&showtime_id)?;
         let live = super::live(ctx)?;
-        Ok(live
-            .seat_map(showtime)
-            .map(move |update| update.map(|update| SeatMapEvent { showtime, update })))
+        // A shared subscription's leader learns what each event was (`seat_map_tap`).
+        let tap = ctx.data_opt::<Arc<SeatMapTap>>().cloned();
+        Ok(live.seat_map(showtime).map(move |update| {
+            if let Some(tap) = &tap {
+                tap.note(match &update {
+                    Ok(SeatMapUpdate::Snapshot(map)) => SeatMapNote::Snapshot(map.version),
+                    Ok(SeatMapUpdate::Changes { version, .. }) => SeatMapNote::Change(*version),
+                    Err(_) => SeatMapNote::Failure,
+                });
+            }
+            update.map(|update| SeatMapEvent { showtime, update })
+        }))
     }
 }

@@ -12,11 +12,14 @@
 //! token of the caller's rate limit, and a message may be at most `max_body_bytes`. When the
 //! gateway stops (SIGTERM, Ctrl-C) every connection is closed with 1001 "going away".
 
+mod fan_out;
 mod operation;
 mod protocol;
 
+pub use fan_out::FanOut;
+use fan_out::{SharedBody, SharedEvent};
 use operation::guarded;
-use protocol::{close, failed, send, ClientMessage};
+use protocol::{close, failed, send, send_text, ClientMessage};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -120,8 +123,21 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
         })
 }
 
-/// What a connection's operations send: a response, or `None` when the operation is over.
+/// What an operation run for one subscriber sends: a response, or `None` when the operation
+/// is over.
 type Outgoing = Option<async_graphql::Response>;
+
+/// What a connection's operations send: their own responses, or a shared subscription's
+/// (`fan_out`), serialised once for all its members.
+// Moved once per message, as `Outgoing` alone was: boxing it would add an allocation per own
+// response for nothing.
+#[allow(clippy::large_enum_variant)]
+enum Reply {
+    Own(Outgoing),
+    Shared(Arc<SharedEvent>),
+}
+
+type Operations = StreamMap<String, BoxStream<'static, Reply>>;
 
 struct Connection {
     state: AppState,
@@ -147,7 +163,7 @@ impl Connection {
         let limits = self.state.limits;
         let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
-        let mut operations: StreamMap<String, BoxStream<'static, Outgoing>> = StreamMap::new();
+        let mut operations = Operations::new();
         let shutdown = self.state.shutdown.clone();
         let closing = loop {
             // Only a connection running nothing can be idle (the branch below is off otherwise).
@@ -176,17 +192,13 @@ impl Connection {
                         Then::Close(code, reason) => break Some((code, reason)),
                     }
                 }
-                Some((id, outgoing)) = operations.next(), if !operations.is_empty() => {
-                    let message = match outgoing {
-                        Some(response) if failed(&response) => {
-                            // The operation ends here: no `complete` after an `error`.
-                            operations.remove(&id);
-                            json!({ "type": "error", "id": id, "payload": response.errors })
-                        }
-                        Some(response) => json!({ "type": "next", "id": id, "payload": response }),
-                        None => json!({ "type": "complete", "id": id }),
-                    };
-                    if send(&mut sink, &message).await.is_err() {
+                Some((id, reply)) = operations.next(), if !operations.is_empty() => {
+                    let (message, ended) = message_of(&id, reply);
+                    if ended {
+                        // The operation ends here: no `complete` after an `error`.
+                        operations.remove(&id);
+                    }
+                    if send_text(&mut sink, message).await.is_err() {
                         break None;
                     }
                 }
@@ -206,11 +218,7 @@ impl Connection {
         }
     }
 
-    async fn handle(
-        &mut self,
-        text: &str,
-        operations: &mut StreamMap<String, BoxStream<'static, Outgoing>>,
-    ) -> Then {
+    async fn handle(&mut self, text: &str, operations: &mut Operations) -> Then {
         let message = match serde_json::from_str::<ClientMessage>(text) {
             Ok(message) => message,
             Err(error) => return Then::Close(4400, format!("Invalid message: {error}")),
@@ -284,7 +292,7 @@ impl Connection {
         &self,
         mut request: async_graphql::Request,
         running: usize,
-    ) -> Result<BoxStream<'static, Outgoing>, async_graphql::ServerError> {
+    ) -> Result<BoxStream<'static, Reply>, async_graphql::ServerError> {
         let state = &self.state;
         let cap = state.limits.max_subscriptions_per_connection;
         if running >= cap {
@@ -299,10 +307,83 @@ impl Connection {
         if let Err(refusal) = state.persisted_queries.resolve(&mut request) {
             return Err(error_with_code(refusal.message, refusal.code));
         }
+        if let Some(fan_out) = &state.fan_out {
+            if graphql::seat_map_tap::shareable(&state.schema, &mut request) {
+                let key = self.group_key(&request);
+                let execute = self.execute_again(request);
+                let events = fan_out.join(key, execute, state.limits.live_buffer);
+                return Ok(events.map(Reply::Shared).boxed());
+            }
+        }
         let request =
             prepare(request, &state.store, state.settings(), &self.caller).data(state.live.clone());
         let responses = graphql::execute_stream(&state.schema, request);
         let timeout = Duration::from_millis(state.limits.request_timeout_ms);
-        Ok(guarded(responses, timeout))
+        Ok(guarded(responses, timeout).map(Reply::Own).boxed())
     }
+
+    /// What subscribers must share to share an execution: the caller, and the request.
+    fn group_key(&self, request: &async_graphql::Request) -> fan_out::GroupKey {
+        let variables = serde_json::to_string(&request.variables).unwrap_or_default();
+        let caller = &self.caller;
+        let who = (&caller.channel, &caller.operator, &caller.door);
+        let operation = &request.operation_name;
+        format!("{who:?}\0{operation:?}\0{variables}\0{}", request.query).into()
+    }
+
+    /// Runs `request` for a group, as often as the group needs it (`fan_out::Execute`).
+    fn execute_again(&self, request: async_graphql::Request) -> fan_out::Execute {
+        let state = self.state.clone();
+        let caller = self.caller.clone();
+        let (query, operation_name) = (request.query, request.operation_name);
+        let (variables, extensions) = (request.variables, request.extensions);
+        Arc::new(move |tap| {
+            let mut request = async_graphql::Request::new(query.clone())
+                .variables(variables.clone())
+                .data(state.live.clone())
+                .data(tap);
+            request.operation_name = operation_name.clone();
+            request.extensions = extensions.clone();
+            let request = prepare(request, &state.store, state.settings(), &caller);
+            let responses = graphql::execute_stream(&state.schema, request);
+            let timeout = Duration::from_millis(state.limits.request_timeout_ms);
+            guarded(responses, timeout)
+        })
+    }
+}
+
+/// The protocol message of an operation's reply, and whether the operation ends with it.
+fn message_of(id: &str, reply: Reply) -> (String, bool) {
+    let complete = || json!({ "type": "complete", "id": id }).to_string();
+    match reply {
+        Reply::Own(Some(response)) if failed(&response) => {
+            let message = json!({ "type": "error", "id": id, "payload": response.errors });
+            (message.to_string(), true)
+        }
+        Reply::Own(Some(response)) => {
+            let message = json!({ "type": "next", "id": id, "payload": response });
+            (message.to_string(), false)
+        }
+        Reply::Own(None) => (complete(), true),
+        Reply::Shared(event) => match &event.body {
+            // Only the envelope is written per member: the payload is the group's.
+            SharedBody::Next(payload) => (envelope("next", id, payload), false),
+            SharedBody::Error(errors) => (envelope("error", id, errors), true),
+            SharedBody::Complete => (complete(), true),
+        },
+    }
+}
+
+/// `{"type":kind,"id":id,"payload":payload}` around a payload already serialised.
+fn envelope(kind: &str, id: &str, payload: &str) -> String {
+    let id = serde_json::to_string(id).expect("a string serialises");
+    let mut message = String::with_capacity(payload.len() + id.len() + kind.len() + 32);
+    message.push_str(r#"{"type":""#);
+    message.push_str(kind);
+    message.push_str(r#"","id":"#);
+    message.push_str(&id);
+    message.push_str(r#","payload":"#);
+    message.push_str(payload);
+    message.push('}');
+    message
 }

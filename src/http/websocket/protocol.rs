@@ -37,6 +37,13 @@ pub(super) async fn send(
     sink.send(Message::Text(message.to_string().into())).await
 }
 
+pub(super) async fn send_text(
+    sink: &mut SplitSink<WebSocket, Message>,
+    text: String,
+) -> Result<(), axum::Error> {
+    sink.send(Message::Text(text.into())).await
+}
+
 /// Closes with `code`; the reason is cut to the 123 bytes a close frame can carry.
 pub(super) async fn close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason: &str) {
     let mut end = reason.len().min(123);
