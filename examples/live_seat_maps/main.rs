@@ -1,8 +1,8 @@
 //! Benchmark: live seat maps (`seatMapChanged` over `graphql-transport-ws`) at scale.
 //!
 //! - `busy`: 1,000 WebSocket connections, each with one subscription to the same showtime
-//!   (a 30 × 30 hall), while 64 HTTP clients hold 2 seats (`best`) and confirm them, 384
-//!   pairs in all. Prints the latency from each write's HTTP answer to its event at each
+//!   (a 30 × 30 hall), while 64 HTTP clients (`BENCH_WRITERS=n` for another count) hold 2
+//!   seats (`best`) and confirm them, 384 pairs in all. Prints the latency from each write's HTTP answer to its event at each
 //!   subscriber (negative when the event came first) over every (subscriber, event) pair,
 //!   and until the last subscriber had it, per write; the events delivered per second; any
 //!   lost event, version gap or SNAPSHOT sent again; the gateway's CPU per write and per

@@ -13,9 +13,17 @@ const HOLD: &str = "mutation ($id: ID!) {
 const CONFIRM: &str = "mutation ($id: ID!) {
     confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { id } }";
 
-/// busy: HTTP clients writing at once, and hold + confirm pairs each (384 pairs in all).
-const WRITERS: usize = 64;
-const PAIRS_PER_WRITER: usize = 6;
+/// busy: hold + confirm pairs in all, written by `BENCH_WRITERS` HTTP clients at once (64
+/// unless set: the machine busy; 1 shows the fan-out's latency on a machine that is not).
+const PAIRS: usize = 384;
+
+fn writers() -> usize {
+    std::env::var("BENCH_WRITERS")
+        .ok()
+        .and_then(|writers| writers.parse().ok())
+        .filter(|writers| (1..=PAIRS).contains(writers) && PAIRS.is_multiple_of(*writers))
+        .unwrap_or(64)
+}
 
 /// The writes of one run.
 pub struct Writes {
@@ -25,15 +33,16 @@ pub struct Writes {
     pub took: Duration,
 }
 
-/// WRITERS clients at once, each doing PAIRS_PER_WRITER pairs on `showtime`.
+/// `writers()` clients at once, each doing its share of the pairs on `showtime`.
 pub async fn write_all(endpoint: &Endpoint, showtime: &str) -> anyhow::Result<Writes> {
     let started = Instant::now();
-    let writers: Vec<_> = (0..WRITERS)
+    let (writers, pairs_per_writer) = (writers(), PAIRS / writers());
+    let writers: Vec<_> = (0..writers)
         .map(|_| {
             let (endpoint, showtime) = (endpoint.clone(), showtime.to_owned());
             tokio::spawn(async move {
                 let mut acks = Vec::new();
-                for _ in 0..PAIRS_PER_WRITER {
+                for _ in 0..pairs_per_writer {
                     acks.extend(pair(&endpoint, &showtime).await?);
                 }
                 anyhow::Ok(acks)
@@ -46,7 +55,7 @@ pub async fn write_all(endpoint: &Endpoint, showtime: &str) -> anyhow::Result<Wr
     }
     let took = started.elapsed();
     Ok(Writes {
-        failed: WRITERS * PAIRS_PER_WRITER * 2 - acks.len(),
+        failed: PAIRS * 2 - acks.len(),
         acks,
         started,
         took,
