@@ -1,11 +1,11 @@
 //! A request-scoped batch loader: every key asked for while a level of the query resolves is
 //! fetched with one call.
 //!
-//! async-graphql's own DataLoader fires a fixed 1 ms after the first key. Resolving a list of 50
-//! nested objects is spread over many polls of the request task, and on a loaded machine those
-//! can outlast 1 ms, splitting one batch into several round trips. This loader instead waits
-//! until keys stop arriving for a quiet period (with a ceiling), so a batch holds every key of a
-//! level however slowly the level resolves.
+//! In a request run by `graphql::execute` (or `execute_stream`) a batch goes out when the
+//! request can go no further without it (`dispatch`): no timer. Elsewhere (the schema run on
+//! its own) the loader waits until keys stop arriving for a quiet period, with a ceiling: a
+//! fixed delay after the first key, as async-graphql's own DataLoader has, would split a level
+//! that takes longer to resolve on a loaded machine.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
@@ -16,6 +16,7 @@ use futures::future::BoxFuture;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::dispatch::{Batch, Dispatch};
 use crate::error::ApiError;
 
 /// A batch is sent once no key has arrived for this long...
@@ -35,6 +36,8 @@ pub struct BatchLoader<K, V> {
 struct Inner<K, V> {
     pending: Mutex<Pending<K, V>>,
     fetch: Fetch<K, V>,
+    /// The request's dispatch, which sends batches when the request is driven.
+    dispatch: Option<Arc<Dispatch>>,
 }
 
 struct Pending<K, V> {
@@ -43,6 +46,8 @@ struct Pending<K, V> {
     /// Counts keys asked for, so the dispatcher can tell whether more arrived while it waited.
     arrivals: u64,
     dispatcher_running: bool,
+    /// Whether the dispatch knows this loader has keys waiting.
+    queued: bool,
 }
 
 impl<K, V> BatchLoader<K, V>
@@ -65,24 +70,43 @@ where
                     waiters: Vec::new(),
                     arrivals: 0,
                     dispatcher_running: false,
+                    queued: false,
                 }),
                 fetch: Box::new(fetch),
+                dispatch: None,
             }),
         }
+    }
+
+    /// The same loader, sending its batches through `dispatch` when its request is driven.
+    pub fn dispatched_by(mut self, dispatch: &Arc<Dispatch>) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("a new loader is not shared yet")
+            .dispatch = Some(Arc::clone(dispatch));
+        self
     }
 
     /// The value of `key`, `None` when there is none; fetched with the other keys of its batch.
     pub async fn load_one(&self, key: K) -> Result<Option<V>, ApiError> {
         let (sender, receiver) = oneshot::channel();
-        let start_dispatcher = {
+        let driven = (self.inner.dispatch.as_ref()).filter(|dispatch| dispatch.is_driven());
+        let start = {
             let mut pending = self.inner.pending.lock().expect("loader lock");
             pending.keys.insert(key.clone());
             pending.waiters.push((key, sender));
             pending.arrivals += 1;
-            !std::mem::replace(&mut pending.dispatcher_running, true)
+            if driven.is_some() {
+                !std::mem::replace(&mut pending.queued, true)
+            } else {
+                !std::mem::replace(&mut pending.dispatcher_running, true)
+            }
         };
-        if start_dispatcher {
-            tokio::spawn(Arc::clone(&self.inner).dispatch());
+        match driven {
+            Some(dispatch) if start => dispatch.wait(Arc::clone(&self.inner) as Arc<dyn Batch>),
+            None if start => {
+                tokio::spawn(Arc::clone(&self.inner).dispatch());
+            }
+            _ => {}
         }
         receiver
             .await
@@ -113,15 +137,56 @@ where
                 std::mem::take(&mut pending.waiters),
             )
         };
-        let result = (self.fetch)(keys.into_iter().collect()).await;
-        for (key, waiter) in waiters {
-            let answer = match &result {
-                Ok(values) => Ok(values.get(&key).cloned()),
-                Err(error) => Err(error.clone()),
-            };
-            // The requester may have gone (a cancelled request): nothing to tell it.
-            let _ = waiter.send(answer);
+        self.fetch_and_answer(keys, waiters).await;
+    }
+
+    /// Fetches `keys` and tells each waiter its value.
+    fn fetch_and_answer(
+        &self,
+        keys: HashSet<K>,
+        waiters: Vec<Waiter<K, V>>,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let fetched = (self.fetch)(keys.into_iter().collect());
+        async move {
+            answer(fetched.await, waiters);
         }
+    }
+}
+
+impl<K, V> Batch for Inner<K, V>
+where
+    K: Clone + Eq + Hash + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
+    fn take(&self) -> Option<BoxFuture<'static, ()>> {
+        let (keys, waiters) = {
+            let mut pending = self.pending.lock().expect("loader lock");
+            pending.queued = false;
+            if pending.waiters.is_empty() {
+                return None;
+            }
+            (
+                std::mem::take(&mut pending.keys),
+                std::mem::take(&mut pending.waiters),
+            )
+        };
+        Some(Box::pin(self.fetch_and_answer(keys, waiters)))
+    }
+}
+
+/// Tells each waiter its value from `result`.
+fn answer<K, V>(result: Result<HashMap<K, V>, ApiError>, waiters: Vec<Waiter<K, V>>)
+where
+    K: Eq + Hash,
+    V: Clone,
+{
+    for (key, waiter) in waiters {
+        let answer = match &result {
+            Ok(values) => Ok(values.get(&key).cloned()),
+            Err(error) => Err(error.clone()),
+        };
+        // The requester may have gone (a cancelled request): nothing to tell it.
+        let _ = waiter.send(answer);
     }
 }
 

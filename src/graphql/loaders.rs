@@ -7,6 +7,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
+use super::dispatch::Dispatch;
 use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId, ReviewId, ShowtimeId};
 use crate::domain::list_caps::MAX_PRICE_REVISIONS;
 use crate::store::documents::{
@@ -30,6 +31,8 @@ pub struct Loaders {
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
     /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
     pub price_history: BatchLoader<ShowtimeId, Arc<Vec<PriceRevisionDoc>>>,
+    /// Sends their batches when the request waits for them (`dispatch`).
+    dispatch: Arc<Dispatch>,
 }
 
 /// What of a seat map a field needs: its counts, or its seats too. A batch reads the union:
@@ -59,17 +62,25 @@ macro_rules! by_id {
 
 impl Loaders {
     pub fn new(store: &Store) -> Self {
+        let dispatch = Dispatch::new();
+        let d = &dispatch;
         Loaders {
-            cinemas: by_id!(store, cinemas_by_ids, CinemaId),
-            halls: by_id!(store, halls_by_ids, HallId),
-            movies: by_id!(store, movies_by_ids, MovieId),
-            details: details(store),
-            reviews: by_id!(store, reviews_by_ids, ReviewId),
-            showtimes: by_id!(store, showtimes_by_ids, ShowtimeId),
-            seat_maps: seat_maps(store),
-            regions: by_id!(store, regions_by_ids, RegionId),
-            price_history: price_history(store),
+            cinemas: by_id!(store, cinemas_by_ids, CinemaId).dispatched_by(d),
+            halls: by_id!(store, halls_by_ids, HallId).dispatched_by(d),
+            movies: by_id!(store, movies_by_ids, MovieId).dispatched_by(d),
+            details: details(store).dispatched_by(d),
+            reviews: by_id!(store, reviews_by_ids, ReviewId).dispatched_by(d),
+            showtimes: by_id!(store, showtimes_by_ids, ShowtimeId).dispatched_by(d),
+            seat_maps: seat_maps(store).dispatched_by(d),
+            regions: by_id!(store, regions_by_ids, RegionId).dispatched_by(d),
+            price_history: price_history(store).dispatched_by(d),
+            dispatch,
         }
+    }
+
+    /// What a driver of the request needs (`dispatch::Driven`).
+    pub fn dispatch(&self) -> &Arc<Dispatch> {
+        &self.dispatch
     }
 }
 

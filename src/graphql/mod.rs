@@ -5,6 +5,7 @@
 mod batch_loader;
 mod complexity;
 pub mod context;
+mod dispatch;
 mod document_cache;
 mod document_shape;
 pub mod errors;
@@ -113,7 +114,10 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
     let label =
         observed::operation_label(request.operation_name.as_deref(), Some(&checked.document));
     let measurable = Measurable::of(&request);
-    let response = schema.execute(request).await;
+    let response = match dispatch_of(&request) {
+        Some(dispatch) => dispatch::Driven::new(Box::pin(schema.execute(request)), dispatch).await,
+        None => schema.execute(request).await,
+    };
     let response = finish(response, &checked, Some((schema, measurable, &limits))).await;
     observed::record(&label, started, &response);
     response
@@ -157,8 +161,13 @@ pub fn execute_stream(
             .into();
     let measurable = Some(Measurable::of(&request));
     let schema = schema.clone();
-    schema
-        .execute_stream(request)
+    let dispatch = dispatch_of(&request);
+    let responses = schema.execute_stream(request);
+    let responses = match dispatch {
+        Some(dispatch) => dispatch::Driven::new(responses, dispatch).boxed(),
+        None => responses,
+    };
+    responses
         .scan(measurable, |measurable, response| {
             // Only the first response can be a refusal of the whole operation, and it counts
             // as the operation (its time: until it came).
@@ -180,6 +189,15 @@ pub fn execute_stream(
             }
         })
         .boxed()
+}
+
+/// The dispatch of the request's loaders, when `prepare` gave it some.
+fn dispatch_of(request: &async_graphql::Request) -> Option<Arc<dispatch::Dispatch>> {
+    let loaders = request
+        .data
+        .get(&std::any::TypeId::of::<loaders::Loaders>())?;
+    let loaders = loaders.downcast_ref::<loaders::Loaders>()?;
+    Some(Arc::clone(loaders.dispatch()))
 }
 
 /// The limits the schema was built with.

@@ -75,6 +75,25 @@ async fn referenced_fields_cost_one_query_per_collection_whatever_the_page_size(
     }
 }
 
+/// 16 requests at once on a multi-thread runtime, each a page of 50 with three levels of
+/// loaded fields: still one query per collection per request. A batch sent before its level
+/// had every key (split across polls, workers or a timer) would show as more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_requests_at_once_each_cost_one_query_per_collection() {
+    let app = app_with_showtimes(50).await;
+    app.store.commands().start();
+    let requests = (0..16).map(|_| app.graphql(WITH_LOADED_FIELDS, json!({})));
+    for response in futures::future::join_all(requests).await {
+        assert_eq!(nodes(&response.data()["showtimes"]).len(), 50);
+    }
+    let commands = app.store.commands().take();
+    let mut expected = Vec::new();
+    for collection in ["cinemas", "movie_details", "seat_inventory", "showtimes"] {
+        expected.extend(std::iter::repeat_n(format!("find {collection}"), 16));
+    }
+    assert_eq!(names(&commands), expected);
+}
+
 /// Runs a mutation as `key` and returns the commands it sent, sorted.
 async fn booking_commands(sale: &Sale, key: &str, query: &str, variables: Value) -> Vec<String> {
     sale.app.store.commands().start();

@@ -241,14 +241,27 @@ impl Group {
     }
 }
 
-/// Runs a group's execution until it ends or nobody listens.
+/// Runs a group's execution until it ends or nobody listens, then forgets the group. A panic
+/// here ends every member with INTERNAL: none is left waiting for an event that cannot come.
 async fn lead(
     fan_out: Weak<FanOut>,
     key: GroupKey,
     group: Arc<Group>,
     execute: Execute,
-    mut gone: mpsc::Receiver<()>,
+    gone: mpsc::Receiver<()>,
 ) {
+    let led = std::panic::AssertUnwindSafe(run_group(&group, execute, gone));
+    if futures::FutureExt::catch_unwind(led).await.is_err() {
+        tracing::error!("a shared subscription's leader panicked");
+        let body = SharedBody::Error(errors_json(&internal()));
+        group.publish(Arc::new(SharedEvent { body, note: None }));
+    }
+    if let Some(fan_out) = fan_out.upgrade() {
+        fan_out.forget(&key, &group);
+    }
+}
+
+async fn run_group(group: &Arc<Group>, execute: Execute, mut gone: mpsc::Receiver<()>) {
     let tap = SeatMapTap::new();
     let mut responses = execute(Arc::clone(&tap));
     loop {
@@ -280,9 +293,6 @@ async fn lead(
         if kept >= COMPACT_AFTER {
             group.compact(&execute);
         }
-    }
-    if let Some(fan_out) = fan_out.upgrade() {
-        fan_out.forget(&key, &group);
     }
 }
 

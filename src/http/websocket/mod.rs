@@ -175,7 +175,12 @@ impl Connection {
         let init_deadline = Instant::now() + Duration::from_millis(limits.live_init_timeout_ms);
         let idle = Duration::from_millis(limits.live_idle_timeout_ms);
         let mut operations = Operations::new();
-        let shutdown = self.state.shutdown.clone();
+        // Made once, not per event: each `requested()` would register with the one watch
+        // every connection shares, and each sleep would be a new timer.
+        let shutdown = self.state.shutdown.requested_owned();
+        tokio::pin!(shutdown);
+        let timer = tokio::time::sleep_until(init_deadline);
+        tokio::pin!(timer);
         let closing = loop {
             // Only a connection running nothing can be idle (the branch below is off otherwise).
             let deadline = if self.acked {
@@ -183,6 +188,9 @@ impl Connection {
             } else {
                 init_deadline
             };
+            if timer.deadline() != deadline {
+                timer.as_mut().reset(deadline);
+            }
             tokio::select! {
                 message = incoming.recv() => {
                     let text = match message {
@@ -214,8 +222,8 @@ impl Connection {
                     }
                 }
                 // The gateway is stopping: the client should reconnect elsewhere.
-                () = shutdown.requested() => break Some((1001, "going away".into())),
-                _ = tokio::time::sleep_until(deadline), if !self.acked || operations.is_empty() => {
+                () = &mut shutdown => break Some((1001, "going away".into())),
+                () = &mut timer, if !self.acked || operations.is_empty() => {
                     break Some(if self.acked {
                         (1000, "idle".into())
                     } else {

@@ -51,6 +51,9 @@ impl Scripted {
                 (events, tap, running),
                 |(mut events, tap, running)| async move {
                     let (note, response) = events.recv().await?;
+                    if response.data == Value::String("panic".into()) {
+                        panic!("a scripted panic");
+                    }
                     if let Some(note) = note {
                         tap.note(note);
                     }
@@ -264,4 +267,30 @@ async fn eventually(done: impl Fn() -> bool) {
         }
     });
     waited.await.expect("in time");
+}
+
+#[tokio::test]
+async fn a_panic_in_the_execution_ends_every_member_with_internal() {
+    let (fan_out, scripted) = (Arc::new(FanOut::default()), Arc::new(Scripted::default()));
+    let script = scripted.next_script();
+    let mut members = [
+        fan_out.join(key(), scripted.execute(), 16),
+        fan_out.join(key(), scripted.execute(), 16),
+    ];
+    script.send(map(0)).unwrap();
+    script
+        .send((None, Response::new(Value::String("panic".into()))))
+        .unwrap();
+    for member in &mut members {
+        assert_eq!(next(member).await, ("SNAPSHOT".into(), 0));
+        let event = tokio::time::timeout(Duration::from_secs(5), member.next())
+            .await
+            .expect("in time")
+            .expect("an event");
+        assert!(
+            matches!(&event.body, SharedBody::Error(json) if json.contains("INTERNAL")),
+            "{event:?}"
+        );
+        assert!(member.next().await.is_none());
+    }
 }
