@@ -149,7 +149,8 @@ impl<T> Driven<T> {
             }
             self.fetches
                 .extend(batches.iter().filter_map(|batch| batch.take()));
-            // Started once here (so their I/O is under way); one answered at once lets the
+            // Started once here (so their I/O is under way). One answered at once, or a wake
+            // of the request meanwhile (not passed on to the task in this phase), lets the
             // request go on in this poll.
             self.flag.phase.store(IN_FETCHES, Ordering::Release);
             let mut answered = false;
@@ -157,7 +158,7 @@ impl<T> Driven<T> {
                 answered = true;
             }
             self.flag.phase.store(OUTSIDE, Ordering::Release);
-            if !answered {
+            if !answered && !self.flag.woken.load(Ordering::Acquire) {
                 break polled;
             }
         };
