@@ -50,6 +50,16 @@ struct Pending<K, V> {
     queued: bool,
 }
 
+impl<K, V> Pending<K, V> {
+    /// The keys asked for so far and their waiters, leaving none.
+    fn drain(&mut self) -> (HashSet<K>, Vec<Waiter<K, V>>) {
+        (
+            std::mem::take(&mut self.keys),
+            std::mem::take(&mut self.waiters),
+        )
+    }
+}
+
 impl<K, V> BatchLoader<K, V>
 where
     K: Clone + Eq + Hash + Send + Sync + 'static,
@@ -132,10 +142,7 @@ where
         let (keys, waiters) = {
             let mut pending = self.pending.lock().expect("loader lock");
             pending.dispatcher_running = false;
-            (
-                std::mem::take(&mut pending.keys),
-                std::mem::take(&mut pending.waiters),
-            )
+            pending.drain()
         };
         self.fetch_and_answer(keys, waiters).await;
     }
@@ -165,10 +172,7 @@ where
             if pending.waiters.is_empty() {
                 return None;
             }
-            (
-                std::mem::take(&mut pending.keys),
-                std::mem::take(&mut pending.waiters),
-            )
+            pending.drain()
         };
         Some(Box::pin(self.fetch_and_answer(keys, waiters)))
     }

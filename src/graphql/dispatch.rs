@@ -213,6 +213,11 @@ mod tests {
         Arc::new(loader.dispatched_by(dispatch))
     }
 
+    /// A level of fields, polled in a `FuturesUnordered` as async-graphql polls a list's.
+    async fn level(fields: impl Iterator<Item = impl Future<Output = u32>>) -> Vec<u32> {
+        fields.collect::<FuturesUnordered<_>>().collect().await
+    }
+
     #[tokio::test]
     async fn a_level_s_keys_go_in_one_batch_and_the_next_level_in_the_next() {
         let (dispatch, calls) = (Dispatch::new(), Arc::new(AtomicUsize::new(0)));
@@ -220,18 +225,13 @@ mod tests {
         // Two levels of 50 fields: each key of the second depends on the first's answer, and
         // the fields of a level are polled in a `FuturesUnordered` (which wakes itself to
         // yield after polling each once), as async-graphql's lists are.
-        let request = async {
-            let fields: FuturesUnordered<_> = (0..50u32)
-                .map(|key| {
-                    let loader = Arc::clone(&loader);
-                    async move {
-                        let first = loader.load_one(key).await.unwrap().unwrap();
-                        loader.load_one(first + 1).await.unwrap().unwrap()
-                    }
-                })
-                .collect();
-            fields.collect::<Vec<u32>>().await
-        };
+        let request = level((0..50u32).map(|key| {
+            let loader = Arc::clone(&loader);
+            async move {
+                let first = loader.load_one(key).await.unwrap().unwrap();
+                loader.load_one(first + 1).await.unwrap().unwrap()
+            }
+        }));
         let answers = Driven::new(Box::pin(request), Arc::clone(&dispatch)).await;
         assert_eq!(answers.len(), 50);
         assert!(answers.iter().all(|answer| answer % 10 == 0));
@@ -245,20 +245,15 @@ mod tests {
         // Every other field yields before it asks (as one does whose resource is out of the
         // runtime's budget): `FuturesUnordered` returns after two of them, the rest of the
         // level not yet polled. Sending the keys asked by then would split the level.
-        let request = async {
-            let fields: FuturesUnordered<_> = (0..50u32)
-                .map(|key| {
-                    let loader = Arc::clone(&loader);
-                    async move {
-                        if key % 2 == 1 {
-                            tokio::task::yield_now().await;
-                        }
-                        loader.load_one(key).await.unwrap().unwrap()
-                    }
-                })
-                .collect();
-            fields.collect::<Vec<u32>>().await
-        };
+        let request = level((0..50u32).map(|key| {
+            let loader = Arc::clone(&loader);
+            async move {
+                if key % 2 == 1 {
+                    tokio::task::yield_now().await;
+                }
+                loader.load_one(key).await.unwrap().unwrap()
+            }
+        }));
         let answers = Driven::new(Box::pin(request), Arc::clone(&dispatch)).await;
         assert_eq!(answers.len(), 50);
         assert_eq!(calls.load(Ordering::SeqCst), 1, "one fetch for the level");

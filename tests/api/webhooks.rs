@@ -464,15 +464,13 @@ async fn endpoints_must_be_public_https_and_belong_to_their_channel() {
         )
         .await;
     assert_eq!(refused(over), "BAD_USER_INPUT");
-    assert_eq!(
-        sale.app
-            .store
-            .webhook_endpoints("maoyan")
-            .await
-            .unwrap()
-            .len(),
-        20
-    );
+    assert_eq!(endpoint_count(&sale).await, 20);
+}
+
+/// How many endpoints maoyan has.
+async fn endpoint_count(sale: &Sale) -> usize {
+    let endpoints = sale.app.store.webhook_endpoints("maoyan").await;
+    endpoints.unwrap().len()
 }
 
 /// Runs `boxoffice channel webhook add` over `sale`'s database with `args`: its exit status
@@ -547,13 +545,5 @@ async fn the_command_line_makes_an_endpoint_whose_secret_every_gateway_derives()
         let (made, text) = webhook_add(&sale, &args);
         assert!(!made, "{args:?}: {text}");
     }
-    assert_eq!(
-        sale.app
-            .store
-            .webhook_endpoints("maoyan")
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(endpoint_count(&sale).await, 1);
 }

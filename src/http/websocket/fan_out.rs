@@ -25,7 +25,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc};
 
 use super::protocol::failed;
-use super::Outgoing;
+use super::{payload_json, Outgoing};
 use crate::graphql::seat_map_tap::{SeatMapNote, SeatMapTap};
 
 /// Events kept for joiners before a fresh whole map replaces them.
@@ -253,7 +253,7 @@ async fn lead(
     let led = std::panic::AssertUnwindSafe(run_group(&group, execute, gone));
     if futures::FutureExt::catch_unwind(led).await.is_err() {
         tracing::error!("a shared subscription's leader panicked");
-        let body = SharedBody::Error(errors_json(&internal()));
+        let body = SharedBody::Error(payload_json(&internal()));
         group.publish(Arc::new(SharedEvent { body, note: None }));
     }
     if let Some(fan_out) = fan_out.upgrade() {
@@ -272,15 +272,9 @@ async fn run_group(group: &Arc<Group>, execute: Execute, mut gone: mpsc::Receive
         };
         let (body, end) = match outgoing {
             Some(Some(response)) if failed(&response) => {
-                (SharedBody::Error(errors_json(&response)), true)
+                (SharedBody::Error(payload_json(&response.errors)), true)
             }
-            Some(Some(response)) => match serde_json::to_string(&response) {
-                Ok(json) => (SharedBody::Next(json), false),
-                Err(error) => {
-                    tracing::error!(%error, "serialising a shared subscription's response");
-                    (SharedBody::Error(errors_json(&internal())), true)
-                }
-            },
+            Some(Some(response)) => (SharedBody::Next(payload_json(&response)), false),
             Some(None) | None => (SharedBody::Complete, true),
         };
         let note = matches!(body, SharedBody::Next(_))
@@ -296,15 +290,12 @@ async fn run_group(group: &Arc<Group>, execute: Execute, mut gone: mpsc::Receive
     }
 }
 
-fn errors_json(response: &async_graphql::Response) -> String {
-    serde_json::to_string(&response.errors).unwrap_or_else(|_| "[]".into())
-}
-
-fn internal() -> async_graphql::Response {
-    async_graphql::Response::from_errors(vec![crate::graphql::errors::error_with_code(
+/// The errors of a panicked execution.
+fn internal() -> Vec<async_graphql::ServerError> {
+    vec![crate::graphql::errors::error_with_code(
         "internal error",
         crate::error::ErrorCode::Internal,
-    )])
+    )]
 }
 
 /// One member's events: the backlog, then the live ones; the backlog again after falling

@@ -334,11 +334,8 @@ impl Connection {
                 return Ok(events.map(Reply::Shared).boxed());
             }
         }
-        let request =
-            prepare(request, &state.store, state.settings(), &self.caller).data(state.live.clone());
-        let responses = graphql::execute_stream(&state.schema, request);
-        let timeout = Duration::from_millis(state.limits.request_timeout_ms);
-        Ok(guarded(responses, timeout).map(Reply::Own).boxed())
+        let responses = run_operation(state, &self.caller, request);
+        Ok(responses.map(Reply::Own).boxed())
     }
 
     /// What subscribers must share to share an execution: the caller, and the request.
@@ -359,30 +356,37 @@ impl Connection {
         Arc::new(move |tap| {
             let mut request = async_graphql::Request::new(query.clone())
                 .variables(variables.clone())
-                .data(state.live.clone())
                 .data(tap);
             request.operation_name = operation_name.clone();
             request.extensions = extensions.clone();
-            let request = prepare(request, &state.store, state.settings(), &caller);
-            let responses = graphql::execute_stream(&state.schema, request);
-            let timeout = Duration::from_millis(state.limits.request_timeout_ms);
-            guarded(responses, timeout)
+            run_operation(&state, &caller, request)
         })
     }
+}
+
+/// Runs one operation for `caller` over WebSocket: its data, the live hub, the request timeout.
+fn run_operation(
+    state: &AppState,
+    caller: &Caller,
+    request: async_graphql::Request,
+) -> BoxStream<'static, Outgoing> {
+    let request = prepare(request, &state.store, state.settings(), caller).data(state.live.clone());
+    let responses = graphql::execute_stream(&state.schema, request);
+    guarded(
+        responses,
+        Duration::from_millis(state.limits.request_timeout_ms),
+    )
 }
 
 /// The protocol message of an operation's reply, and whether the operation ends with it.
 fn message_of(id: &str, reply: Reply) -> (String, bool) {
     let complete = || json!({ "type": "complete", "id": id }).to_string();
+    // Serialised straight to text, not through a `serde_json::Value` first.
     match reply {
         Reply::Own(Some(response)) if failed(&response) => {
-            let message = json!({ "type": "error", "id": id, "payload": response.errors });
-            (message.to_string(), true)
+            (envelope("error", id, &payload_json(&response.errors)), true)
         }
-        Reply::Own(Some(response)) => {
-            let message = json!({ "type": "next", "id": id, "payload": response });
-            (message.to_string(), false)
-        }
+        Reply::Own(Some(response)) => (envelope("next", id, &payload_json(&response)), false),
         Reply::Own(None) => (complete(), true),
         Reply::Shared(event) => match &event.body {
             // Only the envelope is written per member: the payload is the group's.
@@ -417,6 +421,11 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+/// `payload` as JSON text (a GraphQL response or its errors, which always serialise).
+fn payload_json(payload: &impl serde::Serialize) -> String {
+    serde_json::to_string(payload).expect("a GraphQL response serialises")
 }
 
 /// `{"type":kind,"id":id,"payload":payload}` around a payload already serialised.

@@ -34,7 +34,7 @@ pub(super) async fn send(
     sink: &mut SplitSink<WebSocket, Message>,
     message: &Value,
 ) -> Result<(), axum::Error> {
-    sink.send(Message::Text(message.to_string().into())).await
+    send_text(sink, message.to_string()).await
 }
 
 pub(super) async fn send_text(
