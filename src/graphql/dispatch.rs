@@ -14,12 +14,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures::future::BoxFuture;
-use futures::stream::{FuturesUnordered, Stream, StreamExt};
+use futures::stream::{FuturesUnordered, StreamExt};
 use futures::task::AtomicWaker;
 
 /// A loader's keys waiting to be sent.
@@ -48,13 +48,16 @@ impl Dispatch {
     }
 
     pub(super) fn is_driven(&self) -> bool {
-        self.driven.load(Ordering::Acquire)
+        self.driven.load(Ordering::SeqCst)
     }
 
     /// `batch` has keys waiting (called when its first key of a batch arrives).
     pub(super) fn wait(&self, batch: Arc<dyn Batch>) {
         self.waiting.lock().expect("dispatch lock").push(batch);
-        if !self.polling.load(Ordering::Acquire) {
+        // Paired with the fence after the driver's `polling = false`: one of the two sees
+        // the other (a key is never left waiting unseen).
+        fence(Ordering::SeqCst);
+        if !self.polling.load(Ordering::SeqCst) {
             self.task.wake();
         }
     }
@@ -87,14 +90,14 @@ impl Wake for Flag {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        if self.phase.load(Ordering::Acquire) != IN_FETCHES {
+        self.woken.store(true, Ordering::SeqCst);
+        if self.phase.load(Ordering::SeqCst) != IN_FETCHES {
             self.task.wake();
         }
     }
 }
 
-/// A request's future or stream, polled so that its batches go out as soon as it waits.
+/// A request's future, polled so that its batches go out as soon as it waits.
 pub struct Driven<T> {
     request: T,
     dispatch: Arc<Dispatch>,
@@ -106,7 +109,7 @@ pub struct Driven<T> {
 impl<T> Driven<T> {
     /// Drives `request`, whose loaders share `dispatch`, from now on.
     pub fn new(request: T, dispatch: Arc<Dispatch>) -> Self {
-        dispatch.driven.store(true, Ordering::Release);
+        dispatch.driven.store(true, Ordering::SeqCst);
         let flag = Arc::new(Flag {
             woken: AtomicBool::new(false),
             phase: AtomicU8::new(OUTSIDE),
@@ -130,16 +133,16 @@ impl<T> Driven<T> {
     ) -> Poll<R> {
         self.flag.task.register(cx.waker());
         self.dispatch.task.register(cx.waker());
-        self.dispatch.polling.store(true, Ordering::Release);
+        self.dispatch.polling.store(true, Ordering::SeqCst);
         let polled = loop {
             // Answers that came in: the request goes on with them below.
-            self.flag.phase.store(IN_FETCHES, Ordering::Release);
+            self.flag.phase.store(IN_FETCHES, Ordering::SeqCst);
             while let Poll::Ready(Some(())) = self.fetches.poll_next_unpin(cx) {}
-            self.flag.woken.store(false, Ordering::Release);
-            self.flag.phase.store(IN_REQUEST, Ordering::Release);
+            self.flag.woken.store(false, Ordering::SeqCst);
+            self.flag.phase.store(IN_REQUEST, Ordering::SeqCst);
             let polled = poll(&mut self.request, &mut Context::from_waker(&self.waker));
-            self.flag.phase.store(OUTSIDE, Ordering::Release);
-            if polled.is_ready() || self.flag.woken.load(Ordering::Acquire) {
+            self.flag.phase.store(OUTSIDE, Ordering::SeqCst);
+            if polled.is_ready() || self.flag.woken.load(Ordering::SeqCst) {
                 break polled;
             }
             // Every field waits: send what they wait for.
@@ -152,17 +155,18 @@ impl<T> Driven<T> {
             // Started once here (so their I/O is under way). One answered at once, or a wake
             // of the request meanwhile (not passed on to the task in this phase), lets the
             // request go on in this poll.
-            self.flag.phase.store(IN_FETCHES, Ordering::Release);
+            self.flag.phase.store(IN_FETCHES, Ordering::SeqCst);
             let mut answered = false;
             while let Poll::Ready(Some(())) = self.fetches.poll_next_unpin(cx) {
                 answered = true;
             }
-            self.flag.phase.store(OUTSIDE, Ordering::Release);
-            if !answered && !self.flag.woken.load(Ordering::Acquire) {
+            self.flag.phase.store(OUTSIDE, Ordering::SeqCst);
+            if !answered && !self.flag.woken.load(Ordering::SeqCst) {
                 break polled;
             }
         };
-        self.dispatch.polling.store(false, Ordering::Release);
+        self.dispatch.polling.store(false, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
         // A key that arrived from elsewhere after the last look is not left waiting.
         if polled.is_pending() && self.dispatch.anything_waiting() {
             cx.waker().wake_by_ref();
@@ -177,15 +181,6 @@ impl<F: Future + Unpin> Future for Driven<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         self.get_mut()
             .drive(cx, |request, cx| Pin::new(request).poll(cx))
-    }
-}
-
-impl<S: Stream + Unpin> Stream for Driven<S> {
-    type Item = S::Item;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
-        self.get_mut()
-            .drive(cx, |request, cx| Pin::new(request).poll_next(cx))
     }
 }
 

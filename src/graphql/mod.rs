@@ -161,13 +161,11 @@ pub fn execute_stream(
             .into();
     let measurable = Some(Measurable::of(&request));
     let schema = schema.clone();
-    let dispatch = dispatch_of(&request);
-    let responses = schema.execute_stream(request);
-    let responses = match dispatch {
-        Some(dispatch) => dispatch::Driven::new(responses, dispatch).boxed(),
-        None => responses,
-    };
-    responses
+    // Not driven (`dispatch`): a subscription's loaders keep their timer. A subscription
+    // waits on the live hub far more than on loaders, and a driven stream that misses a wake
+    // stalls a subscriber, not a request with a timeout.
+    schema
+        .execute_stream(request)
         .scan(measurable, |measurable, response| {
             // Only the first response can be a refusal of the whole operation, and it counts
             // as the operation (its time: until it came).
