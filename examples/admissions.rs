@@ -56,6 +56,8 @@ fn main() -> anyhow::Result<()> {
     let (showtime, channel_key, door_key) = servers.block_on(prepare(&store, &uri))?;
     let listener = servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let url = format!("http://{}/graphql", listener.local_addr()?);
+    // On the server runtime, which runs its event relay.
+    let _entered = servers.enter();
     let state = AppState::new(
         store.clone(),
         Limits::default(),

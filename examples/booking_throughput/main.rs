@@ -296,6 +296,9 @@ fn main() -> anyhow::Result<()> {
     );
     for (clients, spread) in scenarios {
         for &path in &paths {
+            // A store of its own: the relay of an earlier path's gateway (which runs on) takes
+            // the notes of its own store's changes only.
+            let store = servers.block_on(Store::connect_with(&uri, &database, &options))?;
             let (showtimes, key) = servers.block_on(async {
                 if existing.is_some() {
                     // The channel of an earlier run, whose key is gone.
@@ -337,7 +340,10 @@ fn main() -> anyhow::Result<()> {
                     let listener =
                         servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
                     let url = format!("http://{}/graphql", listener.local_addr()?);
+                    // On the server runtime, which runs its event relay.
+                    let entered = servers.enter();
                     let router = app(AppState::new(store.clone(), Limits::default(), policy));
+                    drop(entered);
                     let server = servers.spawn(async move { axum::serve(listener, router).await });
                     let auth = format!("Bearer {}", key.as_str());
                     let client = reqwest::Client::new();
@@ -359,10 +365,15 @@ fn main() -> anyhow::Result<()> {
                     }))
                 }
                 Path::Booking => {
+                    // The relay of this process's events, as `AppState` runs it.
+                    let relay = servers.spawn(booking::EventRelay::new(store.clone()).run());
                     let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
-                    servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
-                        booking_pair(store.clone(), Arc::clone(&locks), policy, showtime)
-                    }))
+                    let run =
+                        servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
+                            booking_pair(store.clone(), Arc::clone(&locks), policy, showtime)
+                        }));
+                    relay.abort();
+                    run
                 }
             };
             if let Some(background) = background {

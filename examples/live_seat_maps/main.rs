@@ -108,7 +108,10 @@ fn main() -> anyhow::Result<()> {
         channel_burst: 1_000_000,
         ..Limits::default()
     };
+    // On the server runtime, which runs its event relay.
+    let entered = servers.enter();
     let state = AppState::new(store.clone(), limits, SalesArgs::default().hold_policy());
+    drop(entered);
     let state = if scenario == "busy-unshared" {
         state.without_shared_subscriptions()
     } else {

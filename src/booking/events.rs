@@ -12,11 +12,21 @@
 //! (it read it, or appended it itself), and `{channel, sequence}` is unique: every reader
 //! sees a gap-free prefix of the log, whichever gateways append. A document's entries are
 //! appended in their order, so the events of one hold or order keep the order of its changes.
+//!
+//! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
+//! document, and marking endpoints due is a command: the live relay pulls what it appended off
+//! in one update per [`CLEAR_AFTER`] (a busy showtime's inventory is not rewritten once more
+//! for every change), and marks due only the endpoints of channels that have one
+//! (`endpoint_channels`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use super::endpoint_channels::EndpointChannels;
+use super::uncleared::Uncleared;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
@@ -25,6 +35,10 @@ use crate::store::{self, Appended, DelayPoint, OutboxSource, PausePoint, Store};
 /// How old an unrelayed entry is before the background pass takes it from the gateway that
 /// made it.
 pub const STALE_AFTER: Duration = Duration::from_secs(5);
+
+/// How long the live relay leaves entries it appended on their documents before it pulls
+/// them off (all of them in one update per collection).
+pub const CLEAR_AFTER: Duration = Duration::from_millis(100);
 
 /// Documents one background pass reads at most, per collection and batch.
 const STALE_BATCH: usize = 100;
@@ -41,6 +55,17 @@ pub struct EventRelay {
     /// One relay of this object at a time (the background pass has its own; two relays
     /// appending at once only cost retries: the unique indexes decide).
     turn: tokio::sync::Mutex<()>,
+    /// Entries appended and still on their documents (the live relay's; a pass clears at once).
+    uncleared: Mutex<Uncleared>,
+    /// Which channels have webhook endpoints (the live relay's; a pass marks every channel).
+    endpoints: Mutex<EndpointChannels>,
+}
+
+/// Who runs a relay: the live relay of this process's changes, or a background pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relayer {
+    Live,
+    Pass,
 }
 
 impl EventRelay {
@@ -49,6 +74,8 @@ impl EventRelay {
             store,
             heads: Mutex::default(),
             turn: tokio::sync::Mutex::new(()),
+            uncleared: Mutex::default(),
+            endpoints: Mutex::default(),
         })
     }
 
@@ -56,15 +83,50 @@ impl EventRelay {
     /// process runs. A failure leaves them for the background pass.
     pub async fn run(self: Arc<Self>) {
         loop {
-            let sources = self.store.noted_outboxes().await;
+            let chore = self.next_chore();
+            let sources = tokio::select! {
+                sources = self.store.noted_outboxes() => sources,
+                () = tokio::time::sleep_until(chore.unwrap_or_else(far_future)), if chore.is_some() => {
+                    self.chores().await;
+                    continue;
+                }
+            };
             self.store.pause_point(PausePoint::RelayBeforeRead).await;
             self.store.delay_point(DelayPoint::RelayBeforeRead).await;
             let relayed = async {
                 let found = self.store.outboxes(&sources).await?;
-                self.relay(found).await
+                self.relay(found, Relayer::Live).await
             };
             if let Err(error) = relayed.await {
                 tracing::warn!(%error, "relaying events failed: the background pass retries");
+            }
+        }
+    }
+
+    /// When the live relay next has something to do besides relaying: pull entries off, or
+    /// read again which channels have endpoints.
+    fn next_chore(&self) -> Option<Instant> {
+        let clear = self.uncleared.lock().expect("uncleared lock").clear_due();
+        let read = self.endpoints.lock().expect("endpoints lock").read_due();
+        clear.into_iter().chain(read).min()
+    }
+
+    async fn chores(&self) {
+        let now = Instant::now();
+        let clear = self.uncleared.lock().expect("uncleared lock").clear_due();
+        if clear.is_some_and(|clear| clear <= now) {
+            let relayed = self.uncleared.lock().expect("uncleared lock").take();
+            self.store.pause_point(PausePoint::RelayBeforeClear).await;
+            if let Err(error) = self.store.clear_outboxes(&relayed).await {
+                // Their next read (a change to the same document, or the pass) finds them
+                // appended already.
+                tracing::warn!(%error, "pulling relayed events off failed");
+            }
+        }
+        let read = self.endpoints.lock().expect("endpoints lock").read_due();
+        if read.is_some_and(|read| read <= now) {
+            if let Err(error) = self.mark_due(BTreeSet::new()).await {
+                tracing::warn!(%error, "marking webhook endpoints due failed");
             }
         }
     }
@@ -78,7 +140,7 @@ impl EventRelay {
             let before = store::now() - STALE_AFTER;
             let found = self.store.stale_outboxes(before, STALE_BATCH).await?;
             let full = found.len() >= STALE_BATCH;
-            appended += self.relay(found).await?;
+            appended += self.relay(found, Relayer::Pass).await?;
             if !full {
                 return Ok(appended);
             }
@@ -90,37 +152,97 @@ impl EventRelay {
     async fn relay(
         &self,
         mut found: Vec<(OutboxSource, Vec<OutboxEntryDoc>)>,
+        relayer: Relayer,
     ) -> Result<usize, ApiError> {
+        let _turn = self.turn.lock().await;
+        (self.uncleared.lock().expect("uncleared lock")).drop_appended(&mut found);
         if found.is_empty() {
             return Ok(0);
         }
-        let _turn = self.turn.lock().await;
         // The document with the oldest change first; each document's entries in its order.
         found.sort_by_key(|(_, entries)| entries.first().map(|entry| (entry.at, entry.id)));
         let told = self.who_is_told(&found).await?;
         let mut appended = 0;
         let mut relayed = Vec::with_capacity(found.len());
         let mut grown = BTreeSet::new();
+        // Each channel's events in the entries' order (the logs are independent).
+        let mut logs: BTreeMap<String, Vec<&OutboxEntryDoc>> = BTreeMap::new();
         for (source, entries) in &found {
             for entry in entries {
                 for channel in told.of(entry) {
-                    if self.append(&channel, entry).await? == Appended::Added {
-                        appended += 1;
-                        grown.insert(channel);
-                    }
+                    logs.entry(channel).or_default().push(entry);
                 }
             }
             relayed.push((*source, entries.iter().map(|entry| entry.id).collect()));
         }
-        self.store.pause_point(PausePoint::RelayBeforeClear).await;
-        self.store.clear_outboxes(&relayed).await?;
+        for (channel, entries) in logs {
+            let added = self.append_all(&channel, &entries).await?;
+            if added > 0 {
+                appended += added;
+                grown.insert(channel);
+            }
+        }
+        match relayer {
+            Relayer::Pass => {
+                self.store.pause_point(PausePoint::RelayBeforeClear).await;
+                self.store.clear_outboxes(&relayed).await?;
+            }
+            Relayer::Live => self.uncleared.lock().expect("uncleared lock").add(relayed),
+        }
         crate::telemetry::metrics::events_appended(appended);
-        if !grown.is_empty() {
-            // Their webhook endpoints have something to send.
-            let channels: Vec<String> = grown.into_iter().collect();
-            self.store.mark_endpoints_due(&channels).await?;
+        // Their webhook endpoints have something to send.
+        match relayer {
+            Relayer::Pass if !grown.is_empty() => {
+                let channels: Vec<String> = grown.into_iter().collect();
+                self.store.mark_endpoints_due(&channels).await?;
+            }
+            Relayer::Pass => {}
+            Relayer::Live => self.mark_due(grown).await?,
         }
         Ok(appended)
+    }
+
+    /// Marks due the endpoints of the channels of `grown` that have one, and of those that
+    /// grew while they seemed to have none and have one now (reading which channels have
+    /// endpoints when the last reading is [`ENDPOINTS_READ_EVERY`] old). A failed reading
+    /// marks every channel of `grown`.
+    ///
+    /// [`ENDPOINTS_READ_EVERY`]: super::endpoint_channels::ENDPOINTS_READ_EVERY
+    async fn mark_due(&self, grown: BTreeSet<String>) -> Result<(), ApiError> {
+        let stale = (self.endpoints.lock().expect("endpoints lock")).stale(Instant::now());
+        let mut late = Vec::new();
+        if stale {
+            match self.store.channels_with_webhooks().await {
+                Ok(channels) => {
+                    let mut endpoints = self.endpoints.lock().expect("endpoints lock");
+                    late = endpoints.read(channels, Instant::now());
+                }
+                Err(error) if grown.is_empty() => {
+                    self.endpoints
+                        .lock()
+                        .expect("endpoints lock")
+                        .failed(Instant::now());
+                    return Err(error);
+                }
+                Err(error) => {
+                    self.endpoints
+                        .lock()
+                        .expect("endpoints lock")
+                        .failed(Instant::now());
+                    tracing::warn!(%error, "reading which channels have webhook endpoints failed");
+                    let channels: Vec<String> = grown.into_iter().collect();
+                    return self.store.mark_endpoints_due(&channels).await;
+                }
+            }
+        }
+        let mut due = (self.endpoints.lock().expect("endpoints lock")).sort(grown);
+        due.extend(late);
+        if due.is_empty() {
+            return Ok(());
+        }
+        due.sort();
+        due.dedup();
+        self.store.mark_endpoints_due(&due).await
     }
 
     /// Reads who the entries that name no channel are told to: an order's channel, or every
@@ -151,25 +273,65 @@ impl EventRelay {
         Ok(told)
     }
 
+    /// Appends `entries` to `channel`'s log in their order: as many as the log takes in one
+    /// insert, then one at a time from the first it refused. How many it added.
+    async fn append_all(
+        &self,
+        channel: &str,
+        entries: &[&OutboxEntryDoc],
+    ) -> Result<usize, ApiError> {
+        let mut rest = entries;
+        let mut added = 0;
+        if rest.len() > 1 {
+            let last = self.last_seen(channel).await?;
+            let events: Vec<EventDoc> = (rest.iter().zip(last + 1..))
+                .map(|(entry, sequence)| self.event(channel, entry, sequence))
+                .collect();
+            let took = self.store.append_events(&events).await?;
+            if took > 0 {
+                let mut heads = self.heads.lock().expect("heads lock");
+                heads.insert(channel.to_owned(), last + took as i64);
+            }
+            added += took;
+            rest = &rest[took..];
+        }
+        for entry in rest {
+            if self.append(channel, entry).await? == Appended::Added {
+                added += 1;
+            }
+        }
+        Ok(added)
+    }
+
+    /// The last sequence number of `channel`'s log this relay saw (read when it saw none).
+    async fn last_seen(&self, channel: &str) -> Result<i64, ApiError> {
+        let seen = self.heads.lock().expect("heads lock").get(channel).copied();
+        match seen {
+            Some(last) => Ok(last),
+            None => self.store.last_event_sequence(channel).await,
+        }
+    }
+
+    /// `entry` as event `sequence` of `channel`'s log.
+    fn event(&self, channel: &str, entry: &OutboxEntryDoc, sequence: i64) -> EventDoc {
+        EventDoc {
+            id: EventDoc::id_of(entry.id, channel),
+            schema_version: SCHEMA_VERSION,
+            channel: channel.to_owned(),
+            sequence,
+            kind: entry.kind,
+            at: entry.at,
+            // From the time it is appended: events later in the log never expire sooner.
+            expires_at: self.store.event_retention().expiry_of(store::now()),
+            details: entry.details.clone(),
+        }
+    }
+
     /// Appends `entry` to `channel`'s log as the sequence number after the last one seen.
     async fn append(&self, channel: &str, entry: &OutboxEntryDoc) -> Result<Appended, ApiError> {
         for _ in 0..MOST_TAKEN {
-            let seen = self.heads.lock().expect("heads lock").get(channel).copied();
-            let last = match seen {
-                Some(last) => last,
-                None => self.store.last_event_sequence(channel).await?,
-            };
-            let event = EventDoc {
-                id: EventDoc::id_of(entry.id, channel),
-                schema_version: SCHEMA_VERSION,
-                channel: channel.to_owned(),
-                sequence: last + 1,
-                kind: entry.kind,
-                at: entry.at,
-                // From the time it is appended: events later in the log never expire sooner.
-                expires_at: self.store.event_retention().expiry_of(store::now()),
-                details: entry.details.clone(),
-            };
+            let last = self.last_seen(channel).await?;
+            let event = self.event(channel, entry, last + 1);
             let appended = self.store.append_event(&event).await?;
             let mut heads = self.heads.lock().expect("heads lock");
             match appended {
@@ -187,6 +349,11 @@ impl EventRelay {
             "channel {channel}'s next sequence number was taken {MOST_TAKEN} times in a row"
         )))
     }
+}
+
+/// An instant no chore is ever due at.
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(86_400)
 }
 
 /// The channels the entries that name none are told to.

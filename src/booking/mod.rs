@@ -7,6 +7,7 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod admissions;
+mod endpoint_channels;
 mod event_log;
 mod events;
 mod gateways;
@@ -21,13 +22,14 @@ mod sales;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
+mod uncleared;
 mod webhook_delivery;
 mod webhook_endpoints;
 mod webhook_sender;
 
 pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use event_log::{list_events, read_cursor};
-pub use events::{EventRelay, STALE_AFTER};
+pub use events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};

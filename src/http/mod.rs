@@ -95,9 +95,11 @@ impl AppState {
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
         let relay = crate::booking::EventRelay::new(store.clone());
-        if tokio::runtime::Handle::try_current().is_ok() {
-            tokio::spawn(Arc::clone(&relay).run());
-        }
+        // Without it, changes would leave their events on their documents until another
+        // gateway's background pass (and every write there would grow): no state without it.
+        let runtime = tokio::runtime::Handle::try_current()
+            .expect("AppState::new runs inside a Tokio runtime: it starts the event relay");
+        runtime.spawn(Arc::clone(&relay).run());
         AppState {
             webhooks_allow_private: false,
             relay,

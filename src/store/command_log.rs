@@ -13,6 +13,8 @@ use mongodb::event::command::CommandEvent;
 #[derive(Debug, Default)]
 pub struct CommandLog {
     recording: AtomicBool,
+    /// Whether background tasks' commands (`comment: "background"`) are recorded too.
+    background: AtomicBool,
     sent: Mutex<Vec<SentCommand>>,
 }
 
@@ -27,6 +29,9 @@ pub struct SentCommand {
     pub write_concern: Option<String>,
     /// Its `readConcern`, as sent (e.g. `{ "level": "majority" }`).
     pub read_concern: Option<String>,
+    /// Whether a background task sent it (`comment: "background"`; recorded only after
+    /// [`CommandLog::start_with_background`]).
+    pub background: bool,
     /// The size of the server's reply, in bytes of BSON, once it succeeded.
     pub reply_bytes: Option<usize>,
     /// The command itself, for `Store::plan_of`.
@@ -41,7 +46,8 @@ impl CommandLog {
         }
         match event {
             CommandEvent::Started(started)
-                if started.command.get_str("comment") == Ok(super::BACKGROUND) => {}
+                if started.command.get_str("comment") == Ok(super::BACKGROUND)
+                    && !self.background.load(Ordering::Relaxed) => {}
             CommandEvent::Started(started) => {
                 let collection = started
                     .command
@@ -60,6 +66,7 @@ impl CommandLog {
                     collection,
                     write_concern: concern("writeConcern"),
                     read_concern: concern("readConcern"),
+                    background: started.command.get_str("comment") == Ok(super::BACKGROUND),
                     reply_bytes: None,
                     command: started.command.clone(),
                     request_id: started.request_id,
@@ -88,7 +95,14 @@ impl CommandLog {
     /// Forgets what was recorded and records from now on.
     pub fn start(&self) {
         self.sent.lock().expect("command log lock").clear();
+        self.background.store(false, Ordering::Relaxed);
         self.recording.store(true, Ordering::Relaxed);
+    }
+
+    /// [`CommandLog::start`], recording background tasks' commands too (the relay's).
+    pub fn start_with_background(&self) {
+        self.start();
+        self.background.store(true, Ordering::Relaxed);
     }
 
     /// Everything recorded since [`CommandLog::start`] or the last `take`, and forgets it.

@@ -80,6 +80,41 @@ impl Store {
         }
     }
 
+    /// Appends `events`, one channel's with consecutive sequence numbers after one the
+    /// caller has seen in the log, in one ordered insert; returns how many of them, from the
+    /// first, are in the log now. The insert stops at the first event a unique index refuses
+    /// (in the log already, or its sequence number taken): the caller appends the rest one
+    /// at a time ([`Store::append_event`] tells those cases apart).
+    #[tracing::instrument(skip_all, fields(events = events.len()))]
+    pub async fn append_events(&self, events: &[EventDoc]) -> Result<usize, ApiError> {
+        use mongodb::error::{ErrorKind, InsertManyError};
+        let inserted = self
+            .bounded_raw(
+                Call::new(names::EVENTS, "insert"),
+                (self.collection::<EventDoc>(names::EVENTS))
+                    .insert_many(events)
+                    .ordered(true)
+                    .comment(BACKGROUND),
+            )
+            .await?;
+        let error = match inserted {
+            Ok(_) => return Ok(events.len()),
+            Err(error) => error,
+        };
+        match &*error.kind {
+            ErrorKind::InsertMany(InsertManyError {
+                write_errors: Some(refused),
+                write_concern_error: None,
+                ..
+            }) if refused.iter().all(|refused| refused.code == 11000) => Ok(refused
+                .iter()
+                .map(|refused| refused.index)
+                .min()
+                .unwrap_or(0)),
+            _ => Err(error.into()),
+        }
+    }
+
     /// Up to `limit` events of `channel` after sequence number `after`, of `types` when
     /// given, in the log's order (index `channel_sequence`).
     #[tracing::instrument(skip(self))]

@@ -106,6 +106,23 @@ impl Store {
         Ok(asked.matched_count == 1)
     }
 
+    /// The channels that have an endpoint (one `distinct`, index `channel`): the relay marks
+    /// only their endpoints due.
+    pub async fn channels_with_webhooks(&self) -> Result<Vec<String>, ApiError> {
+        let found = self
+            .bounded(
+                Call::new(names::WEBHOOK_ENDPOINTS, "distinct"),
+                self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
+                    .distinct("channel", doc! {})
+                    .comment(BACKGROUND),
+            )
+            .await?;
+        Ok(found
+            .into_iter()
+            .filter_map(|channel| channel.as_str().map(str::to_owned))
+            .collect())
+    }
+
     /// Marks the endpoints of `channels` due now (events were appended to their logs), except
     /// those waiting to retry a failure, whose time stays.
     pub async fn mark_endpoints_due(&self, channels: &[String]) -> Result<(), ApiError> {

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{EventRelay, STALE_AFTER};
+use boxoffice::booking::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 use boxoffice::store::PausePoint;
 use futures::future::join_all;
 use serde_json::json;
@@ -32,13 +32,23 @@ async fn gap_free(sale: &Sale, channel: &str) -> usize {
     stored.len()
 }
 
-/// Whether any document still has entries to relay.
-async fn outbox_empty(sale: &Sale) -> bool {
-    let left = sale
-        .app
-        .store
-        .stale_outboxes(boxoffice::store::now() + chrono::Duration::hours(1), 10);
-    left.await.unwrap().is_empty()
+/// Whether every document's outbox is empty, or empties within a second (the live relay
+/// pulls the entries it appended off `CLEAR_AFTER` later).
+pub async fn outbox_empty(sale: &Sale) -> bool {
+    let deadline = Instant::now() + CLEAR_AFTER + Duration::from_secs(1);
+    loop {
+        let left = sale
+            .app
+            .store
+            .stale_outboxes(boxoffice::store::now() + chrono::Duration::hours(1), 10);
+        if left.await.unwrap().is_empty() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]
@@ -182,4 +192,46 @@ async fn events_of_a_gateway_killed_before_its_relay_are_relayed_by_another_once
     assert_eq!(log[1]["holdId"], hold);
     assert_eq!(pass.relay_stale().await.unwrap(), 0);
     assert_eq!(gap_free(&sale, "maoyan").await, 2);
+}
+
+#[tokio::test]
+async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
+    use boxoffice::domain::events::EventType;
+    use boxoffice::store::documents::{EventDoc, SCHEMA_VERSION};
+    let sale = sale().await;
+    let store = &sale.app.store;
+    let now = boxoffice::store::now();
+    let event = |id: &str, sequence: i64| EventDoc {
+        id: format!("{id}:maoyan"),
+        schema_version: SCHEMA_VERSION,
+        channel: "maoyan".into(),
+        sequence,
+        kind: EventType::HoldPlaced,
+        at: now,
+        expires_at: now + chrono::Duration::hours(1),
+        details: Default::default(),
+    };
+    assert_eq!(
+        store
+            .append_events(&[event("a", 1), event("b", 2)])
+            .await
+            .unwrap(),
+        2
+    );
+    // c is appended; the copy of b after it is refused, and nothing after that is tried.
+    let run = [event("c", 3), event("b", 4), event("d", 5)];
+    assert_eq!(store.append_events(&run).await.unwrap(), 1);
+    // Sequence 4 taken by another relay first: none of this run is appended.
+    store.append_event(&event("e", 4)).await.unwrap();
+    assert_eq!(
+        store
+            .append_events(&[event("d", 4), event("f", 5)])
+            .await
+            .unwrap(),
+        0
+    );
+    let log = store.events_after("maoyan", 0, None, 10).await.unwrap();
+    let ids: Vec<&str> = log.iter().map(|event| event.id.as_str()).collect();
+    assert_eq!(ids, ["a:maoyan", "b:maoyan", "c:maoyan", "e:maoyan"]);
+    assert_eq!(gap_free(&sale, "maoyan").await, 4);
 }

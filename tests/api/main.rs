@@ -56,6 +56,7 @@ mod rate_limits;
 mod refund_faults;
 mod refunds;
 mod regions;
+mod relay_costs;
 mod request_ids;
 mod round_trips;
 mod sale;

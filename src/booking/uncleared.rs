@@ -1,0 +1,97 @@
+//! The entries the live relay appended to the logs and has not pulled off their documents
+//! yet: it pulls them off together, [`CLEAR_AFTER`](super::CLEAR_AFTER) after the oldest was
+//! appended, and meanwhile does not append them again when a later change's read finds them.
+
+use std::collections::HashSet;
+
+use tokio::time::Instant;
+
+use crate::domain::ids::EventId;
+use crate::store::documents::OutboxEntryDoc;
+use crate::store::OutboxSource;
+
+/// Entries the live relay appended and has not pulled off their documents yet.
+#[derive(Default)]
+pub struct Uncleared {
+    relayed: Vec<(OutboxSource, Vec<EventId>)>,
+    ids: HashSet<EventId>,
+    /// When the oldest of them was appended.
+    since: Option<Instant>,
+}
+
+impl Uncleared {
+    pub fn add(&mut self, relayed: Vec<(OutboxSource, Vec<EventId>)>) {
+        self.ids
+            .extend(relayed.iter().flat_map(|(_, ids)| ids.iter().copied()));
+        self.relayed.extend(relayed);
+        self.since.get_or_insert_with(Instant::now);
+    }
+
+    /// When they are to be pulled off: [`CLEAR_AFTER`](super::CLEAR_AFTER) after the oldest
+    /// was appended; `None` when there are none.
+    pub fn clear_due(&self) -> Option<Instant> {
+        self.since.map(|since| since + super::CLEAR_AFTER)
+    }
+
+    /// Drops from `found` the entries already appended (read again before their pull).
+    pub fn drop_appended(&self, found: &mut Vec<(OutboxSource, Vec<OutboxEntryDoc>)>) {
+        if self.ids.is_empty() {
+            return;
+        }
+        for (_, entries) in found.iter_mut() {
+            entries.retain(|entry| !self.ids.contains(&entry.id));
+        }
+        found.retain(|(_, entries)| !entries.is_empty());
+    }
+
+    pub fn take(&mut self) -> Vec<(OutboxSource, Vec<EventId>)> {
+        self.ids.clear();
+        self.since = None;
+        std::mem::take(&mut self.relayed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::events::EventType;
+    use crate::domain::ids::ShowtimeId;
+    use crate::store::{new_entry, new_id, OutboxKind};
+
+    #[test]
+    fn entries_appended_and_read_again_are_not_appended_twice_until_pulled_off() {
+        let source = OutboxSource {
+            kind: OutboxKind::Inventory,
+            showtime: new_id::<ShowtimeId>(),
+        };
+        let entry = || new_entry(EventType::HoldPlaced, Some("maoyan"), Default::default());
+        let (first, second, third) = (entry(), entry(), entry());
+        let mut uncleared = Uncleared::default();
+        assert_eq!(uncleared.clear_due(), None);
+        let before = Instant::now();
+        uncleared.add(vec![(source, vec![first.id, second.id])]);
+        let due = uncleared.clear_due().expect("entries to pull off");
+        assert!(due >= before + super::super::CLEAR_AFTER);
+        // A later change's read finds the two and a third: only the third is new.
+        let mut found = vec![(source, vec![first.clone(), second.clone(), third.clone()])];
+        uncleared.drop_appended(&mut found);
+        assert_eq!(found, vec![(source, vec![third.clone()])]);
+        // Only the first two: nothing is left to relay.
+        let mut found = vec![(source, vec![first.clone(), second.clone()])];
+        uncleared.drop_appended(&mut found);
+        assert!(found.is_empty());
+        // Adding more keeps the oldest's due time.
+        uncleared.add(vec![(source, vec![third.id])]);
+        assert_eq!(uncleared.clear_due(), Some(due));
+        let taken = uncleared.take();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(uncleared.clear_due(), None);
+        let mut found = vec![(source, vec![first])];
+        uncleared.drop_appended(&mut found);
+        assert_eq!(
+            found.len(),
+            1,
+            "pulled off: a copy read again is relayed again"
+        );
+    }
+}

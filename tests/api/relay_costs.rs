@@ -1,0 +1,74 @@
+//! What the event relay costs a booking: a channel without webhook endpoints is marked due
+//! never, and the entries of changes in quick succession are pulled off their inventory in
+//! one update per `CLEAR_AFTER`, not one per change; an endpoint made while the relay thought
+//! its channel had none still gets the events appended meanwhile.
+
+use std::time::{Duration, Instant};
+
+use boxoffice::booking::CLEAR_AFTER;
+use boxoffice::store::SentCommand;
+
+use crate::event_faults::outbox_empty;
+use crate::events::log_of;
+use crate::sale::sale;
+use crate::webhooks::{deliver_from, endpoint, local_sale, receive, Receiver};
+
+fn is_clear(command: &SentCommand) -> bool {
+    command.background
+        && command.name == "update"
+        && command.collection.as_deref() == Some("seat_inventory")
+}
+
+#[tokio::test]
+async fn bookings_of_a_channel_without_endpoints_mark_none_and_share_their_pulls() {
+    let sale = sale().await;
+    let commands = sale.app.store.commands();
+    commands.start_with_background();
+    let started = Instant::now();
+    // 16 changes one after another on one inventory.
+    for seat in ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2"] {
+        let hold = sale.hold_id(&sale.maoyan, &[seat]).await;
+        sale.confirm(&sale.maoyan, &hold).await.data();
+    }
+    let changed = started.elapsed();
+    log_of(&sale.app, &sale.maoyan, 16).await;
+    assert!(outbox_empty(&sale).await, "every entry is pulled off");
+    let elapsed = started.elapsed();
+    let sent = commands.take();
+    let endpoints: Vec<&str> = (sent.iter())
+        .filter(|command| command.collection.as_deref() == Some("webhook_endpoints"))
+        .map(|command| command.name.as_str())
+        .collect();
+    assert!(
+        endpoints.iter().all(|&name| name == "distinct"),
+        "no endpoint is marked due: {endpoints:?}"
+    );
+    let readings = 1 + elapsed.as_secs() as usize;
+    assert!(endpoints.len() <= readings, "{endpoints:?} in {elapsed:?}");
+    // Pulls are at least CLEAR_AFTER apart: one per change when each change is slower.
+    let clears = sent.iter().filter(|command| is_clear(command)).count();
+    let periods = 1 + (elapsed.as_millis() / CLEAR_AFTER.as_millis()) as usize;
+    assert!(clears >= 1, "the entries are pulled off");
+    assert!(
+        clears <= periods,
+        "{clears} pulls for 16 changes in {changed:?} ({elapsed:?} until the last pull)"
+    );
+}
+
+#[tokio::test]
+async fn an_endpoint_made_after_the_relay_looked_gets_the_events_appended_meanwhile() {
+    let sale = local_sale().await;
+    let receiver = Receiver::start().await;
+    let _deliveries = deliver_from(&sale.app.store, Duration::from_secs(30));
+    // The relay appends the first event and learns maoyan has no endpoint.
+    sale.hold_id(&sale.maoyan, &["A1"]).await;
+    log_of(&sale.app, &sale.maoyan, 1).await;
+    let (_, secret) = endpoint(&sale, &receiver.url()).await;
+    // Appended while the relay still thinks maoyan has no endpoint (the endpoint starts
+    // after the first event): the next reading marks it due, and it is the only event.
+    let second = sale.hold_id(&sale.maoyan, &["A2"]).await;
+    let got = receive(&receiver, &secret, 1, Duration::from_secs(10)).await;
+    assert_eq!(got[0]["type"], "HOLD_PLACED");
+    assert_eq!(got[0]["data"]["hold"], second);
+    assert_eq!(got[0]["sequence"], 2);
+}
