@@ -162,3 +162,26 @@ fn the_rule_sees_what_it_forbids() {
     assert!(!names("fn stored_bson_bytes()", "bson"));
     assert!(!names("let x = my::bson::thing;", "bson"));
 }
+
+/// A GraphQL type's field that awaits the store (or a layer that calls it) awaits it boxed
+/// (see `graphql::types`): otherwise every field of the type is as large as that call's future.
+#[test]
+fn graphql_types_await_store_calls_boxed() {
+    let mut unboxed = Vec::new();
+    let mut calls = 0;
+    for (path, code) in sources() {
+        if !path.starts_with("src/graphql/types/") {
+            continue;
+        }
+        for statement in code.split([';', '{', '}']) {
+            if statement.contains(".store()") && statement.contains(".await") {
+                calls += 1;
+                if !statement.contains("Box::pin(") {
+                    unboxed.push(format!("{path}: {}", statement.trim()));
+                }
+            }
+        }
+    }
+    assert!(calls >= 5, "found the store calls: {calls}");
+    assert!(unboxed.is_empty(), "unboxed store calls: {unboxed:#?}");
+}

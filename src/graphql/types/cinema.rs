@@ -60,7 +60,7 @@ impl Cinema {
         after: Option<String>,
     ) -> Result<Connection<String, Cinema>, ApiError> {
         let page = ctx.page(first, after)?;
-        let cinemas = ctx.store().list_cinemas(filter, &page).await?;
+        let cinemas = Box::pin(ctx.store().list_cinemas(filter, &page)).await?;
         Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
     }
 }
@@ -163,7 +163,8 @@ impl Cinema {
         >,
     ) -> Result<Connection<String, Hall>, ApiError> {
         let page = ctx.page(first, after)?;
-        let halls = ctx.store().list_halls(self.doc.id, &page).await?;
+        // Boxed, like every store call of this type: see `graphql::types`.
+        let halls = Box::pin(ctx.store().list_halls(self.doc.id, &page)).await?;
         Ok(connection(halls, |hall| Hall::from_doc(Arc::new(hall))))
     }
 
@@ -191,7 +192,7 @@ impl Cinema {
         };
         let page = ctx.page(first, after)?;
         let parts = Showtime::parts_asked(&ctx.look_ahead());
-        let showtimes = ctx.store().list_showtimes(&filter, &page, parts).await?;
+        let showtimes = Box::pin(ctx.store().list_showtimes(&filter, &page, parts)).await?;
         Ok(connection(showtimes, Showtime::from_doc))
     }
 
@@ -217,10 +218,7 @@ impl Cinema {
     ) -> Result<Connection<String, HourlySales>, ApiError> {
         let range = TimeRange::new(from, before)?;
         let page = ctx.page(first, after)?;
-        let buckets = ctx
-            .store()
-            .list_hourly_sales(self.doc.id, range, &page)
-            .await?;
+        let buckets = Box::pin(ctx.store().list_hourly_sales(self.doc.id, range, &page)).await?;
         Ok(connection(buckets, HourlySales::from))
     }
 }

@@ -1,4 +1,10 @@
 //! One file per GraphQL type.
+//!
+//! A field that calls the store directly awaits the call boxed (`Box::pin(store.f(..))`): a
+//! driver call's future is kilobytes, an object's field resolver is one future as large as its
+//! largest field's, and async-graphql boxes (allocates and copies) one per field asked. Unboxed,
+//! every `name` of a page's cinemas and movies paid for the size of `Cinema.showtimes`'s find:
+//! 4% of the gateway's CPU on the loaded showtimes page went to those copies.
 
 mod admission;
 mod audit_entry;

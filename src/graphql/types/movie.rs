@@ -169,7 +169,8 @@ impl Movie {
         >,
     ) -> Result<Connection<String, Review>, ApiError> {
         let page = ctx.page(first, after)?;
-        let reviews = ctx.store().list_reviews(self.doc.id, &page).await?;
+        // Boxed: see `graphql::types`.
+        let reviews = Box::pin(ctx.store().list_reviews(self.doc.id, &page)).await?;
         Ok(connection(reviews, |review| {
             Review::from_doc(Arc::new(review))
         }))

@@ -93,7 +93,8 @@ impl Region {
         >,
     ) -> Result<Connection<String, Region>, ApiError> {
         let page = ctx.page(first, after)?;
-        let regions = ctx.store().list_regions(Some(self.doc.id), &page).await?;
+        // Boxed: see `graphql::types`.
+        let regions = Box::pin(ctx.store().list_regions(Some(self.doc.id), &page)).await?;
         Ok(connection(regions, |doc| Region::from_doc(Arc::new(doc))))
     }
 

@@ -246,7 +246,10 @@ impl SeatMap {
         let allowed = match self.viewer {
             Viewer::Door => true,
             Viewer::Operator(cinema) => match ctx.caller().operator.as_deref() {
-                Some(operator) => ctx.store().operator_may_write(operator, cinema).await?,
+                // Boxed: see `graphql::types`.
+                Some(operator) => {
+                    Box::pin(ctx.store().operator_may_write(operator, cinema)).await?
+                }
                 None => false,
             },
             Viewer::Public => false,

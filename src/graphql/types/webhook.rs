@@ -61,7 +61,9 @@ impl WebhookEndpoint {
         >,
     ) -> Result<Connection<String, WebhookDelivery>, ApiError> {
         let page = ctx.page(first, after)?;
-        let deliveries = booking::webhook_deliveries(ctx.store(), self.0.id, &page).await?;
+        // Boxed: see `graphql::types`.
+        let deliveries =
+            Box::pin(booking::webhook_deliveries(ctx.store(), self.0.id, &page)).await?;
         Ok(connection(deliveries, WebhookDelivery))
     }
 }
