@@ -63,6 +63,12 @@ impl EndpointChannels {
         self.read_at = Some(now);
     }
 
+    /// Keeps `channels` aside for the next reading (marking them due failed: it is tried
+    /// again then).
+    pub fn keep_aside(&mut self, channels: Vec<String>) {
+        self.unmarked.extend(channels);
+    }
+
     /// The channels of `grown` that have an endpoint; the others are kept aside until the
     /// next reading.
     pub fn sort(&mut self, grown: BTreeSet<String>) -> Vec<String> {
@@ -119,6 +125,19 @@ mod tests {
             None,
             "no endpoint came: nothing to read again for"
         );
+    }
+
+    #[test]
+    fn channels_whose_marking_failed_are_marked_at_the_next_reading() {
+        let mut channels = EndpointChannels::default();
+        let start = Instant::now();
+        channels.read(vec!["maoyan".into()], start);
+        let due = channels.sort(set(&["maoyan"]));
+        assert_eq!(channels.read_due(), None);
+        channels.keep_aside(due);
+        let next = channels.read_due().expect("kept aside");
+        assert_eq!(next, start + ENDPOINTS_READ_EVERY);
+        assert_eq!(channels.read(vec!["maoyan".into()], next), ["maoyan"]);
     }
 
     #[test]

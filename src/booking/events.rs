@@ -230,8 +230,7 @@ impl EventRelay {
                         .expect("endpoints lock")
                         .failed(Instant::now());
                     tracing::warn!(%error, "reading which channels have webhook endpoints failed");
-                    let channels: Vec<String> = grown.into_iter().collect();
-                    return self.store.mark_endpoints_due(&channels).await;
+                    return self.mark_or_keep_aside(grown.into_iter().collect()).await;
                 }
             }
         }
@@ -242,7 +241,17 @@ impl EventRelay {
         }
         due.sort();
         due.dedup();
-        self.store.mark_endpoints_due(&due).await
+        self.mark_or_keep_aside(due).await
+    }
+
+    /// Marks the endpoints of `channels` due; when that fails, keeps the channels aside for
+    /// the next reading, a second later, which marks them then.
+    async fn mark_or_keep_aside(&self, channels: Vec<String>) -> Result<(), ApiError> {
+        let marked = self.store.mark_endpoints_due(&channels).await;
+        if marked.is_err() {
+            (self.endpoints.lock().expect("endpoints lock")).keep_aside(channels);
+        }
+        marked
     }
 
     /// Reads who the entries that name no channel are told to: an order's channel, or every

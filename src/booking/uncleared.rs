@@ -20,6 +20,7 @@ pub struct Uncleared {
 }
 
 impl Uncleared {
+    /// Notes entries just appended (the due time stays the oldest's).
     pub fn add(&mut self, relayed: Vec<(OutboxSource, Vec<EventId>)>) {
         self.ids
             .extend(relayed.iter().flat_map(|(_, ids)| ids.iter().copied()));
@@ -44,6 +45,7 @@ impl Uncleared {
         found.retain(|(_, entries)| !entries.is_empty());
     }
 
+    /// Takes them all, to pull them off now.
     pub fn take(&mut self) -> Vec<(OutboxSource, Vec<EventId>)> {
         self.ids.clear();
         self.since = None;

@@ -95,8 +95,8 @@ impl AppState {
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
         let relay = crate::booking::EventRelay::new(store.clone());
-        // Without it, changes would leave their events on their documents until another
-        // gateway's background pass (and every write there would grow): no state without it.
+        // No state without its relay: changes would leave their events on their documents
+        // (every later write rewriting a larger one) until a background pass took them.
         let runtime = tokio::runtime::Handle::try_current()
             .expect("AppState::new runs inside a Tokio runtime: it starts the event relay");
         runtime.spawn(Arc::clone(&relay).run());

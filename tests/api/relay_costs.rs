@@ -33,8 +33,9 @@ async fn bookings_of_a_channel_without_endpoints_mark_none_and_share_their_pulls
     let changed = started.elapsed();
     log_of(&sale.app, &sale.maoyan, 16).await;
     assert!(outbox_empty(&sale).await, "every entry is pulled off");
-    let elapsed = started.elapsed();
     let sent = commands.take();
+    // After the take: a reading or pull recorded happened before it.
+    let elapsed = started.elapsed();
     let endpoints: Vec<&str> = (sent.iter())
         .filter(|command| command.collection.as_deref() == Some("webhook_endpoints"))
         .map(|command| command.name.as_str())
