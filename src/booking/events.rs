@@ -182,22 +182,22 @@ impl EventRelay {
                 grown.insert(channel);
             }
         }
+        crate::telemetry::metrics::events_appended(appended);
+        // Pulled off (now, or with the live relay's next pull), then the grown channels'
+        // webhook endpoints marked due (every one, or those the live relay knows of).
         match relayer {
             Relayer::Pass => {
                 self.store.pause_point(PausePoint::RelayBeforeClear).await;
                 self.store.clear_outboxes(&relayed).await?;
+                if !grown.is_empty() {
+                    let channels: Vec<String> = grown.into_iter().collect();
+                    self.store.mark_endpoints_due(&channels).await?;
+                }
             }
-            Relayer::Live => self.uncleared.lock().expect("uncleared lock").add(relayed),
-        }
-        crate::telemetry::metrics::events_appended(appended);
-        // Their webhook endpoints have something to send.
-        match relayer {
-            Relayer::Pass if !grown.is_empty() => {
-                let channels: Vec<String> = grown.into_iter().collect();
-                self.store.mark_endpoints_due(&channels).await?;
+            Relayer::Live => {
+                self.uncleared.lock().expect("uncleared lock").add(relayed);
+                self.mark_due(grown).await?;
             }
-            Relayer::Pass => {}
-            Relayer::Live => self.mark_due(grown).await?,
         }
         Ok(appended)
     }
@@ -212,23 +212,21 @@ impl EventRelay {
         let stale = (self.endpoints.lock().expect("endpoints lock")).stale(Instant::now());
         let mut late = Vec::new();
         if stale {
-            match self.store.channels_with_webhooks().await {
-                Ok(channels) => {
-                    let mut endpoints = self.endpoints.lock().expect("endpoints lock");
-                    late = endpoints.read(channels, Instant::now());
+            let read = self.store.channels_with_webhooks().await;
+            let read = {
+                let mut endpoints = self.endpoints.lock().expect("endpoints lock");
+                match read {
+                    Ok(channels) => Ok(endpoints.read(channels, Instant::now())),
+                    Err(error) => {
+                        endpoints.failed(Instant::now());
+                        Err(error)
+                    }
                 }
-                Err(error) if grown.is_empty() => {
-                    self.endpoints
-                        .lock()
-                        .expect("endpoints lock")
-                        .failed(Instant::now());
-                    return Err(error);
-                }
+            };
+            match read {
+                Ok(channels) => late = channels,
+                Err(error) if grown.is_empty() => return Err(error),
                 Err(error) => {
-                    self.endpoints
-                        .lock()
-                        .expect("endpoints lock")
-                        .failed(Instant::now());
                     tracing::warn!(%error, "reading which channels have webhook endpoints failed");
                     return self.mark_or_keep_aside(grown.into_iter().collect()).await;
                 }
