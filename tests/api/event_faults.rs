@@ -235,3 +235,34 @@ async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
     assert_eq!(ids, ["a:maoyan", "b:maoyan", "c:maoyan", "e:maoyan"]);
     assert_eq!(gap_free(&sale, "maoyan").await, 4);
 }
+
+#[tokio::test]
+async fn a_pull_that_met_a_frozen_database_leaves_its_entry_to_the_next_relay_appended_once() {
+    use crate::processes::OwnDatabase;
+    let database = OwnDatabase::start();
+    let options = boxoffice::store::DatabaseOptions {
+        timeout: Duration::from_millis(1000),
+        ..Default::default()
+    };
+    let app = crate::helpers::TestApp::spawn_on(&database.uri(), &options).await;
+    let sale = crate::sale::sale_on(app, &["SSSSSS"; 2]).await;
+    // The hold's event is appended; its pull waits, and meets a frozen database.
+    let pull = (sale.app.store.faults()).pause_next_at(PausePoint::RelayBeforeClear);
+    let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    pull.reached().await;
+    assert_eq!(
+        types_of(&log_of(&sale.app, &sale.maoyan, 1).await),
+        ["HOLD_PLACED"]
+    );
+    database.freeze();
+    pull.resume();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    database.thaw();
+    // The entry is still on the inventory: the confirmation's relay reads it again, finds its
+    // event in the log, and appends only the confirmation's.
+    sale.confirm(&sale.maoyan, &hold).await.data();
+    let log = log_of(&sale.app, &sale.maoyan, 2).await;
+    assert_eq!(types_of(&log), ["HOLD_PLACED", "ORDER_CONFIRMED"]);
+    assert_eq!(gap_free(&sale, "maoyan").await, 2);
+    assert!(outbox_empty(&sale).await);
+}
