@@ -19,6 +19,7 @@ mod orders;
 mod reconciler;
 mod refunds;
 mod sales;
+mod seat_search;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
@@ -39,6 +40,7 @@ pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, CancelRequest};
 pub use sales::project_sales;
+pub use seat_search::{find_seats, SeatOption, SeatSearch};
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,

@@ -114,6 +114,24 @@ impl SeatGrid {
 /// The best `count` adjacent free seats of `kind`, sorted by column, or `None` when no row has
 /// such a block (or `count` is 0, or odd for couple seats). See the module docs for the rules.
 pub fn best_adjacent(grid: &SeatGrid, count: usize, kind: SeatKind) -> Option<Vec<SeatPosition>> {
+    best_block(grid, count, kind).map(|block| block.seats)
+}
+
+/// The block [`best_adjacent`] chooses, with what made it win: how many single seats it leaves
+/// and how far its centre is from the hall's sweet spot (to compare blocks of different halls).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BestBlock {
+    /// The seats, sorted by column.
+    pub seats: Vec<SeatPosition>,
+    /// Single free seats it leaves beside it: 0, 1 or 2.
+    pub orphans: usize,
+    /// The weighted distance of its centre from the sweet spot, in tenths of a seat
+    /// ([`ROW_WEIGHT`], [`COLUMN_WEIGHT`]).
+    pub distance_tenths: u64,
+}
+
+/// [`best_adjacent`] with its rank.
+pub fn best_block(grid: &SeatGrid, count: usize, kind: SeatKind) -> Option<BestBlock> {
     if count == 0 || (kind == SeatKind::Couple && !count.is_multiple_of(2)) {
         return None;
     }
@@ -134,14 +152,16 @@ pub fn best_adjacent(grid: &SeatGrid, count: usize, kind: SeatKind) -> Option<Ve
             })
         })
         .min()?;
-    Some(
-        (best.column..best.column + count)
+    Some(BestBlock {
+        seats: (best.column..best.column + count)
             .map(|column| SeatPosition {
                 row: best.row,
                 column,
             })
             .collect(),
-    )
+        orphans: best.orphans,
+        distance_tenths: best.distance,
+    })
 }
 
 /// How many single free seats (0, 1 or 2) taking `columns` of `row` would leave isolated next

@@ -29,6 +29,7 @@ pub mod schedule;
 pub mod seat;
 pub mod seat_blocks;
 pub mod seat_changes;
+pub mod seat_search;
 pub mod text;
 pub mod ticket_codes;
 pub mod time_range;

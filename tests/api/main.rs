@@ -65,6 +65,7 @@ mod scheduling;
 mod schema_file;
 mod scrape;
 mod seat_maps;
+mod seat_search;
 mod shared_limits;
 mod showtimes;
 mod shutdown;

@@ -215,7 +215,7 @@ async fn the_seat_map_shows_every_seat_with_its_state_and_the_counts() {
 }
 
 /// The names of the indexes a winning plan scans.
-fn scanned_indexes(plan: &bson::Document, found: &mut Vec<String>) {
+pub(crate) fn scanned_indexes(plan: &bson::Document, found: &mut Vec<String>) {
     if plan.get_str("stage") == Ok("IXSCAN") {
         found.push(plan.get_str("indexName").unwrap_or("?").to_owned());
     }

@@ -9,6 +9,7 @@ mod movies;
 mod node;
 mod orders;
 mod regions;
+mod seat_search;
 mod showtimes;
 mod ticket_types;
 mod webhooks;
@@ -32,4 +33,5 @@ pub struct Query(
     door_keys::DoorKeyQuery,
     events::EventQuery,
     webhooks::WebhookQuery,
+    seat_search::SeatSearchQuery,
 );
