@@ -1,4 +1,5 @@
-// The seat picker. /seats lists upcoming showtimes; /seats/{id} draws the showtime's hall live
+// The seat picker. /seats finds seats for a party near a place (`findSeats`) and lists upcoming
+// showtimes; /seats/{id} draws the showtime's hall live
 // from the `seatMapChanged` subscription (graphql-ws, vendored in /playground/vendor) and holds,
 // releases and confirms seats over POST /graphql with a sales channel's API key, and recovers
 // the channel's live hold after a reload (`holds(showtimeId:)`). Vanilla JS,
@@ -7,6 +8,10 @@ import { draw, enableKeyboard, ours, refresh, seats, selected, setState } from '
 
 const KEY_STORE = 'boxoffice.seats.key';
 
+const MOVIES = 'query { movies(first: 50) { nodes { id title } } }';
+const FIND = `query ($input: FindSeatsInput!) { findSeats(input: $input, first: 10) { nodes {
+  showtime { id startsAt movie { title } cinema { name } hall { name } }
+  distanceMeters seats leavesSingleSeat totalPrice { formatted } } } }`;
 const LIST = `query ($from: DateTime) { showtimes(first: 20, filter: { startsFrom: $from }) {
   nodes { id startsAt language movie { title } cinema { name } hall { name } } } }`;
 // `price` is the caller's channel's: without a key it is an error, so it is asked with one only.
@@ -356,6 +361,70 @@ async function showList() {
   }
 }
 
+/** The find-seats panel: the movies to choose from, then the options of each search, each
+ * linking to its showtime's map. */
+async function showFinder() {
+  $('#finder').hidden = false;
+  try {
+    const { movies } = await graphql(MOVIES, {});
+    $('#find-movie').append(...movies.nodes.map((movie) => new Option(movie.title, movie.id)));
+  } catch (error) {
+    $('#find-status').textContent = `Could not list the movies: ${error.code}: ${error.message}`;
+  }
+  $('#find-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    findSeats();
+  });
+}
+
+/** Where to search: the chosen city's centre, or the browser's position. */
+function searchPoint() {
+  const where = $('#find-where').value;
+  if (where !== 'here') {
+    const [latitude, longitude] = where.split(',').map(Number);
+    return Promise.resolve({ latitude, longitude });
+  }
+  return new Promise((resolve, reject) => navigator.geolocation.getCurrentPosition(
+    (position) => resolve({ latitude: position.coords.latitude, longitude: position.coords.longitude }),
+    () => reject(new ApiError('NO_LOCATION', 'the browser did not give a location')),
+  ));
+}
+
+async function findSeats() {
+  const options = $('#options');
+  const status = $('#find-status');
+  status.textContent = 'Searching…';
+  options.replaceChildren();
+  try {
+    const point = await searchPoint();
+    const from = new Date();
+    const input = {
+      near: { ...point, radiusMeters: Number($('#find-radius').value) },
+      startsFrom: from.toISOString(),
+      startsBefore: new Date(from.getTime() + Number($('#find-hours').value) * 3_600_000).toISOString(),
+      partySize: Number($('#find-party').value),
+      channel: $('#find-channel').value.trim(),
+    };
+    if ($('#find-movie').value) input.movieId = $('#find-movie').value;
+    const { findSeats: found } = await graphql(FIND, { input });
+    options.replaceChildren(...found.nodes.map((option) => {
+      const s = option.showtime;
+      const link = document.createElement('a');
+      link.href = '/seats/' + encodeURIComponent(s.id);
+      const km = (option.distanceMeters / 1000).toFixed(1);
+      const single = option.leavesSingleSeat ? ' (leaves a single seat)' : '';
+      link.textContent = `${when(s.startsAt)} · ${s.movie.title} · ${s.cinema.name}, ${s.hall.name} · ${km} km · seats ${option.seats.join(' ')}${single} · ${option.totalPrice.formatted}`;
+      link.dataset.seats = option.seats.join(' ');
+      const item = document.createElement('li');
+      item.append(link);
+      return item;
+    }));
+    status.textContent = found.nodes.length ? `${found.nodes.length} options, best first.` : 'No seats found together for that party: try further, later or fewer people.';
+  } catch (error) {
+    status.textContent = `Could not search: ${error.code}: ${error.message}`;
+  }
+}
+
 /** The header: movie, cinema, hall, time, language, and the channel's price. */
 async function showHeader() {
   try {
@@ -420,4 +489,7 @@ function showPicker() {
 }
 
 if (showtimeId) showPicker();
-else showList();
+else {
+  showFinder();
+  showList();
+}

@@ -1,5 +1,6 @@
-//! Booking use cases: holding and releasing seats, confirming a hold into an order, cancelling
-//! an order, and cancelling a whole showtime (its holds and orders).
+//! Booking use cases: finding seats across showtimes, holding and releasing seats, confirming
+//! a hold into an order, cancelling an order, and cancelling a whole showtime (its holds and
+//! orders).
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks

@@ -15,7 +15,7 @@ use crate::domain::seat_search::{
     OptionKey, Score, SearchArea, SearchWindow, REGION_CINEMAS, SEARCH_CINEMAS, SEARCH_SHOWTIMES,
 };
 use crate::error::ApiError;
-use crate::store::documents::{SeatMapDoc, ShowtimeDoc};
+use crate::store::documents::{SeatMapDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{SearchedShowtimes, Store};
 
 /// What a search asks for.
@@ -105,16 +105,24 @@ async fn all_options(store: &Store, search: &SeatSearch) -> Result<Vec<SeatOptio
         return Ok(Vec::new());
     }
     let cinemas: Vec<CinemaId> = distances.keys().copied().collect();
-    let showtimes = Box::pin(store.showtimes_for_search(
+    let showtimes: Vec<ShowtimeDoc> = Box::pin(store.showtimes_for_search(
         &SearchedShowtimes {
             cinemas: &cinemas,
             movie: search.movie,
-            channel: &search.channel,
             window: search.window,
         },
         SEARCH_SHOWTIMES,
     ))
-    .await?;
+    .await?
+    .into_iter()
+    .filter(|showtime| {
+        showtime.status == ShowtimeStatus::Scheduled
+            && showtime
+                .prices
+                .iter()
+                .any(|price| price.channel == search.channel)
+    })
+    .collect();
     if showtimes.is_empty() {
         return Ok(Vec::new());
     }

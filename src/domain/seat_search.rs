@@ -21,7 +21,8 @@ use crate::error::ApiError;
 /// The largest radius of a search near a point: a moviegoer travels across a city, not a
 /// province.
 pub const MAX_RADIUS_METERS: f64 = 50_000.0;
-/// The longest window of start times a search looks at.
+/// The longest window of start times a search looks at, and the window of a search that
+/// gives no end.
 pub const MAX_WINDOW_HOURS: i64 = 24;
 /// The most people one option seats: the most seats one hold may take is the real cap, so a
 /// search never offers what `holdSeats` would refuse (see [`validate_party`]).
@@ -31,8 +32,10 @@ pub const SEARCH_CINEMAS: usize = 50;
 /// Cinemas a search in a region may look at; a region with more is refused (search near a
 /// point, or in a district, instead).
 pub const REGION_CINEMAS: usize = 500;
-/// Showtimes a search looks at: the earliest this many of the area's cinemas in the window.
-/// Each costs one seat map read (a few KiB), so this bounds the bytes a search reads.
+/// Showtimes a search looks at: the earliest this many of the area's cinemas in the window
+/// (of the movie, when one is asked); those the channel does not sell, or cancelled, are then
+/// passed over. Each costs one seat map read (about 10 KiB), so this bounds the bytes a search
+/// reads: about 1 MB on the national demo.
 pub const SEARCH_SHOWTIMES: usize = 100;
 
 /// A search's score points, in tenths of a point: one point is one seat off the hall's sweet
@@ -91,14 +94,16 @@ pub struct SearchWindow {
 }
 
 impl SearchWindow {
-    /// From `from` (now when absent or past: a started showtime sells no seats) to `before`,
-    /// at most [`MAX_WINDOW_HOURS`] long and ending after now; BAD_USER_INPUT otherwise.
+    /// From `from` (now when absent or past: a started showtime sells no seats) to `before`
+    /// ([`MAX_WINDOW_HOURS`] after `from` when absent), at most [`MAX_WINDOW_HOURS`] long and
+    /// ending after now; BAD_USER_INPUT otherwise.
     pub fn new(
         from: Option<DateTime<Utc>>,
-        before: DateTime<Utc>,
+        before: Option<DateTime<Utc>>,
         now: DateTime<Utc>,
     ) -> Result<SearchWindow, ApiError> {
         let asked_from = from.unwrap_or(now);
+        let before = before.unwrap_or(asked_from + Duration::hours(MAX_WINDOW_HOURS));
         if before <= asked_from {
             return Err(ApiError::bad_input(format!(
                 "startsBefore ({before}) must be later than startsFrom ({asked_from})"
@@ -223,17 +228,23 @@ mod tests {
     #[test]
     fn a_window_is_at_most_a_day_ends_in_the_future_and_starts_no_earlier_than_now() {
         let now = at(10, 0);
-        let window = SearchWindow::new(Some(at(8, 0)), at(12, 0), now).unwrap();
+        let window = SearchWindow::new(Some(at(8, 0)), Some(at(12, 0)), now).unwrap();
         assert_eq!((window.from, window.before), (now, at(12, 0)));
-        assert_eq!(SearchWindow::new(None, at(11, 0), now).unwrap().from, now);
-        assert!(SearchWindow::new(Some(at(12, 0)), at(12, 0), now).is_err());
-        assert!(SearchWindow::new(Some(at(7, 0)), at(9, 0), now)
+        assert_eq!(
+            SearchWindow::new(None, Some(at(11, 0)), now).unwrap().from,
+            now
+        );
+        assert!(SearchWindow::new(Some(at(12, 0)), Some(at(12, 0)), now).is_err());
+        assert!(SearchWindow::new(Some(at(7, 0)), Some(at(9, 0)), now)
             .unwrap_err()
             .to_string()
             .contains("has passed"));
-        let day = SearchWindow::new(Some(at(10, 0)), at(10, 0) + Duration::hours(24), now);
-        assert!(day.is_ok());
-        let longer = SearchWindow::new(Some(at(10, 0)), at(10, 1) + Duration::hours(24), now);
+        let day = SearchWindow::new(Some(at(10, 0)), Some(at(10, 0) + Duration::hours(24)), now);
+        assert_eq!(
+            day.unwrap(),
+            SearchWindow::new(Some(at(10, 0)), None, now).unwrap()
+        );
+        let longer = SearchWindow::new(Some(at(10, 0)), Some(at(10, 1) + Duration::hours(24)), now);
         assert!(longer.unwrap_err().to_string().contains("at most 24 hours"));
     }
 

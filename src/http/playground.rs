@@ -51,6 +51,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtime-seat-map",
     "live-seat-map",
     "showtimes-page-with-references",
+    "find-seats",
     "channels",
     "hold-best-seats",
     "hold-seats-with-ticket-types",

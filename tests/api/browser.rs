@@ -264,3 +264,33 @@ async fn the_door_page_admits_a_ticket_then_refuses_it_with_when_and_where() {
     assert_eq!(summary["logEntries"], 3);
     assert_eq!(sale.inventory().await.admitted, 1, "admitted once");
 }
+
+#[tokio::test]
+async fn the_find_seats_panel_lists_the_options_and_leads_to_the_seat_map() {
+    let sale = sale().await;
+    // What the API finds for the same search: the sale's one showtime, 7.8 km from the centre.
+    let input = json!({
+        "near": { "latitude": 31.2304, "longitude": 121.4737, "radiusMeters": 10000 },
+        "partySize": 2, "channel": "maoyan",
+    });
+    let found = sale
+        .app
+        .graphql(crate::seat_search::FIND_SEATS, json!({ "input": input }))
+        .await;
+    let expected = crate::helpers::nodes(&found.data()["findSeats"]);
+    assert_eq!(expected.len(), 1);
+    let summary = run("find-seats.mjs", &[&sale.app.url("")]).await;
+    println!("find-seats.mjs: {summary:#}");
+    assert_eq!(summary["errors"], json!([]), "no script errors");
+    assert_eq!(summary["movies"], json!(["Any movie", "电影"]));
+    let options = summary["options"].as_array().unwrap();
+    assert_eq!(options.len(), 1, "{summary}");
+    let path = format!("/seats/{}", sale.showtime);
+    assert_eq!(options[0]["href"], path.as_str());
+    assert_eq!(options[0]["seats"], expected[0]["seats"]);
+    assert!(
+        options[0]["text"].as_str().unwrap().contains("¥80.00"),
+        "{summary}"
+    );
+    assert_eq!(summary["landedOn"], path.as_str());
+}

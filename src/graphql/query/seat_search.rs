@@ -38,8 +38,9 @@ pub struct FindSeatsInput {
     pub region_id: Option<ID>,
     /// Showtimes starting at or after this instant (default and earliest: now).
     pub starts_from: Option<DateTime<Utc>>,
-    /// Showtimes starting before this instant: at most 24 hours after `startsFrom`.
-    pub starts_before: DateTime<Utc>,
+    /// Showtimes starting before this instant: at most 24 hours after `startsFrom` (default:
+    /// 24 hours after it).
+    pub starts_before: Option<DateTime<Utc>>,
     /// How many seats side by side: 1 to 10 (and at most what one hold may take).
     pub party_size: i32,
     /// Their kind.
