@@ -202,6 +202,11 @@ pub struct ServeArgs {
     /// process only, until it stops. Never logged.
     #[arg(long, env = "BOXOFFICE_TICKET_SECRET", hide_env_values = true, value_parser = parse_ticket_secret)]
     pub ticket_secret: Option<TicketSecret>,
+    /// Serve the schema as an Apollo Federation v2 subgraph: `_service` and `_entities`, with
+    /// `@key(fields: "id")` on Cinema, Movie, Showtime and Order (orders only to their
+    /// channel: the router must pass `Authorization` on).
+    #[arg(long, env = "BOXOFFICE_FEDERATION")]
+    pub federation: bool,
 }
 
 fn parse_ticket_secret(text: &str) -> Result<TicketSecret, String> {

@@ -136,7 +136,8 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_webhooks_allowing_private(args.events.webhooks_allow_private)
         .with_catalogue_rules(args.catalogue.rules())
         .with_client_ip_header(args.client_ip_header)
-        .with_cors_origins(args.cors_origins);
+        .with_cors_origins(args.cors_origins)
+        .with_federation(args.federation);
     let state = match args.ticket_secret {
         Some(secret) => state.with_ticket_secret(secret),
         None => {

@@ -16,22 +16,18 @@ use async_graphql::parser::types::ExecutableDocument;
 use async_graphql::{Request, Response, Schema, ServerError, ValidationResult, Value, Variables};
 
 use super::errors::error_with_code;
-use super::{AppSchema, Mutation, Query, QueryLimits, Subscription};
+use super::{Mutation, QueryLimits, QueryRoot, RootSchema, Subscription};
 use crate::error::ErrorCode;
 
-/// A copy of the schema that measures operations and runs none.
-pub struct ComplexityProbe(AppSchema);
+/// A copy of the schema (over query root `Q`) that measures operations and runs none.
+pub struct ComplexityProbe<Q: QueryRoot>(RootSchema<Q>);
 
-impl ComplexityProbe {
+impl<Q: QueryRoot> ComplexityProbe<Q> {
     pub fn new() -> Self {
         ComplexityProbe(
-            Schema::build(
-                Query::default(),
-                Mutation::default(),
-                Subscription::default(),
-            )
-            .extension(Measure)
-            .finish(),
+            Schema::build(Q::default(), Mutation::default(), Subscription::default())
+                .extension(Measure)
+                .finish(),
         )
     }
 
@@ -52,7 +48,7 @@ impl ComplexityProbe {
     }
 }
 
-impl Default for ComplexityProbe {
+impl<Q: QueryRoot> Default for ComplexityProbe<Q> {
     fn default() -> Self {
         Self::new()
     }
@@ -74,8 +70,8 @@ impl Measurable {
 }
 
 /// Gives the complexity refusal of `response`, if it is one, its code and the figure.
-pub async fn code_refusal(
-    schema: &AppSchema,
+pub async fn code_refusal<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
     response: &mut Response,
     document: &ExecutableDocument,
     request: Measurable,
@@ -84,7 +80,7 @@ pub async fn code_refusal(
     if !refused_uncoded(response) {
         return;
     }
-    let Some(probe) = schema.data::<ComplexityProbe>() else {
+    let Some(probe) = schema.data::<ComplexityProbe<Q>>() else {
         return;
     };
     let measured = probe

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
 use super::dispatch::Dispatch;
-use crate::domain::ids::{CinemaId, HallId, MovieId, RegionId, ReviewId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HallId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
 use crate::domain::list_caps::MAX_PRICE_REVISIONS;
 use crate::store::documents::{
-    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, PriceRevisionDoc, RegionDoc,
-    ReviewDoc, SeatMapDoc, ShowtimeDoc,
+    CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, OrderDoc, PriceRevisionDoc,
+    RegionDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
 use crate::store::Store;
 
@@ -29,6 +29,8 @@ pub struct Loaders {
     pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
     /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
+    /// Orders (federation entities; their channel is checked by the caller).
+    pub orders: BatchLoader<OrderId, Arc<OrderDoc>>,
     /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
     pub price_history: BatchLoader<ShowtimeId, Arc<Vec<PriceRevisionDoc>>>,
     /// Sends their batches when the request waits for them (`dispatch`).
@@ -73,6 +75,7 @@ impl Loaders {
             showtimes: by_id!(store, showtimes_by_ids, ShowtimeId).dispatched_by(d),
             seat_maps: seat_maps(store).dispatched_by(d),
             regions: by_id!(store, regions_by_ids, RegionId).dispatched_by(d),
+            orders: by_id!(store, orders_by_ids, OrderId).dispatched_by(d),
             price_history: price_history(store).dispatched_by(d),
             dispatch,
         }

@@ -23,7 +23,7 @@ pub mod types;
 use std::sync::Arc;
 use std::time::Instant;
 
-use async_graphql::{BatchRequest, BatchResponse, Response, Schema};
+use async_graphql::{BatchRequest, BatchResponse, ObjectType, Response, Schema};
 use complexity::{ComplexityProbe, Measurable};
 use document_cache::{Checked, DocumentCache};
 use futures::stream::{BoxStream, StreamExt};
@@ -31,15 +31,67 @@ use omitted_variables::OmittedAsNull;
 
 pub use context::{prepare, Caller, Door, RequestSettings};
 pub use mutation::Mutation;
-pub use query::Query;
+pub use query::{FederatedQuery, Query};
 pub use subscription::Subscription;
 
 /// The bytes of query text whose parsed and checked documents are kept (`document_cache`):
 /// a few hundred typical queries, some tens of MB at most with their documents.
 const DOCUMENT_CACHE_TEXT_BYTES: usize = 512 * 1024;
 
-/// The schema type served by the gateway.
-pub type AppSchema = Schema<Query, Mutation, Subscription>;
+/// A query root the gateway serves: the API's, or, with `--federation`, the API's with the
+/// Apollo Federation entities (`_entities`, `_service`).
+pub trait QueryRoot: ObjectType + Default + Send + Sync + 'static {}
+impl QueryRoot for Query {}
+impl QueryRoot for FederatedQuery {}
+
+/// A schema of the gateway over query root `Q`.
+pub type RootSchema<Q> = Schema<Q, Mutation, Subscription>;
+/// The schema served by the gateway (and printed in `schema.graphql`).
+pub type AppSchema = RootSchema<Query>;
+/// The schema served with `--federation`: a subgraph of an Apollo Federation v2 supergraph.
+pub type FederatedSchema = RootSchema<FederatedQuery>;
+
+/// The schema a gateway serves: one or the other, chosen at start-up.
+#[derive(Clone)]
+pub enum ServedSchema {
+    Plain(AppSchema),
+    Federated(FederatedSchema),
+}
+
+impl ServedSchema {
+    /// The schema of `limits`, federated or not.
+    pub fn new(limits: QueryLimits, federation: bool) -> Self {
+        if federation {
+            ServedSchema::Federated(schema_of(limits))
+        } else {
+            ServedSchema::Plain(schema(limits))
+        }
+    }
+
+    /// [`execute_batch`] on the schema served.
+    pub async fn execute_batch(&self, batch: BatchRequest) -> BatchResponse {
+        match self {
+            ServedSchema::Plain(schema) => execute_batch(schema, batch).await,
+            ServedSchema::Federated(schema) => execute_batch(schema, batch).await,
+        }
+    }
+
+    /// [`execute_stream`] on the schema served.
+    pub fn execute_stream(&self, request: async_graphql::Request) -> BoxStream<'static, Response> {
+        match self {
+            ServedSchema::Plain(schema) => execute_stream(schema, request),
+            ServedSchema::Federated(schema) => execute_stream(schema, request),
+        }
+    }
+
+    /// [`seat_map_tap::shareable`] on the schema served.
+    pub fn shareable(&self, request: &mut async_graphql::Request) -> bool {
+        match self {
+            ServedSchema::Plain(schema) => seat_map_tap::shareable(schema, request),
+            ServedSchema::Federated(schema) => seat_map_tap::shareable(schema, request),
+        }
+    }
+}
 
 /// Limits on a query checked before any resolver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,11 +129,12 @@ impl QueryLimits {
 /// extension chain (an eighth of the gateway's CPU on a page of showtimes). What extensions
 /// would do (the limits, the error codes) `execute` does around the schema.
 pub fn schema(limits: QueryLimits) -> AppSchema {
-    let builder = Schema::build(
-        Query::default(),
-        Mutation::default(),
-        Subscription::default(),
-    );
+    schema_of(limits)
+}
+
+/// [`schema`] over query root `Q`.
+fn schema_of<Q: QueryRoot>(limits: QueryLimits) -> RootSchema<Q> {
+    let builder = Schema::build(Q::default(), Mutation::default(), Subscription::default());
     let builder = if limits.introspection {
         builder
     } else {
@@ -93,13 +146,16 @@ pub fn schema(limits: QueryLimits) -> AppSchema {
         .limit_recursive_depth(limits.max_nesting)
         .data(limits)
         .data(DocumentCache::new(DOCUMENT_CACHE_TEXT_BYTES))
-        .data(ComplexityProbe::new())
+        .data(ComplexityProbe::<Q>::new())
         .finish()
 }
 
 /// Runs one request: the shape limits before it reaches the schema, then the schema, then
 /// the error codes on its response.
-pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) -> Response {
+pub async fn execute<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
+    mut request: async_graphql::Request,
+) -> Response {
     let started = Instant::now();
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
@@ -126,10 +182,10 @@ pub async fn execute(schema: &AppSchema, mut request: async_graphql::Request) ->
 /// A response with its error codes. `refusable` is given for a
 /// response that may be a refusal of the whole operation (the first), to be measured if it
 /// looks like the complexity limit's.
-async fn finish(
+async fn finish<Q: QueryRoot>(
     mut response: Response,
     checked: &Checked,
-    refusable: Option<(&AppSchema, Measurable, &QueryLimits)>,
+    refusable: Option<(&RootSchema<Q>, Measurable, &QueryLimits)>,
 ) -> Response {
     if let Some((schema, measurable, limits)) = refusable {
         complexity::code_refusal(schema, &mut response, &checked.document, measurable, limits)
@@ -141,8 +197,8 @@ async fn finish(
 
 /// Runs one operation sent over WebSocket, a subscription or not: the same limits first, then
 /// the schema's stream of responses, each with its error codes.
-pub fn execute_stream(
-    schema: &AppSchema,
+pub fn execute_stream<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
     mut request: async_graphql::Request,
 ) -> BoxStream<'static, Response> {
     let started = Instant::now();
@@ -199,7 +255,7 @@ fn dispatch_of(request: &async_graphql::Request) -> Option<Arc<dispatch::Dispatc
 }
 
 /// The limits the schema was built with.
-fn limits_of(schema: &AppSchema) -> QueryLimits {
+fn limits_of<Q: QueryRoot>(schema: &RootSchema<Q>) -> QueryLimits {
     schema
         .data::<QueryLimits>()
         .copied()
@@ -208,8 +264,8 @@ fn limits_of(schema: &AppSchema) -> QueryLimits {
 
 /// The request's query parsed and within the shape limits, from the cache when this text was
 /// seen before; the parsed document is in `request` either way.
-fn checked(
-    schema: &AppSchema,
+fn checked<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
     request: &mut async_graphql::Request,
     limits: &QueryLimits,
 ) -> async_graphql::ServerResult<Arc<Checked>> {
@@ -239,7 +295,10 @@ fn checked(
 }
 
 /// Runs a batch, one request after another, as async-graphql does.
-pub async fn execute_batch(schema: &AppSchema, batch: BatchRequest) -> BatchResponse {
+pub async fn execute_batch<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
+    batch: BatchRequest,
+) -> BatchResponse {
     match batch {
         BatchRequest::Single(request) => BatchResponse::Single(execute(schema, request).await),
         BatchRequest::Batch(requests) => {
@@ -264,4 +323,13 @@ impl QueryLimits {
 /// The SDL of the schema, as checked in at `schema.graphql`.
 pub fn sdl() -> String {
     schema(QueryLimits::NONE).sdl()
+}
+
+/// The subgraph SDL `--federation` serves at `_service { sdl }`, with its `@key` directives.
+pub fn federation_sdl() -> String {
+    schema_of::<FederatedQuery>(QueryLimits::NONE).sdl_with_options(
+        async_graphql::SDLExportOptions::new()
+            .federation()
+            .compose_directive(),
+    )
 }

@@ -44,7 +44,10 @@ impl SeatMapTap {
 /// directives): the one kind of operation subscribers asking the same thing can share, since
 /// a subscriber joining late can start at its latest whole map. False as well for a request
 /// the shape limits refuse (it runs alone, to be refused with its code).
-pub fn shareable(schema: &super::AppSchema, request: &mut async_graphql::Request) -> bool {
+pub fn shareable<Q: super::QueryRoot>(
+    schema: &super::RootSchema<Q>,
+    request: &mut async_graphql::Request,
+) -> bool {
     use async_graphql::parser::types::{DocumentOperations, OperationType, Selection};
     let limits = super::limits_of(schema);
     let Ok(checked) = super::checked(schema, request, &limits) else {

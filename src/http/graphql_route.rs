@@ -20,7 +20,7 @@ use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
-use crate::graphql::{self, prepare};
+use crate::graphql::prepare;
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let limits = state.limits;
@@ -177,8 +177,7 @@ pub(super) async fn run(
         ),
     };
     let timeout = Duration::from_millis(limits.request_timeout_ms);
-    let Ok(responses) =
-        tokio::time::timeout(timeout, graphql::execute_batch(&state.schema, prepared)).await
+    let Ok(responses) = tokio::time::timeout(timeout, state.schema.execute_batch(prepared)).await
     else {
         tracing::warn!(
             timeout_ms = limits.request_timeout_ms,

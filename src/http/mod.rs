@@ -40,14 +40,15 @@ use crate::config::Limits;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ErrorCode;
-use crate::graphql::{self, AppSchema, RequestSettings};
+use crate::graphql::{RequestSettings, ServedSchema};
 use crate::live::Live;
 use crate::store::Store;
 
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
-    pub schema: AppSchema,
+    /// Federated or not (`--federation`: `AppState::federated`).
+    pub schema: ServedSchema,
     pub store: Store,
     pub limits: Limits,
     pub hold_policy: HoldPolicy,
@@ -103,7 +104,7 @@ impl AppState {
         AppState {
             webhooks_allow_private: false,
             relay,
-            schema: graphql::schema(limits.query()),
+            schema: ServedSchema::new(limits.query(), false),
             live: Live::new(store.clone(), limits.live_buffer),
             fan_out: Some(Arc::default()),
             store,
@@ -144,6 +145,14 @@ impl AppState {
     ) -> Self {
         AppState {
             admission_window,
+            ..self
+        }
+    }
+
+    /// The same state serving the schema as an Apollo Federation subgraph when `federation`.
+    pub fn with_federation(self, federation: bool) -> Self {
+        AppState {
+            schema: ServedSchema::new(self.limits.query(), federation),
             ..self
         }
     }

@@ -21,6 +21,7 @@ mod examined;
 mod executor;
 mod expiry;
 mod extension_faults;
+mod federation;
 mod fencing;
 mod field_order;
 mod fixtures;

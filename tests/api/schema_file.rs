@@ -17,6 +17,22 @@ fn checked_in_schema_matches_the_code() {
     );
 }
 
+#[test]
+fn checked_in_subgraph_schema_matches_the_code() {
+    // What `--federation` serves at `_service { sdl }`: the same API, with its entity keys.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.federation.graphql");
+    let generated = boxoffice::graphql::federation_sdl();
+    if std::env::var_os("BOXOFFICE_UPDATE_SCHEMA").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "schema.federation.graphql differs from the subgraph schema the code builds; \
+         regenerate it with `BOXOFFICE_UPDATE_SCHEMA=1 scripts/test schema` and review the diff"
+    );
+}
+
 const INTROSPECTION: &str = "{ __schema { types {
     name kind description
     fields { name description args { name description } }

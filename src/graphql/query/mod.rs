@@ -3,6 +3,7 @@
 mod audit;
 mod cinemas;
 mod door_keys;
+mod entities;
 mod events;
 mod holds;
 mod movies;
@@ -18,9 +19,23 @@ use async_graphql::MergedObject;
 
 pub(crate) use events::event_types;
 
-/// Every read of the API.
-#[derive(MergedObject, Default)]
-pub struct Query(
+/// The query roots: [`Query`], every read of the API, and [`FederatedQuery`], the same with
+/// the Apollo Federation entities. One list, so the two never differ but for those (a merged
+/// object cannot hold `Query` itself: both would register the GraphQL name `Query`).
+macro_rules! query_roots {
+    ($($root:path),* $(,)?) => {
+        /// Every read of the API.
+        #[derive(MergedObject, Default)]
+        pub struct Query($($root),*);
+
+        /// [`Query`] with the Apollo Federation entities (`--federation`), still named `Query`.
+        #[derive(MergedObject, Default)]
+        #[graphql(name = "Query")]
+        pub struct FederatedQuery($($root),*, entities::EntityQuery);
+    };
+}
+
+query_roots!(
     cinemas::CinemaQuery,
     movies::MovieQuery,
     showtimes::ShowtimeQuery,

@@ -42,7 +42,7 @@ use super::rate_limit::{charge, client_address};
 use super::{reply, AppState};
 use crate::error::ErrorCode;
 use crate::graphql::errors::error_with_code;
-use crate::graphql::{self, prepare, Caller};
+use crate::graphql::{prepare, Caller};
 
 /// The subprotocol spoken.
 pub const PROTOCOL: &str = "graphql-transport-ws";
@@ -327,7 +327,7 @@ impl Connection {
             return Err(error_with_code(refusal.message, refusal.code));
         }
         if let Some(fan_out) = &state.fan_out {
-            if graphql::seat_map_tap::shareable(&state.schema, &mut request) {
+            if state.schema.shareable(&mut request) {
                 let key = self.group_key(&request);
                 let execute = self.execute_again(request);
                 let events = fan_out.join(key, execute, state.limits.live_buffer);
@@ -371,7 +371,7 @@ fn run_operation(
     request: async_graphql::Request,
 ) -> BoxStream<'static, Outgoing> {
     let request = prepare(request, &state.store, state.settings(), caller).data(state.live.clone());
-    let responses = graphql::execute_stream(&state.schema, request);
+    let responses = state.schema.execute_stream(request);
     guarded(
         responses,
         Duration::from_millis(state.limits.request_timeout_ms),
