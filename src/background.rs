@@ -76,6 +76,12 @@ pub async fn run(
             Ok(finished) => tracing::info!(finished, "finished pending propagations"),
             Err(error) => tracing::warn!(%error, "finishing propagations failed"),
         }
+        // Want-to-see marks and unmarks a gateway left between the list's two sides.
+        match crate::booking::repair_want_lists(&store, crate::booking::REPAIR_AFTER).await {
+            Ok(0) => {}
+            Ok(repaired) => tracing::info!(repaired, "finished want-to-see marks left half done"),
+            Err(error) => tracing::warn!(%error, "repairing want-to-see lists failed"),
+        }
     });
     let sales = every(intervals.sales, &shutdown, || async {
         if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {

@@ -25,6 +25,7 @@ mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
 mod uncleared;
+mod want_to_see;
 mod webhook_delivery;
 mod webhook_endpoints;
 mod webhook_sender;
@@ -48,6 +49,10 @@ pub use showtime_cancel::{
 };
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;
+pub use want_to_see::{
+    mark_want_to_see, repair_want_lists, unmark_want_to_see, want_list_page, wanters_page,
+    REPAIR_AFTER,
+};
 pub use webhook_delivery::{Deliverer, LEASE, POLL};
 pub use webhook_endpoints::{
     create_webhook_endpoint, delete_webhook_endpoint, redeliver_webhook_event, webhook_deliveries,

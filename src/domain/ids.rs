@@ -100,6 +100,11 @@ object_id!(
     WebhookId
 );
 object_id!(
+    /// One mark or unmark of a want-to-see list: written on both sides, so a write assumes
+    /// the attempt it belongs to.
+    MarkId
+);
+object_id!(
     /// What an idempotency key's operation creates or stamps (a hold, an order, a
     /// cancellation, a release), the same for every attempt at the key.
     ResourceId

@@ -33,4 +33,5 @@ pub mod seat_search;
 pub mod text;
 pub mod ticket_codes;
 pub mod time_range;
+pub mod want_to_see;
 pub mod webhooks;

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
-    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
+    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
     ShowtimeId, WebhookId,
 };
 
@@ -33,7 +33,7 @@ macro_rules! stored_ids {
 }
 
 stored_ids!(
-    CinemaId, EventId, HallId, HoldId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
+    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
     ShowtimeId, WebhookId
 );
 

@@ -30,6 +30,10 @@ pub enum CrashPoint {
     BeforePropagation,
     /// An operator's write: what it writes is written, its audit entry is not recorded yet.
     BeforeAudit,
+    /// Want to see: the movie is on the customer's list (ADDING), not on the movie's side.
+    MarkBetweenSides,
+    /// Unwant: the entry says REMOVING, the movie's side still has the customer.
+    UnmarkBetweenSides,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.
@@ -56,6 +60,12 @@ pub enum PausePoint {
     /// A webhook delivery holds its endpoint's lease and is about to send an event: a
     /// gateway stalled mid-delivery, whose lease lapses.
     WebhookBeforeSend,
+    /// A want-to-see mark is on the customer's list (ADDING), not on the movie's side yet: a
+    /// slow mark that an unmark of the same pair can overtake.
+    MarkBetweenSides,
+    /// An unmark set its entry REMOVING and has not touched the movie's side: a slow unmark
+    /// that a new mark of the same pair can overtake.
+    UnmarkBetweenSides,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a

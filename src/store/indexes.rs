@@ -223,6 +223,14 @@ fn wanted() -> Vec<Wanted> {
             doc! { "operator": 1, "at": -1, "_id": -1 },
             "operator_at",
         ),
+        // Want-to-see lists: the entries in flight, for the repair pass; a movie's buckets,
+        // newest first.
+        sparse(WANT_TO_SEE, doc! { "movies.since": 1 }, "since"),
+        index(
+            WANT_TO_SEE_BY_MOVIE,
+            doc! { "movie": 1, "bucket": -1 },
+            "movie_bucket",
+        ),
     ]
 }
 

@@ -46,6 +46,9 @@ mod showtimes;
 mod sold_seats;
 mod ticket_types;
 mod transactions;
+mod want_to_see;
+mod want_to_see_by_movie;
+mod want_to_see_counts;
 mod warm_up;
 mod webhook_deliveries;
 mod webhook_endpoints;
@@ -87,6 +90,7 @@ pub use schedule::{ScheduleRefusal, Scheduled};
 pub use seat_search::{NearbyCinema, SearchedShowtimes};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
+pub use want_to_see::Listed;
 pub use webhook_endpoints::MAX_ENDPOINTS_PER_CHANNEL;
 
 use crate::domain::events::Retention;
@@ -115,9 +119,12 @@ pub mod names {
     pub const EVENTS: &str = "events";
     pub const WEBHOOK_ENDPOINTS: &str = "webhook_endpoints";
     pub const WEBHOOK_DELIVERIES: &str = "webhook_deliveries";
+    pub const WANT_TO_SEE: &str = "want_to_see";
+    pub const WANT_TO_SEE_BY_MOVIE: &str = "want_to_see_by_movie";
+    pub const WANT_TO_SEE_COUNTS: &str = "want_to_see_counts";
 
     /// Every collection.
-    pub const ALL: [&str; 20] = [
+    pub const ALL: [&str; 23] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -138,6 +145,9 @@ pub mod names {
         EVENTS,
         WEBHOOK_ENDPOINTS,
         WEBHOOK_DELIVERIES,
+        WANT_TO_SEE,
+        WANT_TO_SEE_BY_MOVIE,
+        WANT_TO_SEE_COUNTS,
     ];
 }
 

@@ -74,4 +74,5 @@ mod stale_schedulers;
 mod ticket_codes;
 mod ticket_types;
 mod traces;
+mod want_to_see;
 mod webhooks;

@@ -10,6 +10,7 @@ mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
 mod ticket_types;
+mod want_to_see;
 mod webhooks;
 
 use async_graphql::MergedObject;
@@ -29,4 +30,5 @@ pub struct Mutation(
     ticket_types::TicketTypeMutation,
     admissions::AdmissionMutation,
     webhooks::WebhookMutation,
+    want_to_see::WantToSeeMutation,
 );

@@ -13,6 +13,7 @@ mod regions;
 mod seat_search;
 mod showtimes;
 mod ticket_types;
+mod want_to_see;
 mod webhooks;
 
 use async_graphql::MergedObject;
@@ -49,4 +50,5 @@ query_roots!(
     events::EventQuery,
     webhooks::WebhookQuery,
     seat_search::SeatSearchQuery,
+    want_to_see::WantToSeeQuery,
 );

@@ -28,6 +28,7 @@ mod seat_map_event;
 mod seat_option;
 mod showtime;
 mod ticket_type;
+mod want_to_see;
 mod webhook;
 
 pub use admission::{Admission, DoorKey};
@@ -48,4 +49,5 @@ pub use seat_map_event::SeatMapEvent;
 pub use seat_option::SeatOption;
 pub use showtime::{Channel, Showtime, ShowtimeStatus};
 pub use ticket_type::{TicketRule, TicketType};
+pub use want_to_see::{WantToSeeCount, WantedMovie, Wanter};
 pub use webhook::{CreatedWebhookEndpoint, WebhookEndpoint};

@@ -14,7 +14,8 @@
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
 //! - `ticket_types`: the ticket types operators defined;
 //! - `events`: the channels' event logs, and the outbox entries a change leaves for them;
-//! - `webhooks`: `webhook_endpoints` and `webhook_deliveries`.
+//! - `webhooks`: `webhook_endpoints` and `webhook_deliveries`;
+//! - `want_to_see`: `want_to_see` (by customer), `want_to_see_by_movie`, `want_to_see_counts`.
 
 mod access;
 mod cinemas;
@@ -24,6 +25,7 @@ mod movies;
 mod orders;
 mod showtimes;
 mod ticket_types;
+mod want_to_see;
 mod webhooks;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
@@ -46,6 +48,9 @@ pub use showtimes::{
     StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
 pub use ticket_types::TicketTypeDoc;
+pub use want_to_see::{
+    WantBucketDoc, WantCountDoc, WantListDoc, WantState, WantedMovieDoc, WanterDoc,
+};
 pub use webhooks::{
     AttemptDoc, DeliveryStatus, LeaseDoc, WebhookDeliveryDoc, WebhookEndpointDoc, ATTEMPTS_KEPT,
 };
