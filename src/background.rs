@@ -83,6 +83,16 @@ pub async fn run(
             Err(error) => tracing::warn!(%error, "repairing want-to-see lists failed"),
         }
     });
+    // The shown want-to-see counts, set to the exact ones (what dead gateways held is lost).
+    let counts = every(crate::booking::RECONCILE_EVERY, &shutdown, || async {
+        match crate::booking::reconcile_want_to_see(&store).await {
+            Ok(0) => {}
+            Ok(corrected) => {
+                tracing::info!(corrected, "set shown want-to-see counts to the exact ones")
+            }
+            Err(error) => tracing::warn!(%error, "reconciling want-to-see counts failed"),
+        }
+    });
     let sales = every(intervals.sales, &shutdown, || async {
         if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {
             tracing::warn!(%error, "projecting sales failed");
@@ -91,7 +101,7 @@ pub async fn run(
     let heartbeat = every(membership.interval(), &shutdown, || {
         membership.heartbeat(&store)
     });
-    futures::join!(left_events, deliveries, sweeper, sales, heartbeat);
+    futures::join!(left_events, deliveries, sweeper, counts, sales, heartbeat);
     membership.leave(&store).await;
 }
 

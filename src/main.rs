@@ -1,5 +1,6 @@
 //! The `boxoffice` binary: parses the command line and hands over to the library.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -172,7 +173,12 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     println!("Seat picker (live seat maps): http://{address}/seats");
     state.shutdown.on_signal();
     let grace = args.process.shutdown_grace();
+    let tally = Arc::clone(&state.tally);
     let drained = boxoffice::serve_until_shutdown(listener, state, grace).await?;
+    // What this gateway counted since the last second, before the database client goes.
+    if let Err(error) = tally.flush(&store).await {
+        tracing::warn!(%error, "the last approximate counts were not written");
+    }
     boxoffice::shutdown::finish(&store, background, drained, grace).await;
     Ok(())
 }

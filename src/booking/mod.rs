@@ -24,6 +24,7 @@ mod seat_search;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
+mod tally;
 mod uncleared;
 mod want_to_see;
 mod webhook_delivery;
@@ -49,6 +50,8 @@ pub use showtime_cancel::{
 };
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;
+pub(crate) use tally::started as started_tally;
+pub use tally::{reconcile_want_to_see, Tally, FLUSH_EVERY, RECONCILE_EVERY};
 pub use want_to_see::{
     mark_want_to_see, repair_want_lists, unmark_want_to_see, want_list_page, wanters_page,
     REPAIR_AFTER,

@@ -24,15 +24,15 @@ use crate::store::{self, CrashPoint, Listed, PausePoint, Store};
 /// a live request takes (a request that is still running finishes it the same way).
 pub const REPAIR_AFTER: Duration = Duration::from_secs(30);
 
-/// Marks `movie` for `customer` of `channel`; returns its entry. Marking it again changes
-/// nothing.
+/// Marks `movie` for `customer` of `channel`; returns its entry, and whether this call put it
+/// on the list (false when it was there already). Marking it again changes nothing.
 #[tracing::instrument(skip(store))]
 pub async fn mark_want_to_see(
     store: &Store,
     channel: &str,
     customer: &CustomerId,
     movie: MovieId,
-) -> Result<WantedMovieDoc, ApiError> {
+) -> Result<(WantedMovieDoc, bool), ApiError> {
     let movie_doc = store
         .movies_by_ids(&[movie])
         .await?
@@ -65,21 +65,24 @@ pub async fn mark_want_to_see(
                 crash_point(store, CrashPoint::MarkBetweenSides)?;
                 store.pause_point(PausePoint::MarkBetweenSides).await;
                 finish_mark(store, &who, &entry).await?;
-                return Ok(WantedMovieDoc {
+                let done = WantedMovieDoc {
                     state: WantState::Done,
                     since: None,
                     ..entry
-                });
+                };
+                return Ok((done, true));
             }
-            Listed::There(there) if there.state == WantState::Done => return Ok(there),
+            Listed::There(there) if there.state == WantState::Done => return Ok((there, false)),
             Listed::There(there) if there.state == WantState::Adding => {
                 // A mark that stopped half way (or is still running): finish it.
+                // Counted now: the mark that stopped was never counted.
                 finish_mark(store, &who, &there).await?;
-                return Ok(WantedMovieDoc {
+                let done = WantedMovieDoc {
                     state: WantState::Done,
                     since: None,
                     ..there
-                });
+                };
+                return Ok((done, true));
             }
             Listed::There(removing) => finish_unmark(store, &who, &removing).await?,
             Listed::Full => {

@@ -72,6 +72,8 @@ pub struct RequestSettings {
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
     pub admission_window: crate::domain::admission::AdmissionWindow,
     pub webhook_targets: crate::domain::webhooks::WebhookTargets,
+    /// The process's approximate counters (`booking::Tally`).
+    pub tally: Arc<crate::booking::Tally>,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -93,6 +95,7 @@ pub fn prepare(
         .data(settings.ticket_secret)
         .data(settings.admission_window)
         .data(settings.webhook_targets)
+        .data(settings.tally)
         .data(caller.clone())
 }
 
@@ -122,6 +125,8 @@ pub trait ContextExt {
     ) -> Keyed<'a, R>;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
+    /// The process's approximate counters.
+    fn tally(&self) -> &crate::booking::Tally;
 }
 
 impl ContextExt for Context<'_> {
@@ -206,5 +211,9 @@ impl ContextExt for Context<'_> {
 
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {
         PageRequest::new(first, after, *self.data_unchecked::<PageLimits>())
+    }
+
+    fn tally(&self) -> &crate::booking::Tally {
+        self.data_unchecked::<Arc<crate::booking::Tally>>()
     }
 }

@@ -14,7 +14,7 @@ use crate::store::documents::{
     CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, OrderDoc, PriceRevisionDoc,
     RegionDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
-use crate::store::Store;
+use crate::store::{Counted, Store, TallyDoc};
 
 /// One loader per collection, keyed by the newtype id of its documents.
 pub struct Loaders {
@@ -29,6 +29,8 @@ pub struct Loaders {
     pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
     /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
+    /// The approximate counters (`tallies`) of movies and showtimes.
+    pub tallies: BatchLoader<Counted, Arc<TallyDoc>>,
     /// Orders (federation entities; their channel is checked by the caller).
     pub orders: BatchLoader<OrderId, Arc<OrderDoc>>,
     /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
@@ -76,6 +78,7 @@ impl Loaders {
             seat_maps: seat_maps(store).dispatched_by(d),
             regions: by_id!(store, regions_by_ids, RegionId).dispatched_by(d),
             orders: by_id!(store, orders_by_ids, OrderId).dispatched_by(d),
+            tallies: tallies(store).dispatched_by(d),
             price_history: price_history(store).dispatched_by(d),
             dispatch,
         }
@@ -103,6 +106,24 @@ fn price_history(store: &Store) -> BatchLoader<ShowtimeId, Arc<Vec<PriceRevision
             Ok(by_showtime
                 .into_iter()
                 .map(|(id, revisions)| (id, Arc::new(revisions)))
+                .collect())
+        })
+    })
+}
+
+/// The counters loader: one `find` of `tallies` per batch, movies and showtimes together.
+fn tallies(store: &Store) -> BatchLoader<Counted, Arc<TallyDoc>> {
+    let store = store.clone();
+    BatchLoader::new(move |keys: Vec<Counted>| {
+        let store = store.clone();
+        Box::pin(async move {
+            let found = store.tallies(&keys).await?;
+            Ok(keys
+                .into_iter()
+                .filter_map(|key| {
+                    let tally = found.iter().find(|tally| tally.counts(key))?;
+                    Some((key, Arc::new(tally.clone())))
+                })
                 .collect())
         })
     })

@@ -87,6 +87,8 @@ pub struct AppState {
     /// Appends the events this process's changes leave to the channels' logs, as they are
     /// made (running from the moment the state is made inside a runtime).
     pub relay: Arc<crate::booking::EventRelay>,
+    /// This process's changes to the approximate counters, written once a second.
+    pub tally: Arc<crate::booking::Tally>,
 }
 
 impl AppState {
@@ -101,7 +103,9 @@ impl AppState {
         let runtime = tokio::runtime::Handle::try_current()
             .expect("AppState::new runs inside a Tokio runtime: it starts the event relay");
         runtime.spawn(Arc::clone(&relay).run());
+        let tally = crate::booking::started_tally(&store);
         AppState {
+            tally,
             webhooks_allow_private: false,
             relay,
             schema: ServedSchema::new(limits.query(), false),
@@ -234,6 +238,7 @@ impl AppState {
             webhook_targets: crate::domain::webhooks::WebhookTargets {
                 allow_private: self.webhooks_allow_private,
             },
+            tally: Arc::clone(&self.tally),
         }
     }
 }

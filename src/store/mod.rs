@@ -44,6 +44,7 @@ mod seat_search;
 mod shapes;
 mod showtimes;
 mod sold_seats;
+mod tallies;
 mod ticket_types;
 mod transactions;
 mod want_to_see;
@@ -89,6 +90,7 @@ pub use refunds::WholeCancel;
 pub use schedule::{ScheduleRefusal, Scheduled};
 pub use seat_search::{NearbyCinema, SearchedShowtimes};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
+pub use tallies::{Counted, TallyDoc};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 pub use want_to_see::Listed;
 pub use webhook_endpoints::MAX_ENDPOINTS_PER_CHANNEL;
@@ -122,9 +124,10 @@ pub mod names {
     pub const WANT_TO_SEE: &str = "want_to_see";
     pub const WANT_TO_SEE_BY_MOVIE: &str = "want_to_see_by_movie";
     pub const WANT_TO_SEE_COUNTS: &str = "want_to_see_counts";
+    pub const TALLIES: &str = "tallies";
 
     /// Every collection.
-    pub const ALL: [&str; 23] = [
+    pub const ALL: [&str; 24] = [
         CINEMAS,
         THEATERS,
         MOVIES,
@@ -148,6 +151,7 @@ pub mod names {
         WANT_TO_SEE,
         WANT_TO_SEE_BY_MOVIE,
         WANT_TO_SEE_COUNTS,
+        TALLIES,
     ];
 }
 

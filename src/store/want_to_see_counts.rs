@@ -71,4 +71,25 @@ impl Store {
             .await?;
         Ok(found.unwrap_or_default())
     }
+
+    /// Every movie someone marked (at most `limit`), for the reconciliation of the shown
+    /// counts.
+    #[tracing::instrument(skip(self))]
+    pub async fn marked_movies(&self, limit: usize) -> Result<Vec<MovieId>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Marked {
+            #[serde(rename = "_id", with = "super::codec::id")]
+            id: MovieId,
+        }
+        let marked: Vec<Marked> = self
+            .find_limited(
+                names::WANT_TO_SEE_COUNTS,
+                doc! {},
+                None,
+                Some(doc! { "_id": 1 }),
+                limit,
+            )
+            .await?;
+        Ok(marked.into_iter().map(|m| m.id).collect())
+    }
 }

@@ -8,6 +8,7 @@ use crate::domain::want_to_see::CustomerId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::WantedMovie;
+use crate::store::Counted;
 
 #[derive(Default)]
 pub struct WantToSeeMutation;
@@ -34,7 +35,11 @@ impl WantToSeeMutation {
         let channel = ctx.calling_channel("marking movies")?;
         let customer = CustomerId::parse(&input.customer_id)?;
         let movie = global_id::movie_id(&input.movie_id)?;
-        let marked = booking::mark_want_to_see(ctx.store(), channel, &customer, movie).await?;
+        let (marked, added) =
+            booking::mark_want_to_see(ctx.store(), channel, &customer, movie).await?;
+        if added {
+            ctx.tally().add(Counted::WantToSee(movie), 1);
+        }
         Ok(WantedMovie(marked))
     }
 
@@ -48,6 +53,10 @@ impl WantToSeeMutation {
         let channel = ctx.calling_channel("unmarking movies")?;
         let customer = CustomerId::parse(&input.customer_id)?;
         let movie = global_id::movie_id(&input.movie_id)?;
-        booking::unmark_want_to_see(ctx.store(), channel, &customer, movie).await
+        let removed = booking::unmark_want_to_see(ctx.store(), channel, &customer, movie).await?;
+        if removed {
+            ctx.tally().add(Counted::WantToSee(movie), -1);
+        }
+        Ok(removed)
     }
 }

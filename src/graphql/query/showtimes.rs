@@ -9,7 +9,7 @@ use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, Channel, Showtime};
-use crate::store::ShowtimeFilter;
+use crate::store::{Counted, ShowtimeFilter};
 
 #[derive(Default)]
 pub struct ShowtimeQuery;
@@ -64,6 +64,9 @@ impl ShowtimeQuery {
     ) -> Result<Option<Showtime>, ApiError> {
         let id = global_id::showtime_id(&id)?;
         let doc = ctx.loaders().showtimes.load_one(id).await?;
+        if doc.is_some() {
+            ctx.tally().add(Counted::Views(id), 1);
+        }
         Ok(doc.map(Showtime::from_arc))
     }
 

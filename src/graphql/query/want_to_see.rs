@@ -10,6 +10,7 @@ use crate::domain::want_to_see::CustomerId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, WantToSeeCount, WantedMovie, Wanter};
+use crate::store::Counted;
 
 #[derive(Default)]
 pub struct WantToSeeQuery;
@@ -67,12 +68,15 @@ impl WantToSeeQuery {
         platform_only(ctx).await?;
         let movie = global_id::movie_id(&movie_id)?;
         let store = ctx.store();
-        let (exact, counts) = futures::try_join!(
+        let counted = [Counted::WantToSee(movie)];
+        let (exact, counts, shown) = futures::try_join!(
             Box::pin(store.exact_wanter_count(movie)),
-            Box::pin(store.want_counts(movie))
+            Box::pin(store.want_counts(movie)),
+            Box::pin(store.tallies(&counted))
         )?;
         Ok(WantToSeeCount {
             exact,
+            shown: shown.first().map_or(0, |tally| tally.of(counted[0])),
             outlier: counts.outlier,
         })
     }

@@ -14,6 +14,7 @@ use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::store::documents::{MovieDoc, MovieRef};
+use crate::store::Counted;
 
 /// A movie as lists show it.
 pub struct Movie {
@@ -69,6 +70,14 @@ impl Movie {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
         GlobalId::Movie(self.doc.id).encode().into()
+    }
+
+    /// How many customers want to see it, approximately: each gateway writes its marks once a
+    /// second, and the count is set to the exact one every 10 minutes (see the README).
+    async fn want_to_see_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
+        let counted = Counted::WantToSee(self.doc.id);
+        let tally = ctx.loaders().tallies.load_one(counted).await?;
+        Ok(tally.map_or(0, |tally| tally.of(counted)))
     }
 
     /// The title shown in China.

@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
 use crate::store::documents::{self, ChannelDoc, PriceRevisionDoc, ShowtimeDoc};
-use crate::store::ShowtimeParts;
+use crate::store::{Counted, ShowtimeParts};
 
 /// One screening of a movie in a hall at a time.
 ///
@@ -73,6 +73,14 @@ impl Showtime {
     /// Global id, for `node(id:)`.
     pub async fn id(&self) -> ID {
         GlobalId::Showtime(self.showtime_id()).encode().into()
+    }
+
+    /// How many times its page (`showtime(id:)`) was read, approximately: each gateway writes
+    /// its count once a second (a gateway that dies loses its last second's).
+    async fn view_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
+        let counted = Counted::Views(self.showtime_id());
+        let tally = ctx.loaders().tallies.load_one(counted).await?;
+        Ok(tally.map_or(0, |tally| tally.of(counted)))
     }
 
     /// When the film starts.

@@ -62,6 +62,9 @@ impl Wanter {
 pub struct WantToSeeCount {
     /// Customers whose list has the movie, over every channel.
     pub exact: i64,
+    /// What listings show (`Movie.wantToSeeCount`): within the last second's marks of every
+    /// gateway of `exact`, and set to it every 10 minutes.
+    pub shown: i64,
     /// Whether its wanters outgrew one bucket of the by-movie side (seed 002's outlier
     /// pattern): its list of wanters spans several documents.
     pub outlier: bool,
