@@ -53,6 +53,8 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "showtimes-page-with-references",
     "find-seats",
     "channels",
+    "mark-want-to-see",
+    "want-to-see-list",
     "hold-best-seats",
     "hold-seats-with-ticket-types",
     "read-hold",
@@ -88,6 +90,14 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
 /// demo channel maoyan's key or the demo platform operator's, which the demo data derives from
 /// its seed.
 const HEADERS: &[(&str, &str)] = &[
+    (
+        "mark-want-to-see",
+        include_str!("../../playground/examples/mark-want-to-see.headers.json"),
+    ),
+    (
+        "want-to-see-list",
+        include_str!("../../playground/examples/want-to-see-list.headers.json"),
+    ),
     (
         "my-events",
         include_str!("../../playground/examples/my-events.headers.json"),
