@@ -50,23 +50,40 @@ impl Store {
             "$push": { "movies": bson::to_bson(entry).map_err(|e| ApiError::internal_caused("an entry", e))? },
             "$setOnInsert": { "schemaVersion": SCHEMA_VERSION, "channel": channel, "customer": customer },
         };
-        let written = self
-            .bounded_raw(
-                Call::new(names::WANT_TO_SEE, "update"),
-                lists.update_one(filter, update).upsert(true),
-            )
-            .await?;
-        match written {
-            Ok(_) => Ok(Listed::Added),
-            // The list exists and the filter refused it: the movie is there, or it is full.
-            Err(error) if is_duplicate_key(&error) => {
-                let list = self.want_list(wanter).await?;
-                let there =
-                    list.and_then(|list| list.movies.into_iter().find(|m| m.movie == entry.movie));
-                Ok(there.map_or(Listed::Full, Listed::There))
+        // A few times at most: a first mark of a new customer may race another mark of the same
+        // customer (of another movie) to insert the list.
+        for _ in 0..3 {
+            let written = self
+                .bounded_raw(
+                    Call::new(names::WANT_TO_SEE, "update"),
+                    lists
+                        .update_one(filter.clone(), update.clone())
+                        .upsert(true),
+                )
+                .await?;
+            match written {
+                Ok(_) => return Ok(Listed::Added),
+                // The list exists and the filter refused it: the movie is there, the list is
+                // full, or the list was inserted meanwhile by another mark (then try again).
+                Err(error) if is_duplicate_key(&error) => {
+                    let movies = self
+                        .want_list(wanter)
+                        .await?
+                        .map(|list| list.movies)
+                        .unwrap_or_default();
+                    if let Some(there) = movies.iter().find(|m| m.movie == entry.movie) {
+                        return Ok(Listed::There(there.clone()));
+                    }
+                    if movies.len() >= MAX_MOVIES_PER_CUSTOMER {
+                        return Ok(Listed::Full);
+                    }
+                }
+                Err(error) => return Err(error.into()),
             }
-            Err(error) => Err(error.into()),
         }
+        Err(ApiError::unavailable(
+            "the customer's list changed under every attempt; try again",
+        ))
     }
 
     /// Mark `op`'s entry ADDING (or already DONE) becomes DONE. False when the entry is not

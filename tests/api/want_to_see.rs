@@ -533,3 +533,30 @@ async fn a_showtime_page_counts_its_views_approximately() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn a_new_customer_marking_many_movies_at_once_gets_them_all() {
+    let c = cinephiles(12).await;
+    // Every first mark races the others to insert the customer's list. MongoDB does not retry
+    // an upsert whose filter is more than an equality on `_id` after a duplicate key, so the
+    // store does (SecantusDB retries it itself: there this passes either way).
+    let marks = c.movies.iter().map(|movie| {
+        c.app
+            .graphql_as(&c.maoyan, MARK, input(movie, "new-customer"))
+    });
+    for marked in join_all(marks).await {
+        marked.data();
+    }
+    let list = c
+        .app
+        .store
+        .want_list("maoyan/new-customer")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(list.movies.len(), 12);
+    let ids: Vec<MovieId> = c.movies.iter().map(|m| m.id).collect();
+    let (by_customer, by_movie) = both_sides(&c.app.store, &ids).await;
+    assert_eq!(by_customer.len(), 12);
+    assert_eq!(by_customer, by_movie);
+}
