@@ -26,16 +26,18 @@ impl Store {
         wanter: &WanterDoc,
     ) -> Result<(), ApiError> {
         let buckets = self.collection::<Document>(names::WANT_TO_SEE_BY_MOVIE);
+        // `movie` and `bucket` in the filter too: the shard key (docs/deployment.md), and an
+        // upsert copies them into the bucket it inserts.
         let filter = doc! {
             "_id": bucket_id(movie, bucket),
+            "movie": movie.oid(),
+            "bucket": bucket,
             "entries.wanter": { "$ne": &wanter.wanter },
         };
         let entry = bson::to_bson(wanter).map_err(|e| ApiError::internal_caused("a wanter", e))?;
         let update = doc! {
             "$push": { "entries": entry },
-            "$setOnInsert": {
-                "schemaVersion": SCHEMA_VERSION, "movie": movie.oid(), "bucket": bucket,
-            },
+            "$setOnInsert": { "schemaVersion": SCHEMA_VERSION },
         };
         let written = self
             .bounded_raw(
@@ -63,7 +65,7 @@ impl Store {
         self.bounded(
             Call::new(names::WANT_TO_SEE_BY_MOVIE, "update"),
             buckets.update_one(
-                doc! { "_id": bucket_id(movie, bucket) },
+                doc! { "_id": bucket_id(movie, bucket), "movie": movie.oid(), "bucket": bucket },
                 doc! { "$pull": { "entries": { "wanter": wanter, "op": op.oid() } } },
             ),
         )
