@@ -6,8 +6,9 @@
 //!
 //! The error bound: a shown count differs from the exact one by at most the changes of the
 //! last [`FLUSH_EVERY`] on every gateway, plus, until the next reconciliation, the changes a
-//! gateway held when it died (its last second's). A flush the database refused is kept and
-//! tried again. Views have no exact count: they are these figures.
+//! gateway held when it died (its last second's) and the marks and unmarks it left half done.
+//! A flush the database refused is kept and tried again. Views have no exact count: they are
+//! these figures.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};

@@ -74,15 +74,16 @@ pub async fn mark_want_to_see(
             }
             Listed::There(there) if there.state == WantState::Done => return Ok((there, false)),
             Listed::There(there) if there.state == WantState::Adding => {
-                // A mark that stopped half way (or is still running): finish it.
-                // Counted now: the mark that stopped was never counted.
+                // A mark still running (a double tap), or one that stopped half way: finish
+                // it. Not counted here: the running one counts itself; a stopped one is left
+                // to the reconciliation of the shown counts.
                 finish_mark(store, &who, &there).await?;
                 let done = WantedMovieDoc {
                     state: WantState::Done,
                     since: None,
                     ..there
                 };
-                return Ok((done, true));
+                return Ok((done, false));
             }
             Listed::There(removing) => finish_unmark(store, &who, &removing).await?,
             Listed::Full => {
