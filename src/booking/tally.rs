@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::store::{Counted, Store};
 
@@ -84,16 +85,18 @@ impl Tally {
 }
 
 /// Sets each marked movie's shown want-to-see count to its exact count (the sizes of its
-/// buckets); returns how many were off. Run every [`RECONCILE_EVERY`].
+/// buckets, summed for every movie in one aggregation); returns how many were off. Run every
+/// [`RECONCILE_EVERY`].
 #[tracing::instrument(skip(store))]
 pub async fn reconcile_want_to_see(store: &Store) -> Result<usize, ApiError> {
     let movies = store.marked_movies(100_000).await?;
+    let exact: HashMap<MovieId, i64> = store.exact_wanter_counts().await?.into_iter().collect();
     let mut corrected = 0;
-    for chunk in movies.chunks(100) {
+    for chunk in movies.chunks(1000) {
         let counted: Vec<Counted> = chunk.iter().map(|&m| Counted::WantToSee(m)).collect();
         let shown = store.tallies(&counted).await?;
         for (&movie, &counted) in chunk.iter().zip(&counted) {
-            let exact = store.exact_wanter_count(movie).await?;
+            let exact = exact.get(&movie).copied().unwrap_or(0);
             let now = shown
                 .iter()
                 .find(|tally| tally.counts(counted))

@@ -242,6 +242,27 @@ impl Unpriced {
     }
 }
 
+/// [`ticket_types_for`] from the arguments as sent: `ticketType` (one code for every seat) and
+/// `ticketTypes` (one code per seat), each code checked.
+pub fn ticket_types_from_codes(
+    count: usize,
+    for_all: Option<&str>,
+    per_seat: Option<&[String]>,
+) -> Result<Vec<TicketType>, ApiError> {
+    let for_all = for_all
+        .map(|code| TicketType::parse("ticketType", code))
+        .transpose()?;
+    let per_seat = per_seat
+        .map(|codes| {
+            codes
+                .iter()
+                .map(|code| TicketType::parse("ticketTypes", code))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    ticket_types_for(count, for_all, per_seat)
+}
+
 /// The ticket type of each of `count` seats: `per_seat` (exactly one per seat) or `for_all`
 /// (ADULT when neither is given). BAD_USER_INPUT when both are given or the list is the wrong
 /// length.

@@ -92,6 +92,34 @@ impl Store {
         .await
     }
 
+    /// How many wanters each movie with buckets has, exactly, in one aggregation (the
+    /// reconciliation of the shown counts; movies without buckets are not listed).
+    #[tracing::instrument(skip(self))]
+    pub async fn exact_wanter_counts(&self) -> Result<Vec<(MovieId, i64)>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Summed {
+            #[serde(rename = "_id", with = "super::codec::id")]
+            movie: MovieId,
+            n: i64,
+        }
+        let buckets = self.collection::<Document>(names::WANT_TO_SEE_BY_MOVIE);
+        let pipeline = [doc! { "$group": {
+            "_id": "$movie",
+            "n": { "$sum": { "$toLong": { "$size": "$entries" } } },
+        } }];
+        let summed: Vec<Summed> = self
+            .bounded(Call::new(names::WANT_TO_SEE_BY_MOVIE, "aggregate"), async {
+                buckets
+                    .aggregate(pipeline)
+                    .with_type::<Summed>()
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await?;
+        Ok(summed.into_iter().map(|s| (s.movie, s.n)).collect())
+    }
+
     /// How many wanters `movie` has, exactly: the sizes of its buckets, summed by the server
     /// (one bucket per thousand wanters is read; for the platform operator, not listings).
     #[tracing::instrument(skip(self))]

@@ -3,7 +3,7 @@
 //! hold on another buyer's screen within a second, then the sale. The scripts and their pinned
 //! packages are in `tests/browser`; `scripts/test` installs them and Debian's Chromium.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use boxoffice::domain::seat::SeatState;
 use serde_json::{json, Value};
@@ -43,36 +43,11 @@ async fn the_seat_picker_and_its_assets_are_served_by_the_gateway() {
     assert_eq!(sale.app.get("/seats/assets/nope.js").await.status(), 404);
 }
 
-/// `tests/browser`, after checking its packages are installed.
-fn scripts() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    for package in ["graphql-ws", "ws", "playwright-core"] {
-        assert!(
-            dir.join("node_modules").join(package).is_dir(),
-            "{package} is not installed: run the tests with scripts/test (npm ci in tests/browser)"
-        );
-    }
-    dir
-}
-
 /// Runs `node SCRIPT ARGS…` in `tests/browser` and parses its JSON summary.
 async fn run(script: &str, args: &[&str]) -> Value {
-    let dir = scripts();
-    let output = tokio::process::Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .await
-        .expect("node runs (scripts/test installs Node.js)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{script} failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{script} printed no JSON ({e}): {stdout}"))
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    let packages = ["graphql-ws", "ws", "playwright-core"];
+    crate::helpers::node_summary("browser", &packages, script, &args).await
 }
 
 /// The hall of `sale()`: rows A (6 seats), B (3 + aisle + 3), C (4 couple seats), all free.

@@ -2,8 +2,6 @@
 //! (npm, `tests/federation`) with a loyalty subgraph written in the test; a query crossing both
 //! resolves Boxoffice's orders through `_entities` in one `$in`, and only for their channel.
 
-use std::path::Path;
-
 use boxoffice::config::Limits;
 use serde_json::{json, Value};
 
@@ -35,37 +33,18 @@ async fn federated_sale() -> (Sale, Vec<String>) {
 /// Runs `node compose.mjs` with the loyalty points of `orders` (100, 200, 300) and `queries`;
 /// returns the gateway's answers.
 async fn compose(sale: &Sale, orders: &[String], queries: Value) -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/federation");
-    for package in ["@apollo/gateway", "@apollo/server", "@apollo/subgraph"] {
-        assert!(
-            dir.join("node_modules").join(package).is_dir(),
-            "{package} is not installed: run the tests with scripts/test (npm ci in tests/federation)"
-        );
-    }
     let rewards: Vec<Value> = orders
         .iter()
         .zip([100, 200, 300])
         .map(|(order, points)| json!({ "order": order, "points": points }))
         .collect();
-    let output = tokio::process::Command::new("node")
-        .arg(dir.join("compose.mjs"))
-        .arg(sale.app.url("/graphql"))
-        .arg(Value::from(rewards).to_string())
-        .arg(queries.to_string())
-        .current_dir(&dir)
-        .output()
-        .await
-        .expect("node runs (scripts/test installs Node.js)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "compose.mjs failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    // Apollo Server logs a line or two on stdout first; the summary is the last line.
-    let last = stdout.lines().last().unwrap_or_default();
-    let summary: Value = serde_json::from_str(last)
-        .unwrap_or_else(|e| panic!("compose.mjs printed no JSON ({e}): {stdout}"));
+    let args = [
+        sale.app.url("/graphql"),
+        Value::from(rewards).to_string(),
+        queries.to_string(),
+    ];
+    let packages = ["@apollo/gateway", "@apollo/server", "@apollo/subgraph"];
+    let summary = crate::helpers::node_summary("federation", &packages, "compose.mjs", &args).await;
     summary["answers"].as_array().unwrap().clone()
 }
 

@@ -317,3 +317,36 @@ pub fn field_of(connection: &Value, field: &str) -> Vec<String> {
 pub fn nested_list(levels: usize) -> Value {
     (0..levels).fold(json!("A1"), |inner, _| json!([inner]))
 }
+
+/// Runs `node SCRIPT ARGS…` in `tests/DIR` (after checking `packages` are installed there) and
+/// parses its JSON summary: the whole output, or its last line (a script's libraries may log
+/// before it).
+pub async fn node_summary(dir: &str, packages: &[&str], script: &str, args: &[String]) -> Value {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    for package in packages {
+        assert!(
+            dir.join("node_modules").join(package).is_dir(),
+            "{package} is not installed: run the tests with scripts/test (npm ci in {})",
+            dir.display()
+        );
+    }
+    let output = tokio::process::Command::new("node")
+        .arg(dir.join(script))
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .await
+        .expect("node runs (scripts/test installs Node.js)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{script} failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(&stdout)
+        .or_else(|_| serde_json::from_str(last))
+        .unwrap_or_else(|e| panic!("{script} printed no JSON ({e}): {stdout}"))
+}

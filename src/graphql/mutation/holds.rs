@@ -7,7 +7,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use crate::booking::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::domain::global_id;
 use crate::domain::holds::HoldPolicy;
-use crate::domain::pricing::{self, TicketType};
+use crate::domain::pricing;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
@@ -46,26 +46,6 @@ pub struct HoldSeatsInput {
     pub idempotency_key: Option<String>,
 }
 
-/// The ticket type of each of `count` seats, from `ticketType` or `ticketTypes`.
-fn ticket_types_of(input: &HoldSeatsInput, count: usize) -> Result<Vec<TicketType>, ApiError> {
-    let for_all = input
-        .ticket_type
-        .as_deref()
-        .map(|code| TicketType::parse("ticketType", code))
-        .transpose()?;
-    let per_seat = input
-        .ticket_types
-        .as_ref()
-        .map(|codes| {
-            codes
-                .iter()
-                .map(|code| TicketType::parse("ticketTypes", code))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?;
-    pricing::ticket_types_for(count, for_all, per_seat)
-}
-
 #[Object]
 impl HoldMutation {
     /// Holds seats of a showtime for the calling channel until the hold expires: every seat
@@ -95,7 +75,11 @@ impl HoldMutation {
         };
         let request = HoldRequest {
             showtime,
-            ticket_types: ticket_types_of(&input, choice.count())?,
+            ticket_types: pricing::ticket_types_from_codes(
+                choice.count(),
+                input.ticket_type.as_deref(),
+                input.ticket_types.as_deref(),
+            )?,
             choice,
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();

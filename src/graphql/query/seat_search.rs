@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use crate::booking::{self, SeatSearch};
 use crate::domain::holds::HoldPolicy;
-use crate::domain::pricing::{self, TicketType};
+use crate::domain::pricing;
 use crate::domain::seat_search::{validate_party, SearchArea, SearchWindow};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
@@ -108,27 +108,17 @@ fn search_of(ctx: &Context<'_>, input: FindSeatsInput) -> Result<SeatSearch, Api
             )
         })?,
     };
-    let for_all = input
-        .ticket_type
-        .as_deref()
-        .map(|code| TicketType::parse("ticketType", code))
-        .transpose()?;
-    let per_seat = input
-        .ticket_types
-        .map(|codes| {
-            codes
-                .iter()
-                .map(|code| TicketType::parse("ticketTypes", code))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?;
     Ok(SeatSearch {
         area,
         movie,
         window,
         party,
         kind,
-        ticket_types: pricing::ticket_types_for(party, for_all, per_seat)?,
+        ticket_types: pricing::ticket_types_from_codes(
+            party,
+            input.ticket_type.as_deref(),
+            input.ticket_types.as_deref(),
+        )?,
         channel,
     })
 }
