@@ -34,7 +34,10 @@ struct Cinephiles {
 }
 
 async fn cinephiles(movies: usize) -> Cinephiles {
-    let app = TestApp::spawn().await;
+    cinephiles_on(TestApp::spawn().await, movies).await
+}
+
+async fn cinephiles_on(app: TestApp, movies: usize) -> Cinephiles {
     let mut catalogue = Catalogue::default();
     let maoyan = catalogue.channel("maoyan", "猫眼电影");
     let wechat = catalogue.channel("wechat", "微信电影票");
@@ -57,9 +60,16 @@ fn input(movie: &MovieDoc, customer: &str) -> Value {
 /// Every (wanter, movie) pair on each side, with the mark that put it there; fails on an
 /// entry still in flight or on a movie-side entry twice.
 async fn both_sides(store: &Store, movies: &[MovieId]) -> (BTreeSet<String>, BTreeSet<String>) {
-    let client = mongodb::Client::with_uri_str(crate::helpers::mongodb_uri())
-        .await
-        .unwrap();
+    both_sides_on(&crate::helpers::mongodb_uri(), store, movies).await
+}
+
+/// [`both_sides`] of a database on the server at `uri`.
+async fn both_sides_on(
+    uri: &str,
+    store: &Store,
+    movies: &[MovieId],
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let client = mongodb::Client::with_uri_str(uri).await.unwrap();
     let db = client.database(store.database_name());
     let lists: Vec<bson::Document> = futures::TryStreamExt::try_collect(
         db.collection::<bson::Document>("want_to_see")
@@ -558,5 +568,68 @@ async fn a_new_customer_marking_many_movies_at_once_gets_them_all() {
     let ids: Vec<MovieId> = c.movies.iter().map(|m| m.id).collect();
     let (by_customer, by_movie) = both_sides(&c.app.store, &ids).await;
     assert_eq!(by_customer.len(), 12);
+    assert_eq!(by_customer, by_movie);
+}
+
+#[tokio::test]
+async fn two_gateways_marking_and_unmarking_the_same_pairs_leave_both_sides_in_agreement() {
+    let c = cinephiles(2).await;
+    let other = c.app.another_gateway().await;
+    let ids: Vec<MovieId> = c.movies.iter().map(|m| m.id).collect();
+    let requests = (0..32).map(|i| {
+        let app = if i % 2 == 0 { &c.app } else { &other };
+        let query = if (i / 4) % 2 == 0 { MARK } else { UNMARK };
+        app.graphql_as(
+            &c.maoyan,
+            query,
+            input(&c.movies[i % 2], &format!("c-{}", i % 3)),
+        )
+    });
+    for answer in join_all(requests).await {
+        if answer.0.get("errors").is_some() {
+            assert_eq!(answer.error_code(), "UNAVAILABLE");
+        }
+    }
+    let (by_customer, by_movie) = both_sides(&c.app.store, &ids).await;
+    assert_eq!(by_customer, by_movie);
+}
+
+#[tokio::test]
+async fn a_mark_whose_database_stops_between_the_sides_is_finished_once_it_answers_again() {
+    use boxoffice::store::PausePoint;
+    let database = crate::processes::OwnDatabase::start();
+    let options = boxoffice::store::DatabaseOptions {
+        timeout: Duration::from_millis(1000),
+        ..Default::default()
+    };
+    let app = TestApp::spawn_on(&database.uri(), &options).await;
+    let c = cinephiles_on(app, 1).await;
+    let ids = [c.movies[0].id];
+    // The mark wrote the customer's side; the database stops before the movie's.
+    let pause = c
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::MarkBetweenSides);
+    let mark = c
+        .app
+        .graphql_as(&c.maoyan, MARK, input(&c.movies[0], "c-1"));
+    let stop = async {
+        pause.reached().await;
+        database.freeze();
+        pause.resume();
+    };
+    let (marked, ()) = tokio::join!(mark, stop);
+    assert_eq!(marked.error_code(), "UNAVAILABLE");
+    database.thaw();
+    let list = c.app.store.want_list("maoyan/c-1").await.unwrap().unwrap();
+    assert_eq!(list.movies[0].state, WantState::Adding);
+    // The customer's retry finishes it: once on each side.
+    c.app
+        .graphql_as(&c.maoyan, MARK, input(&c.movies[0], "c-1"))
+        .await
+        .data();
+    let (by_customer, by_movie) = both_sides_on(&database.uri(), &c.app.store, &ids).await;
+    assert_eq!(by_customer.len(), 1);
     assert_eq!(by_customer, by_movie);
 }
