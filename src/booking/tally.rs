@@ -4,11 +4,18 @@
 //! per counter that moved); the want-to-see counts are set again from the exact count (the
 //! by-movie buckets) every [`RECONCILE_EVERY`].
 //!
-//! The error bound: a shown count differs from the exact one by at most the changes of the
-//! last [`FLUSH_EVERY`] on every gateway, plus, until the next reconciliation, the changes a
-//! gateway held when it died (its last second's) and the marks and unmarks it left half done.
-//! A flush the database refused is kept and tried again. Views have no exact count: they are
-//! these figures.
+//! Every increment is written once, even when the database applies it and the answer is
+//! lost: it carries its gateway's name and the number of the flush that first sent it, and
+//! the counter's document remembers the last number it took from each gateway (see
+//! `store::tallies`). A refused or unanswered increment is sent again, with the same number,
+//! until the database says it has it; what the gateway counts meanwhile waits for it.
+//!
+//! So a stored view count is exact for every view a gateway flushed, and late by at most
+//! that gateway's last second; only a gateway killed before its flush (no graceful stop)
+//! loses what it held. The want-to-see bound: a shown count differs from the exact one by at
+//! most the changes of the last [`FLUSH_EVERY`] on every gateway, plus, until the next
+//! reconciliation, the changes a killed gateway held and the marks and unmarks it left half
+//! done.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -16,58 +23,108 @@ use std::time::Duration;
 
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
-use crate::store::{Counted, Store};
+use crate::store::{Counted, CrashPoint, Increment, Store};
 
 /// How often a gateway writes the counters that moved.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// How often the shown want-to-see counts are set to the exact ones.
+/// How often the shown want-to-see counts are set to the exact ones (and old flush marks
+/// pruned).
 pub const RECONCILE_EVERY: Duration = Duration::from_secs(600);
+/// How long a counter remembers a gateway's last flush: an increment unanswered for longer
+/// than this (a database down for a day) could be counted twice once it answers.
+pub const FLUSH_MARKS_KEPT: Duration = Duration::from_secs(24 * 3600);
 
 /// One gateway's changes to the approximate counters, not written yet.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Tally {
-    pending: Mutex<HashMap<Counted, i64>>,
+    /// This process's name on the counters: random, so no two gateways (nor one gateway
+    /// and its restart) share one.
+    gateway: String,
+    unwritten: Mutex<Unwritten>,
+}
+
+#[derive(Debug, Default)]
+struct Unwritten {
+    /// The last flush's number: milliseconds since the epoch, rising at every flush.
+    last_flush: i64,
+    /// Counted since the last flush.
+    pending: HashMap<Counted, i64>,
+    /// Sent and not acknowledged: sent again, unchanged, at every flush until acknowledged.
+    unacknowledged: HashMap<Counted, Increment>,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            gateway: format!("{:016x}", rand::random::<u64>()),
+            unwritten: Mutex::default(),
+        }
+    }
 }
 
 impl Tally {
     /// Counts `by` more (or fewer) of `counted`.
     pub fn add(&self, counted: Counted, by: i64) {
         if by != 0 {
-            *self
-                .pending
-                .lock()
-                .expect("tally lock")
-                .entry(counted)
-                .or_default() += by;
+            *self.lock().pending.entry(counted).or_default() += by;
         }
     }
 
-    /// What this gateway counted of `counted` and has not written yet.
+    /// What this gateway counted of `counted` and the database has not acknowledged.
     pub fn pending(&self, counted: Counted) -> i64 {
-        let pending = self.pending.lock().expect("tally lock");
-        pending.get(&counted).copied().unwrap_or(0)
+        let unwritten = self.lock();
+        unwritten.pending.get(&counted).copied().unwrap_or(0)
+            + unwritten.unacknowledged.get(&counted).map_or(0, |i| i.by)
     }
 
-    /// Writes every counter that moved; on failure keeps the changes for the next flush.
-    /// Returns how many counters were written.
-    #[tracing::instrument(skip(self, store))]
+    /// Writes every counter that moved, and sends again what was not acknowledged. Returns
+    /// how many counters were written; an error when any was not (it is kept).
+    #[tracing::instrument(skip(self, store), fields(gateway = %self.gateway))]
     pub async fn flush(&self, store: &Store) -> Result<usize, ApiError> {
-        let moved: Vec<(Counted, i64)> = {
-            let mut pending = self.pending.lock().expect("tally lock");
-            pending.drain().filter(|&(_, by)| by != 0).collect()
+        let sent: Vec<Increment> = {
+            let mut unwritten = self.lock();
+            let now = chrono::Utc::now().timestamp_millis();
+            let flush = now.max(unwritten.last_flush + 1);
+            unwritten.last_flush = flush;
+            let Unwritten {
+                pending,
+                unacknowledged,
+                ..
+            } = &mut *unwritten;
+            // A counter with an unacknowledged increment keeps its new counts back: sent
+            // with a newer number, they would make the older one look written.
+            pending.retain(|&counted, &mut by| {
+                if by == 0 || unacknowledged.contains_key(&counted) {
+                    return by != 0;
+                }
+                unacknowledged.insert(counted, Increment { counted, by, flush });
+                false
+            });
+            unacknowledged.values().copied().collect()
         };
-        if moved.is_empty() {
+        if sent.is_empty() {
             return Ok(0);
         }
-        if let Err(error) = store.add_tallies(&moved).await {
-            // Some may have been written: an `$inc` the database applied without answering
-            // is counted twice. Keeping them is the smaller error than losing them all.
-            for (counted, by) in moved {
-                self.add(counted, by);
+        let answers = store.add_tallies(&self.gateway, &sent).await;
+        let lost_answer = store.crash_armed(CrashPoint::TallyAnswerLost);
+        let mut written = 0;
+        let mut failure = None;
+        let mut unwritten = self.lock();
+        for (increment, answer) in sent.iter().zip(answers) {
+            match answer {
+                Ok(()) if !lost_answer => {
+                    unwritten.unacknowledged.remove(&increment.counted);
+                    written += 1;
+                }
+                Ok(()) => {
+                    failure.get_or_insert_with(|| ApiError::unavailable("a test lost the answer"));
+                }
+                Err(error) => {
+                    failure.get_or_insert(error);
+                }
             }
-            return Err(error);
         }
-        Ok(moved.len())
+        failure.map_or(Ok(written), Err)
     }
 
     /// Flushes every [`FLUSH_EVERY`] while the tally is alive (the gateway's state holds it).
@@ -82,11 +139,15 @@ impl Tally {
             }
         }
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Unwritten> {
+        self.unwritten.lock().expect("tally lock")
+    }
 }
 
 /// Sets each marked movie's shown want-to-see count to its exact count (the sizes of its
 /// buckets, summed for every movie in one aggregation); returns how many were off. Run every
-/// [`RECONCILE_EVERY`].
+/// [`RECONCILE_EVERY`], with the pruning of flush marks older than [`FLUSH_MARKS_KEPT`].
 #[tracing::instrument(skip(store))]
 pub async fn reconcile_want_to_see(store: &Store) -> Result<usize, ApiError> {
     let movies = store.marked_movies(100_000).await?;
@@ -107,6 +168,10 @@ pub async fn reconcile_want_to_see(store: &Store) -> Result<usize, ApiError> {
             }
         }
     }
+    let kept = chrono::Duration::from_std(FLUSH_MARKS_KEPT).expect("a day fits");
+    store
+        .prune_flush_marks((chrono::Utc::now() - kept).timestamp_millis())
+        .await?;
     Ok(corrected)
 }
 

@@ -34,6 +34,9 @@ pub enum CrashPoint {
     MarkBetweenSides,
     /// Unwant: the entry says REMOVING, the movie's side still has the customer.
     UnmarkBetweenSides,
+    /// A counters' flush: the database took the increments, their answer is lost (the
+    /// tally keeps them unacknowledged, as after a timeout).
+    TallyAnswerLost,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

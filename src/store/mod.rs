@@ -90,7 +90,7 @@ pub use refunds::WholeCancel;
 pub use schedule::{ScheduleRefusal, Scheduled};
 pub use seat_search::{NearbyCinema, SearchedShowtimes};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
-pub use tallies::{Counted, TallyDoc};
+pub use tallies::{Counted, Increment, TallyDoc};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 pub use want_to_see::Listed;
 pub use webhook_endpoints::MAX_ENDPOINTS_PER_CHANNEL;

@@ -2,11 +2,16 @@
 //! showtime's page views), one document per counted movie or showtime, `_id` its id. They
 //! are written by each gateway's `booking::Tally`, one `$inc` per counter per second, and a
 //! movie's want-to-see count is set again from the exact count now and then.
+//!
+//! `flushes` maps each gateway that wrote the document to the number of its last flush
+//! taken: an increment whose number is not above it was taken already (its answer was
+//! lost), and the filter refuses it. Marks older than a day are pruned.
 
 use bson::{doc, Document};
-use futures::future::try_join_all;
+use futures::future::join_all;
 use serde::Deserialize;
 
+use super::channels::is_duplicate_key;
 use super::codec::ObjectIdExt;
 use super::command_metrics::Call;
 use super::{names, Store, BACKGROUND};
@@ -38,6 +43,18 @@ impl Counted {
     }
 }
 
+/// One gateway's change to one counter, numbered by the flush that first sent it (sent again
+/// with that number until acknowledged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Increment {
+    /// The counter.
+    pub counted: Counted,
+    /// How much it moves (negative for unmarks).
+    pub by: i64,
+    /// The number of the flush that first sent it: rising for each gateway.
+    pub flush: i64,
+}
+
 /// A movie's or a showtime's counters, as written so far.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,21 +83,60 @@ impl TallyDoc {
 }
 
 impl Store {
-    /// Adds each increment to its counter: one upsert per counter, all at once.
+    /// Adds each of `gateway`'s increments to its counter, once: one upsert per counter, all
+    /// at once, each answered on its own. An increment the counter took already (its
+    /// number is not above the gateway's mark) is acknowledged without counting it again.
     #[tracing::instrument(skip(self, increments), fields(counters = increments.len()))]
-    pub async fn add_tallies(&self, increments: &[(Counted, i64)]) -> Result<(), ApiError> {
+    pub async fn add_tallies(
+        &self,
+        gateway: &str,
+        increments: &[Increment],
+    ) -> Vec<Result<(), ApiError>> {
         let tallies = self.collection::<Document>(names::TALLIES);
-        try_join_all(increments.iter().map(|&(counted, by)| {
+        let mark = format!("flushes.{gateway}");
+        join_all(increments.iter().map(|increment| {
+            let Increment { counted, by, flush } = *increment;
             // Written beside requests, not by them: left out of a request's round trips.
             let update = tallies
                 .update_one(
-                    doc! { "_id": counted.id() },
-                    doc! { "$inc": { counted.field(): by } },
+                    doc! { "_id": counted.id(), &mark: { "$not": { "$gte": flush } } },
+                    doc! { "$inc": { counted.field(): by }, "$set": { &mark: flush } },
                 )
                 .upsert(true)
                 .comment(BACKGROUND);
-            self.bounded(Call::new(names::TALLIES, "update"), update)
+            async move {
+                match self
+                    .bounded_raw(Call::new(names::TALLIES, "update"), update)
+                    .await?
+                {
+                    Ok(_) => Ok(()),
+                    // The document is there and refused it: it has this increment already.
+                    Err(error) if is_duplicate_key(&error) => Ok(()),
+                    Err(error) => Err(error.into()),
+                }
+            }
         }))
+        .await
+    }
+
+    /// Forgets every gateway's flush mark older than `before` (milliseconds since the
+    /// epoch), so that a counter's document does not grow with every gateway ever started.
+    #[tracing::instrument(skip(self))]
+    pub async fn prune_flush_marks(&self, before: i64) -> Result<(), ApiError> {
+        let tallies = self.collection::<Document>(names::TALLIES);
+        let marks = doc! { "$objectToArray": "$flushes" };
+        let stale =
+            doc! { "$filter": { "input": marks.clone(), "cond": { "$lt": ["$$this.v", before] } } };
+        let kept = doc! { "$filter": { "input": marks, "cond": { "$gte": ["$$this.v", before] } } };
+        let filter = doc! {
+            "flushes": { "$exists": true },
+            "$expr": { "$gt": [{ "$size": stale }, 0] },
+        };
+        let prune = vec![doc! { "$set": { "flushes": { "$arrayToObject": kept } } }];
+        self.bounded(
+            Call::new(names::TALLIES, "update"),
+            tallies.update_many(filter, prune).comment(BACKGROUND),
+        )
         .await?;
         Ok(())
     }
@@ -93,7 +149,7 @@ impl Store {
             names::TALLIES,
             doc! { "_id": { "$in": ids } },
             None,
-            None,
+            Some(doc! { "flushes": 0 }),
             counted.len(),
         )
         .await

@@ -13,6 +13,7 @@ mod catalogue_writes;
 mod channels;
 mod cinemas;
 mod conformance;
+mod counters;
 mod crashes;
 mod event_faults;
 mod event_stream;

@@ -514,37 +514,6 @@ async fn marks_a_dead_gateway_never_wrote_are_counted_again_by_the_reconciliatio
 }
 
 #[tokio::test]
-async fn a_showtime_page_counts_its_views_approximately() {
-    let sale = crate::sale::sale().await;
-    let page = "query ($id: ID!) { showtime(id: $id) { id } }";
-    let reads = (0..64).map(|_| sale.app.graphql(page, json!({ "id": sale.showtime })));
-    for read in join_all(reads).await {
-        read.data();
-    }
-    // Read through `node`, which is not a page view.
-    let count = "query ($id: ID!) { node(id: $id) { ... on Showtime { viewCount } } }";
-    let deadline = std::time::Instant::now()
-        + 2 * boxoffice::booking::FLUSH_EVERY
-        + Duration::from_millis(500);
-    loop {
-        let read = sale
-            .app
-            .graphql(count, json!({ "id": sale.showtime }))
-            .await;
-        let views = read.data()["node"]["viewCount"].as_i64().unwrap();
-        assert!((0..=64).contains(&views), "{views}");
-        if views == 64 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{views} views after two flushes"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-#[tokio::test]
 async fn a_new_customer_marking_many_movies_at_once_gets_them_all() {
     let c = cinephiles(12).await;
     // Every first mark races the others to insert the customer's list. MongoDB does not retry

@@ -75,8 +75,9 @@ impl Showtime {
         GlobalId::Showtime(self.showtime_id()).encode().into()
     }
 
-    /// How many times its page (`showtime(id:)`) was read, approximately: each gateway writes
-    /// its count once a second (a gateway that dies loses its last second's).
+    /// How many times its page (`showtime(id:)`) was read: each view counted once, written by
+    /// each gateway once a second (so up to a second late); a gateway killed without a
+    /// graceful stop loses the views of its last second.
     async fn view_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
         let counted = Counted::Views(self.showtime_id());
         let tally = ctx.loaders().tallies.load_one(counted).await?;
