@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_graphql::parser::types::ExecutableDocument;
 
+use super::entity_limit::Representations;
 use super::omitted_variables::OmittedAsNull;
 
 /// Longer texts are checked each time (and are rare: hand-written queries and the
@@ -27,6 +28,8 @@ const MAX_OPERATIONS_PER_TEXT: usize = 8;
 pub struct Checked {
     pub document: ExecutableDocument,
     pub omitted_as_null: OmittedAsNull,
+    /// Its `_entities` calls' representations, checked against each request's variables.
+    pub representations: Representations,
 }
 
 /// The cache, shared by every request of a schema: by query text, then by operation name
@@ -104,6 +107,7 @@ mod tests {
         Arc::new(Checked {
             document: async_graphql::parser::parse_query(query).unwrap(),
             omitted_as_null: OmittedAsNull::default(),
+            representations: Representations::default(),
         })
     }
 

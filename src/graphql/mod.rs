@@ -8,6 +8,7 @@ pub mod context;
 mod dispatch;
 mod document_cache;
 mod document_shape;
+mod entity_limit;
 pub mod errors;
 pub mod loaders;
 mod mutation;
@@ -26,10 +27,12 @@ use std::time::Instant;
 use async_graphql::{BatchRequest, BatchResponse, ObjectType, Response, Schema};
 use complexity::{ComplexityProbe, Measurable};
 use document_cache::{Checked, DocumentCache};
+use entity_limit::Representations;
 use futures::stream::{BoxStream, StreamExt};
 use omitted_variables::OmittedAsNull;
 
 pub use context::{prepare, Caller, Door, RequestSettings};
+pub use entity_limit::MAX_REPRESENTATIONS;
 pub use mutation::Mutation;
 pub use query::{FederatedQuery, Query};
 pub use subscription::Subscription;
@@ -276,14 +279,17 @@ fn checked<Q: QueryRoot>(
     if let Some(checked) = cached {
         request.set_parsed_query(checked.document.clone());
         checked.omitted_as_null.fill(&mut request.variables);
+        checked.representations.check(&request.variables)?;
         return Ok(checked);
     }
     let document = shape_limits::check_query(request, limits)?;
     let checked = Arc::new(Checked {
         omitted_as_null: OmittedAsNull::of(document, operation_name.as_deref()),
+        representations: Representations::of(document),
         document: document.clone(),
     });
     checked.omitted_as_null.fill(&mut request.variables);
+    checked.representations.check(&request.variables)?;
     if let Some(cache) = cache {
         cache.insert(
             &request.query,

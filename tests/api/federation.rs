@@ -181,3 +181,38 @@ async fn only_federation_serves_the_subgraph_fields_and_its_sdl_keys_the_four_en
         "schema.graphql has no federation fields"
     );
 }
+
+#[tokio::test]
+async fn an_entities_call_over_the_cap_is_refused_before_anything_is_read() {
+    use boxoffice::graphql::MAX_REPRESENTATIONS;
+    let (sale, _) = federated_sale().await;
+    let by_variable =
+        "query ($representations: [_Any!]!) { _entities(representations: $representations) {
+        ... on Showtime { id seatMap { rows { label } } } } }";
+    let showtimes = |n: usize| -> Vec<Value> {
+        (0..n)
+            .map(|_| json!({ "__typename": "Showtime", "id": sale.showtime }))
+            .collect()
+    };
+    // At the cap: every one answered, in one read of showtimes.
+    let at_cap = json!({ "representations": showtimes(MAX_REPRESENTATIONS) });
+    let answered = sale.app.graphql(by_variable, at_cap).await;
+    let entities = answered.data()["_entities"].as_array().unwrap();
+    assert_eq!(entities.len(), MAX_REPRESENTATIONS);
+    assert_eq!(
+        entities[MAX_REPRESENTATIONS - 1]["id"],
+        sale.showtime.as_str()
+    );
+    // One over: refused, nothing read. (A list written in the query is refused the same way,
+    // unit-tested in `entity_limit`: the token limit refuses one that long first.)
+    let over = json!({ "representations": showtimes(MAX_REPRESENTATIONS + 1) });
+    sale.app.store.commands().start();
+    let refused = sale.app.graphql(by_variable, over).await;
+    assert_eq!(refused.error_code(), "QUERY_TOO_COMPLEX", "{:?}", refused.0);
+    assert!(
+        refused.error_message().contains("at most 500"),
+        "{}",
+        refused.error_message()
+    );
+    assert!(sale.app.store.commands().take().is_empty());
+}
