@@ -6,6 +6,8 @@
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
 //! catalogue. See ARCHITECTURE.md.
 
+#[cfg(test)]
+mod alloc_count;
 pub mod background;
 pub mod booking;
 pub mod catalogue;

@@ -156,7 +156,7 @@ pub(super) async fn check_channels(
     store: &Store,
     prices: &[ChannelPriceDoc],
 ) -> Result<(), ApiError> {
-    let codes: Vec<String> = prices.iter().map(|p| p.channel.clone()).collect();
+    let codes: Vec<String> = prices.iter().map(|p| p.channel.to_string()).collect();
     let existing = store.existing_channel_codes(&codes).await?;
     match codes.iter().find(|code| !existing.contains(code)) {
         Some(missing) => Err(ApiError::bad_input(format!(

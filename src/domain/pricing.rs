@@ -13,12 +13,17 @@ use serde::{Deserialize, Serialize};
 
 use super::seat::SeatKind;
 use crate::error::ApiError;
+use compact_str::CompactString;
 
 /// A ticket type's code: `ADULT`, `CHILD`, `STUDENT`, `SENIOR`, or a type an operator defined
 /// (`MEMBER`): an upper-case letter, then up to 31 upper-case letters, digits or underscores.
+///
+/// Held inline (a code is at most 32 bytes, and mostly under 24, which `CompactString` keeps
+/// without allocating): a showtime's price matrix holds one per entry, and reading a page of
+/// showtimes allocated two strings per entry before.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct TicketType(String);
+pub struct TicketType(CompactString);
 
 /// The ticket types every showtime may price without defining them.
 pub const BUILT_IN_TICKET_TYPES: [&str; 4] = ["ADULT", "CHILD", "STUDENT", "SENIOR"];
@@ -40,12 +45,12 @@ impl TicketType {
                 MAX_CODE_CHARS - 1
             )));
         }
-        Ok(TicketType(code.to_owned()))
+        Ok(TicketType(CompactString::new(code)))
     }
 
     /// ADULT: the type of a price or a seat that names none.
     pub fn adult() -> Self {
-        TicketType("ADULT".to_owned())
+        TicketType(CompactString::const_new("ADULT"))
     }
 
     pub fn as_str(&self) -> &str {

@@ -134,6 +134,19 @@ pub mod ids {
     }
 }
 
+/// A BSON date, read as raw BSON: `bson::DateTime`'s own `Deserialize` goes through extended
+/// JSON (`{"$date": {"$numberLong": "…"}}`, a string formatted and parsed, a map built), which
+/// was most of the cost of reading a showtime's two dates.
+fn date_of<'de, D: Deserializer<'de>>(deserializer: D) -> Result<DateTime<Utc>, D::Error> {
+    match bson::RawBson::deserialize(deserializer)? {
+        bson::RawBson::DateTime(at) => Ok(at.to_chrono()),
+        other => Err(serde::de::Error::custom(format!(
+            "expected a date, found {:?}",
+            other.element_type()
+        ))),
+    }
+}
+
 /// `#[serde(with = "codec::time")]`: an instant as a BSON date.
 pub mod time {
     use super::*;
@@ -145,7 +158,7 @@ pub mod time {
     pub fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<DateTime<Utc>, D::Error> {
-        Ok(bson::DateTime::deserialize(deserializer)?.to_chrono())
+        date_of(deserializer)
     }
 }
 
@@ -163,7 +176,14 @@ pub mod optional_time {
     pub fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<DateTime<Utc>>, D::Error> {
-        Ok(Option::<bson::DateTime>::deserialize(deserializer)?.map(|at| at.to_chrono()))
+        /// A present date, read as [`date_of`] reads it.
+        struct Present(DateTime<Utc>);
+        impl<'de> Deserialize<'de> for Present {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                date_of(deserializer).map(Present)
+            }
+        }
+        Ok(Option::<Present>::deserialize(deserializer)?.map(|Present(at)| at))
     }
 }
 
@@ -203,6 +223,32 @@ mod tests {
         );
         assert_eq!(stored.get_datetime("at").unwrap(), &date(at));
         assert_eq!(bson::from_document::<Sample>(stored).unwrap(), sample);
+    }
+
+    #[test]
+    fn dates_read_the_same_from_raw_bytes_and_from_a_document() {
+        let at = DateTime::from_timestamp_millis(1_790_000_000_123).unwrap();
+        let until = DateTime::from_timestamp_millis(-86_400_001).unwrap();
+        let sample = Sample {
+            movie: new_id(),
+            order: None,
+            holds: vec![],
+            at,
+            until: Some(until),
+        };
+        // The driver reads replies as raw bytes; `from_document` reads a `Document`.
+        let bytes = bson::to_vec(&sample).unwrap();
+        assert_eq!(bson::from_slice::<Sample>(&bytes).unwrap(), sample);
+        let document = bson::to_document(&sample).unwrap();
+        assert_eq!(
+            bson::from_document::<Sample>(document.clone()).unwrap(),
+            sample
+        );
+        // Anything but a date is refused, whichever way it is read.
+        let mut wrong = document;
+        wrong.insert("at", 1_790_000_000_123_i64);
+        assert!(bson::from_document::<Sample>(wrong.clone()).is_err());
+        assert!(bson::from_slice::<Sample>(&bson::to_vec(&wrong).unwrap()).is_err());
     }
 
     #[test]

@@ -107,7 +107,7 @@ fn validated_prices(prices: &[ChannelPriceInput]) -> Result<Vec<ChannelPriceDoc>
     Ok(checked
         .into_iter()
         .map(|(entry, _)| ChannelPriceDoc {
-            channel: entry.channel,
+            channel: entry.channel.into(),
             seat_kind: entry.seat_kind,
             ticket_type: entry.ticket_type,
             amount: entry.amount,

@@ -56,7 +56,7 @@ impl ChannelPrice {
     /// The GraphQL form of a stored price, in `currency`.
     pub fn of(price: &ChannelPriceDoc, currency: &str) -> Self {
         ChannelPrice {
-            channel: price.channel.clone(),
+            channel: price.channel.to_string(),
             seat_kind: price.seat_kind.map(Into::into),
             ticket_type: price.ticket_type.to_string(),
             price: Money::of(price.amount, currency),
