@@ -233,6 +233,73 @@ async fn cinemas_at_the_same_distance_page_without_repeats() {
 }
 
 #[tokio::test]
+async fn more_ties_than_one_read_holds_page_in_id_order_with_a_second_read_only_at_the_edge() {
+    // Pages of 7 cost more than the anonymous burst allows in a row.
+    let limits = boxoffice::config::Limits {
+        anonymous_burst: 100_000,
+        ..Default::default()
+    };
+    let app = TestApp::spawn_with(limits).await;
+    let (lat, lng) = (30.65, 104.06);
+    let mut catalogue = Catalogue::default();
+    // 40 cinemas at one place 1 km north, between one at 500 m and one at 3 km; their ids
+    // rise in the order they are made.
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let cinema = catalogue.cinema(
+            &format!("同址{i}"),
+            "成都",
+            lat + 1_000.0 / METERS_PER_DEGREE,
+            lng,
+        );
+        ids.push((cinema.id.bytes(), global_id("Cinema", cinema.id)));
+    }
+    catalogue.cinema("近", "成都", lat + 500.0 / METERS_PER_DEGREE, lng);
+    catalogue.cinema("远", "成都", lat + 3_000.0 / METERS_PER_DEGREE, lng);
+    catalogue.insert(&app).await;
+    ids.sort();
+    let ids: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
+    let near_with_ids = NEAR.replace("node { name", "node { id name");
+    let (mut names, mut tied, mut finds) = (Vec::new(), Vec::new(), Vec::new());
+    let mut after = Value::Null;
+    loop {
+        app.store.commands().start();
+        let page = app
+            .graphql(
+                &near_with_ids,
+                json!({ "lat": lat, "lng": lng, "radius": 5_000.0, "first": 7, "after": after }),
+            )
+            .await;
+        finds.push(app.store.commands().take().len());
+        let connection = &page.data()["cinemasNear"];
+        eprintln!(
+            "PAGE {:?} {}",
+            field_of(connection, "name"),
+            connection["pageInfo"]
+        );
+        assert!(finds.len() < 10, "{finds:?}");
+        for node in nodes(connection) {
+            let name = node["name"].as_str().unwrap().to_owned();
+            if name.starts_with("同址") {
+                tied.push(node["id"].as_str().unwrap().to_owned());
+            }
+            names.push(name);
+        }
+        if !connection["pageInfo"]["hasNextPage"].as_bool().unwrap() {
+            break;
+        }
+        after = connection["pageInfo"]["endCursor"].clone();
+    }
+    assert_eq!(names.len(), 42, "{names:?}");
+    assert_eq!((names[0].as_str(), names[41].as_str()), ("近", "远"));
+    assert_eq!(tied, ids, "the ties in id order, each once");
+    // A page ending among the ties, with more ties than it reads beyond the page, reads again
+    // (four times as many); never more than twice.
+    assert!(finds.iter().all(|&n| (1..=2).contains(&n)), "{finds:?}");
+    assert!(finds.contains(&2), "{finds:?}");
+}
+
+#[tokio::test]
 async fn a_cinema_shows_its_halls_with_layouts_and_its_showtimes_in_a_time_range() {
     let app = TestApp::spawn().await;
     let mut catalogue = Catalogue::default();
