@@ -96,22 +96,31 @@ impl Store {
         let mark = format!("flushes.{gateway}");
         join_all(increments.iter().map(|increment| {
             let Increment { counted, by, flush } = *increment;
-            // Written beside requests, not by them: left out of a request's round trips.
-            let update = tallies
-                .update_one(
-                    doc! { "_id": counted.id(), &mark: { "$not": { "$gte": flush } } },
-                    doc! { "$inc": { counted.field(): by }, "$set": { &mark: flush } },
-                )
-                .upsert(true)
-                .comment(BACKGROUND);
+            let filter = doc! { "_id": counted.id(), &mark: { "$not": { "$gte": flush } } };
+            let update = doc! { "$inc": { counted.field(): by }, "$set": { &mark: flush } };
+            let tallies = &tallies;
             async move {
+                // Written beside requests, not by them: left out of a request's round trips.
+                let upsert = tallies
+                    .update_one(filter.clone(), update.clone())
+                    .upsert(true)
+                    .comment(BACKGROUND);
                 match self
-                    .bounded_raw(Call::new(names::TALLIES, "update"), update)
+                    .bounded_raw(Call::new(names::TALLIES, "update"), upsert)
                     .await?
                 {
                     Ok(_) => Ok(()),
-                    // The document is there and refused it: it has this increment already.
-                    Err(error) if is_duplicate_key(&error) => Ok(()),
+                    // The document is there and the filter did not match it: either it has
+                    // this increment already, or another gateway made the document first
+                    // (MongoDB does not retry an upsert whose filter is more than equalities).
+                    // Now that it exists, the same update without the upsert tells them
+                    // apart: it applies the increment only in the second case.
+                    Err(error) if is_duplicate_key(&error) => {
+                        let update = tallies.update_one(filter, update).comment(BACKGROUND);
+                        self.bounded(Call::new(names::TALLIES, "update"), update)
+                            .await
+                            .map(drop)
+                    }
                     Err(error) => Err(error.into()),
                 }
             }
