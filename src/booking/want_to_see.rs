@@ -65,12 +65,7 @@ pub async fn mark_want_to_see(
                 crash_point(store, CrashPoint::MarkBetweenSides)?;
                 store.pause_point(PausePoint::MarkBetweenSides).await;
                 finish_mark(store, &who, &entry).await?;
-                let done = WantedMovieDoc {
-                    state: WantState::Done,
-                    since: None,
-                    ..entry
-                };
-                return Ok((done, true));
+                return Ok((entry.done(), true));
             }
             Listed::There(there) if there.state == WantState::Done => return Ok((there, false)),
             Listed::There(there) if there.state == WantState::Adding => {
@@ -78,12 +73,7 @@ pub async fn mark_want_to_see(
                 // it. Not counted here: the running one counts itself; a stopped one is left
                 // to the reconciliation of the shown counts.
                 finish_mark(store, &who, &there).await?;
-                let done = WantedMovieDoc {
-                    state: WantState::Done,
-                    since: None,
-                    ..there
-                };
-                return Ok((done, false));
+                return Ok((there.done(), false));
             }
             Listed::There(removing) => finish_unmark(store, &who, &removing).await?,
             Listed::Full => {

@@ -47,7 +47,7 @@ use crate::store::Store;
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
-    /// Federated or not (`--federation`: `AppState::federated`).
+    /// Federated or not (`--federation`: `AppState::with_federation`).
     pub schema: ServedSchema,
     pub store: Store,
     pub limits: Limits,

@@ -93,9 +93,8 @@ impl Store {
     /// Cinemas within `radius_meters` of `point`, nearest first, with their distances. Ties
     /// in distance are broken by id, so pages are stable.
     ///
-    /// One `find` with `$nearSphere` on the 2dsphere index (SecantusDB answers it in about
-    /// 15 ms on the national demo, where the `$geoNear` aggregation that returns distances
-    /// takes 150 ms); the distances are computed here, on the sphere MongoDB uses. They may
+    /// One `find` ([`nearest_first`]); the distances are computed here, on the sphere MongoDB
+    /// uses. They may
     /// differ from the database's in the last bits, so the query starts [`ROUNDING`] short
     /// of the cursor and the cursor itself is compared here. When the page's last cinema is
     /// within [`ROUNDING`] of the farthest one read (ties at the edge of what was read), it
@@ -115,20 +114,15 @@ impl Store {
         let wanted = page.first + 1;
         let mut limit = wanted + TIE_ROOM;
         loop {
-            let mut near = doc! {
-                "$geometry": { "type": "Point", "coordinates": [point.longitude, point.latitude] },
-                "$maxDistance": radius_meters,
-            };
-            if let Some(DistanceKey(millimetres, _)) = after {
-                // Skip what earlier pages returned without reading it: nothing nearer than the
-                // last (less the rounding).
-                let meters = millimetres as f64 / 1000.0;
-                near.insert("$minDistance", (meters - ROUNDING).max(0.0));
-            }
+            // Skip what earlier pages returned without reading it: nothing nearer than the last
+            // (less the rounding).
+            let from = after.map(|DistanceKey(millimetres, _)| {
+                (millimetres as f64 / 1000.0 - ROUNDING).max(0.0)
+            });
             let found: Vec<CinemaDoc> = self
                 .find_limited(
                     names::CINEMAS,
-                    doc! { "location": { "$nearSphere": near } },
+                    nearest_first(point, radius_meters, from),
                     None,
                     None,
                     limit,
@@ -138,10 +132,7 @@ impl Store {
             let mut nearest: Vec<CinemaWithDistance> = found
                 .into_iter()
                 .map(|cinema| CinemaWithDistance {
-                    distance_meters: point.distance_meters(&GeoPoint {
-                        latitude: cinema.location.latitude(),
-                        longitude: cinema.location.longitude(),
-                    }),
+                    distance_meters: cinema.location.distance_from(&point),
                     cinema,
                 })
                 .collect();
@@ -165,6 +156,26 @@ impl Store {
             limit *= 4;
         }
     }
+}
+
+/// The cinemas within `radius_meters` of `point` (and at least `from_meters` away), nearest
+/// first: `$nearSphere` on the 2dsphere index. A `find` with it takes about 15 ms on the
+/// national demo on SecantusDB, where the `$geoNear` aggregation, which also returns the
+/// distances, takes 150 ms; so the readers compute distances themselves
+/// (`GeoJsonPoint::distance_from`).
+pub(super) fn nearest_first(
+    point: GeoPoint,
+    radius_meters: f64,
+    from_meters: Option<f64>,
+) -> Document {
+    let mut near = doc! {
+        "$geometry": { "type": "Point", "coordinates": [point.longitude, point.latitude] },
+        "$maxDistance": radius_meters,
+    };
+    if let Some(from) = from_meters {
+        near.insert("$minDistance", from);
+    }
+    doc! { "location": { "$nearSphere": near } }
 }
 
 /// How far this process's distances may be from the database's (both on a sphere of the

@@ -31,6 +31,15 @@ impl GeoJsonPoint {
     pub fn longitude(&self) -> f64 {
         self.coordinates[0]
     }
+
+    /// How far it is from `point`, in metres, on the sphere MongoDB uses.
+    pub fn distance_from(&self, point: &crate::domain::geo::GeoPoint) -> f64 {
+        let here = crate::domain::geo::GeoPoint {
+            latitude: self.latitude(),
+            longitude: self.longitude(),
+        };
+        here.distance_meters(point)
+    }
 }
 
 /// `cinemas`

@@ -49,6 +49,17 @@ pub struct WantedMovieDoc {
     pub since: Option<DateTime<Utc>>,
 }
 
+impl WantedMovieDoc {
+    /// The entry as it reads once its mark is on both sides (what `finish_listing` writes).
+    pub fn done(self) -> Self {
+        WantedMovieDoc {
+            state: WantState::Done,
+            since: None,
+            ..self
+        }
+    }
+}
+
 /// Where an entry of a customer's list is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
