@@ -15,6 +15,9 @@ pub fn encode<T: Serialize>(kind: &str, key: &T) -> String {
     URL_SAFE_NO_PAD.encode(format!("{kind}:{json}"))
 }
 
+/// The longest cursor accepted (those issued are under 200 characters).
+pub const MAX_CURSOR_BYTES: usize = 1024;
+
 /// Decodes a cursor of list `kind`; anything else is BAD_USER_INPUT.
 pub fn decode<T: DeserializeOwned>(kind: &str, cursor: &str) -> Result<T, ApiError> {
     let bad = || {
@@ -22,6 +25,10 @@ pub fn decode<T: DeserializeOwned>(kind: &str, cursor: &str) -> Result<T, ApiErr
             "`after` is not a cursor of this list ({kind}); pass a cursor it returned"
         ))
     };
+    // Cursors this API issues are far shorter: a longer one is refused before it is decoded.
+    if cursor.len() > MAX_CURSOR_BYTES {
+        return Err(bad());
+    }
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;
     let json = text

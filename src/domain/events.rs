@@ -164,7 +164,10 @@ impl EventCursor {
             return Err(ApiError::CursorExpired(format!(
                 "the event log no longer keeps every event after this cursor (event \
                  {sequence}, kept until {}): read the orders, then read the log from now on",
-                (expires_at - EXPIRY_SLACK).to_rfc3339()
+                expires_at
+                    .checked_sub_signed(EXPIRY_SLACK)
+                    .unwrap_or(expires_at)
+                    .to_rfc3339()
             )));
         }
         Ok(EventCursor {

@@ -9,6 +9,9 @@ use super::ids::{
 use super::pricing::TicketType;
 use crate::error::ApiError;
 
+/// The longest global id accepted (those issued are under 100 characters).
+pub const MAX_ID_BYTES: usize = 128;
+
 /// Any object that `node(id:)` can fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GlobalId {
@@ -48,6 +51,13 @@ impl GlobalId {
     }
 
     pub fn decode(id: &str) -> Result<Self, ApiError> {
+        // Every id this API issues is far shorter; a longer one is neither decoded nor echoed.
+        if id.len() > MAX_ID_BYTES {
+            return Err(ApiError::bad_input(format!(
+                "an id is at most {MAX_ID_BYTES} characters; this one has {}",
+                id.len()
+            )));
+        }
         let bad = || ApiError::bad_input(format!("`{id}` is not an id this API issued"));
         let bytes = URL_SAFE_NO_PAD.decode(id).map_err(|_| bad())?;
         let text = String::from_utf8(bytes).map_err(|_| bad())?;

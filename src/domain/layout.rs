@@ -13,6 +13,8 @@ use crate::error::ApiError;
 pub const MAX_CAPACITY: usize = 1_000;
 /// The most positions (seats and gaps) a row may have.
 pub const MAX_ROW_LENGTH: usize = 60;
+/// The most rows a hall may have (the deepest real halls have about 40).
+pub const MAX_ROWS: usize = 60;
 
 /// One row of a hall: its label and its positions, `None` being a gap.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +76,12 @@ impl HallLayout {
         let max_seats = max_seats.min(MAX_CAPACITY);
         if self.rows.is_empty() {
             return Err(ApiError::bad_input("a hall layout needs at least one row"));
+        }
+        if self.rows.len() > MAX_ROWS {
+            return Err(ApiError::bad_input(format!(
+                "a hall layout has {} rows; at most {MAX_ROWS}",
+                self.rows.len()
+            )));
         }
         let mut seen = std::collections::HashSet::new();
         for row in &self.rows {

@@ -16,6 +16,7 @@ pub mod global_id;
 pub mod hold_extension;
 pub mod holds;
 pub mod ids;
+pub mod input_caps;
 pub mod layout;
 pub mod list_caps;
 pub mod money;

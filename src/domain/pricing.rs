@@ -11,6 +11,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::list_caps::MAX_SEATS_PER_HOLD;
 use super::seat::SeatKind;
 use crate::error::ApiError;
 use compact_str::CompactString;
@@ -254,6 +255,10 @@ pub fn ticket_types_from_codes(
     for_all: Option<&str>,
     per_seat: Option<&[String]>,
 ) -> Result<Vec<TicketType>, ApiError> {
+    // The list's length first: no code of a list of the wrong length is parsed.
+    if let Some(codes) = per_seat {
+        check_length(codes.len(), count)?;
+    }
     let for_all = for_all
         .map(|code| TicketType::parse("ticketType", code))
         .transpose()?;
@@ -270,23 +275,37 @@ pub fn ticket_types_from_codes(
 
 /// The ticket type of each of `count` seats: `per_seat` (exactly one per seat) or `for_all`
 /// (ADULT when neither is given). BAD_USER_INPUT when both are given or the list is the wrong
-/// length.
+/// length, or `count` is over [`MAX_SEATS_PER_HOLD`] (the callers check their own, lower, cap
+/// first; this one keeps the vector below from ever being sized by an unchecked count).
 pub fn ticket_types_for(
     count: usize,
     for_all: Option<TicketType>,
     per_seat: Option<Vec<TicketType>>,
 ) -> Result<Vec<TicketType>, ApiError> {
+    if count > MAX_SEATS_PER_HOLD {
+        return Err(ApiError::bad_input(format!(
+            "a hold takes at most {MAX_SEATS_PER_HOLD} seats, not {count}"
+        )));
+    }
     match (for_all, per_seat) {
         (Some(_), Some(_)) => Err(ApiError::bad_input(
             "give `ticketType` (one for every seat) or `ticketTypes` (one per seat), not both",
         )),
-        (None, Some(types)) if types.len() != count => Err(ApiError::bad_input(format!(
-            "`ticketTypes` has {} types for {count} seats: give one per seat",
-            types.len()
-        ))),
-        (None, Some(types)) => Ok(types),
+        (None, Some(types)) => {
+            check_length(types.len(), count)?;
+            Ok(types)
+        }
         (for_all, None) => Ok(vec![for_all.unwrap_or_default(); count]),
     }
+}
+
+fn check_length(types: usize, count: usize) -> Result<(), ApiError> {
+    if types != count {
+        return Err(ApiError::bad_input(format!(
+            "`ticketTypes` has {types} types for {count} seats: give one per seat"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -103,7 +103,12 @@ impl SearchWindow {
         now: DateTime<Utc>,
     ) -> Result<SearchWindow, ApiError> {
         let asked_from = from.unwrap_or(now);
-        let before = before.unwrap_or(asked_from + Duration::hours(MAX_WINDOW_HOURS));
+        let before = match before {
+            Some(before) => before,
+            None => asked_from
+                .checked_add_signed(Duration::hours(MAX_WINDOW_HOURS))
+                .ok_or_else(|| ApiError::bad_input("startsFrom is too late"))?,
+        };
         if before <= asked_from {
             return Err(ApiError::bad_input(format!(
                 "startsBefore ({before}) must be later than startsFrom ({asked_from})"

@@ -19,6 +19,12 @@ pub fn required(argument: &str, value: &str) -> Result<String, ApiError> {
 
 /// Validates a text argument named `argument` of at most `max_chars` characters.
 pub fn required_within(argument: &str, value: &str, max_chars: usize) -> Result<String, ApiError> {
+    // A character is at most 4 bytes: a longer text is refused before it is scanned.
+    if value.len() > max_chars.saturating_mul(4) {
+        return Err(ApiError::bad_input(format!(
+            "{argument} has more than {max_chars} characters; at most {max_chars}"
+        )));
+    }
     let trimmed = value.trim();
     if trimmed.is_empty() {
         return Err(ApiError::bad_input(format!("{argument} must not be empty")));

@@ -1,7 +1,9 @@
-//! A cap on the representations of one `_entities` call (`--federation`). The router asks for
-//! every entity of a plan step at once; the complexity limit counts the selection once,
-//! whatever the number of representations, so without a cap one request of a few hundred
-//! kilobytes could make the gateway load thousands of seat maps.
+//! A cap on the representations the `_entities` calls of one request carry (`--federation`).
+//! The router asks for every entity of a plan step at once; the complexity limit counts the
+//! selection once, whatever the number of representations, so without a cap one request of a
+//! few hundred kilobytes could make the gateway load thousands of seat maps. The cap is on the
+//! sum over the request's calls: a cap per call was passed sixteen times over by aliases of one
+//! variable.
 
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
 use async_graphql::{Name, ServerResult, Value, Variables};
@@ -9,8 +11,8 @@ use async_graphql::{Name, ServerResult, Value, Variables};
 use super::errors::error_with_code;
 use crate::error::ErrorCode;
 
-/// The most representations one `_entities` call may carry: more than a router asks for in
-/// one plan step of any page we serve.
+/// The most representations the `_entities` calls of one request may carry in all: more than a
+/// router asks for in one plan step of any page we serve.
 pub const MAX_REPRESENTATIONS: usize = 500;
 
 /// Where the representations of a document's `_entities` calls come from.
@@ -33,19 +35,19 @@ impl Representations {
         found
     }
 
-    /// QUERY_TOO_COMPLEX when an `_entities` call of this request carries more than
-    /// [`MAX_REPRESENTATIONS`].
+    /// QUERY_TOO_COMPLEX when the `_entities` calls of this request carry more than
+    /// [`MAX_REPRESENTATIONS`] in all.
     pub fn check(&self, variables: &Variables) -> ServerResult<()> {
         let given = self.variables.iter().map(|name| match variables.get(name) {
             Some(Value::List(items)) => items.len(),
             _ => 0,
         });
-        let most = given.chain([self.literal]).max().unwrap_or(0);
-        if most > MAX_REPRESENTATIONS {
+        let all = given.fold(self.literal, usize::saturating_add);
+        if all > MAX_REPRESENTATIONS {
             return Err(error_with_code(
                 format!(
-                    "_entities was given {most} representations; at most \
-                     {MAX_REPRESENTATIONS} are allowed in one call"
+                    "_entities was given {all} representations; at most \
+                     {MAX_REPRESENTATIONS} are allowed in one request"
                 ),
                 ErrorCode::QueryTooComplex,
             ));
@@ -64,7 +66,7 @@ impl Representations {
                 Selection::Field(field) if field.node.name.node == "_entities" => {
                     match field.node.get_argument("representations").map(|a| &a.node) {
                         Some(async_graphql_value::Value::List(items)) => {
-                            self.literal = self.literal.max(items.len());
+                            self.literal = self.literal.saturating_add(items.len());
                         }
                         Some(async_graphql_value::Value::Variable(name)) => {
                             self.variables.push(name.clone());
@@ -137,6 +139,28 @@ mod tests {
         let found = representations(query);
         assert!(found.check(&variables(501)).is_err());
         assert!(found.check(&variables(3)).is_ok());
+    }
+
+    #[test]
+    fn the_calls_of_a_request_are_counted_together() {
+        let query = "query ($r: [_Any!]!) { a: _entities(representations: $r) { __typename }
+            b: _entities(representations: $r) { __typename } }";
+        let found = representations(query);
+        assert!(found.check(&variables(250)).is_ok());
+        let refused = found.check(&variables(251)).unwrap_err();
+        assert!(
+            refused.message.contains("502 representations"),
+            "{}",
+            refused.message
+        );
+        let literal = format!(
+            "{{ a: _entities(representations: [{0}]) {{ __typename }}
+                b: _entities(representations: [{0}]) {{ __typename }} }}",
+            list(251)
+        );
+        assert!(representations(&literal)
+            .check(&Variables::default())
+            .is_err());
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub use context::{prepare, Caller, Door, RequestSettings};
 pub use entity_limit::MAX_REPRESENTATIONS;
 pub use mutation::Mutation;
 pub use query::{FederatedQuery, Query};
+pub use shape_limits::MAX_VARIABLE_LIST;
 pub use subscription::Subscription;
 
 /// The bytes of query text whose parsed and checked documents are kept (`document_cache`):

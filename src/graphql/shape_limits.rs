@@ -43,8 +43,14 @@ fn at_most(found: usize, max: usize, says: impl FnOnce(usize) -> String) -> Serv
     Ok(())
 }
 
-/// How deep the request's variables nest: checked for every request, as they change from
-/// one request to the next while the query text stays the same.
+/// The longest list a request's variables may hold: longer than any argument takes (the
+/// `_entities` calls of a request take 500 representations in all, no other list more than
+/// 200), so a longer one is refused before async-graphql turns it into a resolver's input,
+/// whatever the body limit. Each argument's own cap is checked by its resolver.
+pub const MAX_VARIABLE_LIST: usize = 1_000;
+
+/// How deep the request's variables nest, and how long their lists are: checked for every
+/// request, as they change from one request to the next while the query text stays the same.
 pub fn check_variables(request: &Request, limits: &QueryLimits) -> ServerResult<()> {
     let variables = request
         .variables
@@ -54,7 +60,33 @@ pub fn check_variables(request: &Request, limits: &QueryLimits) -> ServerResult<
         .unwrap_or(0);
     at_most(variables, limits.max_nesting, |n| {
         format!("the variables nest {n} deep")
-    })
+    })?;
+    let longest = request
+        .variables
+        .values()
+        .map(longest_list)
+        .max()
+        .unwrap_or(0);
+    if longest > MAX_VARIABLE_LIST {
+        return Err(error_with_code(
+            format!("a list in the variables has {longest} items; at most {MAX_VARIABLE_LIST}"),
+            ErrorCode::BadUserInput,
+        ));
+    }
+    Ok(())
+}
+
+fn longest_list(value: &Value) -> usize {
+    match value {
+        Value::List(items) => items
+            .iter()
+            .map(longest_list)
+            .max()
+            .unwrap_or(0)
+            .max(items.len()),
+        Value::Object(fields) => fields.values().map(longest_list).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// The checks of the text and of the parsed document, before the request reaches the schema.
@@ -212,5 +244,15 @@ mod tests {
         );
         let deep = (0..40).fold(serde_json::json!(1), |inner, _| serde_json::json!([inner]));
         assert_eq!(value_nesting(&value(deep)), 40);
+    }
+
+    #[test]
+    fn finds_the_longest_list_at_any_depth() {
+        let value = |json| Value::from_json(json).unwrap();
+        assert_eq!(longest_list(&value(serde_json::json!("A1"))), 0);
+        let inner = serde_json::json!({ "rows": [{ "positions": vec![1; 70] }, {}] });
+        assert_eq!(longest_list(&value(inner)), 70);
+        let outer = serde_json::json!([[1, 2], [3]]);
+        assert_eq!(longest_list(&value(outer)), 2);
     }
 }

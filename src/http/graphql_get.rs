@@ -33,6 +33,20 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     let query_string = parts.uri.query().unwrap_or_default();
+    // The query string carries what a POST's body would: held to the same limit before it is
+    // decoded.
+    if query_string.len() > state.limits.max_body_bytes {
+        return refused(
+            media,
+            StatusCode::URI_TOO_LONG,
+            format!(
+                "the query string is {} bytes; at most {} (send larger requests with POST)",
+                query_string.len(),
+                state.limits.max_body_bytes
+            ),
+            ErrorCode::BadUserInput,
+        );
+    }
     let mut request =
         match async_graphql::http::parse_query_string(query_string) {
             Ok(request) => request,

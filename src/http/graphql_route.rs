@@ -20,7 +20,7 @@ use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
-use crate::graphql::prepare;
+use crate::graphql::{prepare, MAX_VARIABLE_LIST};
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let limits = state.limits;
@@ -54,8 +54,14 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
             )
         }
     };
-    let batch: BatchRequest = match serde_json::from_slice(&bytes) {
-        Ok(batch) => batch,
+    if let Some(refusal) = list_too_long(media, &bytes) {
+        return refusal;
+    }
+    let batch = match parse_batch(&bytes, limits.max_batch) {
+        Ok(Parsed::Request(batch)) => *batch,
+        Ok(Parsed::TooLong(operations)) => {
+            return batch_too_long(media, limits.max_batch, operations)
+        }
         Err(error) => {
             // Said in the request's terms: serde's own message names our Rust types.
             let message = if error.is_syntax() || error.is_eof() {
@@ -78,6 +84,92 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         }
     };
     run(&state, &headers, peer, batch, Via::Post, media).await
+}
+
+/// 400 when the body holds a list longer than any argument takes, found before the body is
+/// parsed into a request (None when it holds none, or is not JSON: the parse says so).
+fn list_too_long(media: Media, bytes: &[u8]) -> Option<Response> {
+    let longest = super::json_lists::longest_list(bytes).ok()?;
+    (longest > MAX_VARIABLE_LIST).then(|| {
+        refused(
+            media,
+            StatusCode::BAD_REQUEST,
+            format!("a list in the request has {longest} items; at most {MAX_VARIABLE_LIST}"),
+            ErrorCode::BadUserInput,
+        )
+    })
+}
+
+fn batch_too_long(media: Media, max_batch: usize, operations: usize) -> Response {
+    let message = format!("a batch may hold at most {max_batch} operations, got {operations}");
+    refused(
+        media,
+        StatusCode::BAD_REQUEST,
+        message,
+        ErrorCode::BadUserInput,
+    )
+}
+
+/// A body as parsed: a request or a batch within the cap, or a batch of this many operations
+/// over it.
+enum Parsed {
+    Request(Box<BatchRequest>),
+    TooLong(usize),
+}
+
+/// Parses a body into one request or a batch, stopping at the batch's cap: the operations past
+/// it are skipped unread (counted, never built), so a body of thousands of `{}` costs no
+/// allocation per operation.
+fn parse_batch(bytes: &[u8], max_batch: usize) -> serde_json::Result<Parsed> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    struct Batch(usize);
+
+    impl<'de> Visitor<'de> for Batch {
+        type Value = Parsed;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a GraphQL request or a list of them")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Parsed, A::Error> {
+            let request =
+                serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            Ok(Parsed::Request(Box::new(BatchRequest::Single(request))))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
+            let mut requests = Vec::new();
+            while requests.len() < self.0 {
+                match seq.next_element()? {
+                    Some(request) => requests.push(request),
+                    None => return Ok(Parsed::Request(Box::new(BatchRequest::Batch(requests)))),
+                }
+            }
+            let mut operations = requests.len();
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                operations += 1;
+            }
+            Ok(if operations > self.0 {
+                Parsed::TooLong(operations)
+            } else {
+                Parsed::Request(Box::new(BatchRequest::Batch(requests)))
+            })
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Batch {
+        type Value = Parsed;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Parsed, D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let parsed = Batch(max_batch).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(parsed)
 }
 
 /// How a request came.
@@ -106,17 +198,7 @@ pub(super) async fn run(
     };
     let mut batch = match batch {
         BatchRequest::Batch(requests) if requests.len() > limits.max_batch => {
-            let message = format!(
-                "a batch may hold at most {} operations, got {}",
-                limits.max_batch,
-                requests.len()
-            );
-            return refused(
-                media,
-                StatusCode::BAD_REQUEST,
-                message,
-                ErrorCode::BadUserInput,
-            );
+            return batch_too_long(media, limits.max_batch, requests.len());
         }
         BatchRequest::Batch(requests) if requests.is_empty() => {
             return refused(

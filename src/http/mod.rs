@@ -11,6 +11,7 @@ mod graceful;
 mod graphql_get;
 mod graphql_route;
 mod health;
+mod json_lists;
 mod media;
 mod metrics_route;
 mod persisted_queries;

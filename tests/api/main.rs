@@ -71,6 +71,7 @@ mod seat_search;
 mod shared_limits;
 mod showtimes;
 mod shutdown;
+mod sizes;
 mod stale_schedulers;
 mod ticket_codes;
 mod ticket_types;

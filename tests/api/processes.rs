@@ -272,6 +272,12 @@ impl GatewayProcess {
         (process, captured)
     }
 
+    /// A gateway whose address space is capped at `bytes` (`RLIMIT_AS`): an allocation past
+    /// it fails, and the process aborts rather than take the machine's memory.
+    pub fn start_capped(uri: &str, database: &str, extra: &[&str], bytes: u64) -> GatewayProcess {
+        GatewayProcess::launch_with(uri, database, &[], extra, None, Some(bytes))
+    }
+
     fn launch(
         uri: &str,
         database: &str,
@@ -279,7 +285,35 @@ impl GatewayProcess {
         extra: &[&str],
         capture: Option<&Captured>,
     ) -> GatewayProcess {
+        GatewayProcess::launch_with(uri, database, env, extra, capture, None)
+    }
+
+    fn launch_with(
+        uri: &str,
+        database: &str,
+        env: &[(&str, &str)],
+        extra: &[&str],
+        capture: Option<&Captured>,
+        address_space: Option<u64>,
+    ) -> GatewayProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_boxoffice"));
+        if let Some(bytes) = address_space {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            // SAFETY: setrlimit(2) is async-signal-safe and touches nothing of the parent.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
         command
             .env("MONGODB_URI", uri)
             .env("BOXOFFICE_DATABASE", database)
@@ -350,6 +384,18 @@ impl GatewayProcess {
                 .send()
                 .await
         })
+    }
+
+    /// The most resident memory the process has had, in bytes (`VmHWM`).
+    pub fn peak_resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the gateway's /proc status");
+        let kb: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/<pid>/status");
+        kb * 1024
     }
 
     /// Kills the gateway (SIGKILL): whatever it was doing stops there.

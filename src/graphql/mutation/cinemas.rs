@@ -102,7 +102,7 @@ impl RefundPolicyInput {
 impl CinemaMutation {
     /// Creates a cinema in a district. Any operator may; a chain's new cinema joins its scope.
     /// BAD_USER_INPUT names what is wrong (a region that is not a district, a name too long).
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn create_cinema(
         &self,
         ctx: &Context<'_>,
@@ -128,7 +128,7 @@ impl CinemaMutation {
     /// Changes a cinema of the caller's scope (FORBIDDEN otherwise, and nothing changes). A
     /// new name or district reaches every future showtime's copy (see ARCHITECTURE.md,
     /// "Extended references stay true").
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn update_cinema(
         &self,
         ctx: &Context<'_>,

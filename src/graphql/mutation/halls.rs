@@ -5,7 +5,8 @@ use async_graphql::{Context, InputObject, Object, ID};
 use crate::catalogue::{self, NewHall};
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
-use crate::domain::layout::{HallLayout, LayoutRow};
+use crate::domain::input_caps;
+use crate::domain::layout::{HallLayout, LayoutRow, MAX_ROWS, MAX_ROW_LENGTH};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hall, SeatKind};
@@ -35,6 +36,21 @@ pub struct HallLayoutInput {
 
 impl HallLayoutInput {
     fn checked(&self, max_seats: usize) -> Result<HallLayout, ApiError> {
+        // The sizes before the copy below; the layout's other rules after it.
+        input_caps::list("rows", &self.rows, MAX_ROWS)?;
+        for row in &self.rows {
+            if row.positions.len() > MAX_ROW_LENGTH {
+                // The label is checked after the copy: named here only when it could be one.
+                let row_name = match row.label.len() {
+                    1..=3 => format!("row `{}`", row.label),
+                    _ => "a row".to_owned(),
+                };
+                return Err(ApiError::bad_input(format!(
+                    "{row_name} has {} positions; at most {MAX_ROW_LENGTH}",
+                    row.positions.len()
+                )));
+            }
+        }
         let layout = HallLayout {
             rows: self
                 .rows
@@ -86,7 +102,7 @@ pub struct UpdateHallInput {
 impl HallMutation {
     /// Creates a hall in a cinema of the caller's scope (FORBIDDEN otherwise). Its capacity is
     /// counted from the layout.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn create_hall(
         &self,
         ctx: &Context<'_>,
@@ -106,7 +122,7 @@ impl HallMutation {
 
     /// Changes a hall of a cinema of the caller's scope. A new layout only while the hall has
     /// no future showtime; a new name or format reaches its future showtimes' copies.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn update_hall(
         &self,
         ctx: &Context<'_>,

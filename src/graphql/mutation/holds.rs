@@ -6,8 +6,8 @@ use async_graphql::{Context, InputObject, Object, ID};
 
 use crate::booking::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::domain::global_id;
-use crate::domain::holds::HoldPolicy;
-use crate::domain::pricing;
+use crate::domain::holds::{self, HoldPolicy};
+use crate::domain::{input_caps, pricing};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
@@ -50,21 +50,29 @@ pub struct HoldSeatsInput {
 impl HoldMutation {
     /// Holds seats of a showtime for the calling channel until the hold expires: every seat
     /// or none. SEAT_UNAVAILABLE names the seats that were taken.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all, fields(showtime = %input.showtime_id.as_str()))]
     async fn hold_seats(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "Which showtime and which seats.")] input: HoldSeatsInput,
     ) -> Result<Hold, ApiError> {
         ctx.store().panic_point();
+        let policy = ctx.data_unchecked::<HoldPolicy>();
+        // Every size first: nothing below may allocate or loop by a size not yet checked.
+        if let Some(seats) = &input.seats {
+            holds::validate_count(seats.len(), policy)?;
+        }
+        input_caps::optional_list(
+            "ticketTypes",
+            input.ticket_types.as_deref(),
+            policy.max_seats,
+        )?;
         let channel = ctx.calling_channel("holding seats")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let choice = match (&input.seats, &input.best) {
             (Some(seats), None) => SeatChoice::Named(seats.clone()),
             (None, Some(best)) => SeatChoice::Best {
-                count: usize::try_from(best.count).map_err(|_| {
-                    ApiError::bad_input(format!("count {} is negative", best.count))
-                })?,
+                count: input_caps::count("count", best.count, policy.max_seats)?,
                 kind: best.kind.into(),
             },
             _ => {
@@ -82,7 +90,6 @@ impl HoldMutation {
             )?,
             choice,
         };
-        let policy = ctx.data_unchecked::<HoldPolicy>();
         let store = ctx.store();
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();

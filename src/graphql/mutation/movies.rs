@@ -125,7 +125,7 @@ fn this_year() -> i32 {
 #[Object]
 impl MovieMutation {
     /// Creates a movie (platform operator only).
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn create_movie(
         &self,
         ctx: &Context<'_>,
@@ -172,7 +172,7 @@ impl MovieMutation {
 
     /// Changes a movie's summary and details (platform operator only). A new title or runtime
     /// reaches every future showtime's copy.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn update_movie(
         &self,
         ctx: &Context<'_>,

@@ -6,6 +6,7 @@ use crate::booking::{self, Customer};
 use crate::domain::global_id;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
+use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
@@ -47,9 +48,10 @@ impl OrderMutation {
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("confirming a hold")?;
         let (showtime, hold) = global_id::hold_id(&input.hold_id)?;
+        // Checked before the idempotency key is claimed: a refused confirmation keeps no key.
         let customer = Customer {
-            name: input.customer.name.clone(),
-            contact: input.customer.contact.clone(),
+            name: text::required("customer.name", &input.customer.name)?,
+            contact: text::required("customer.contact", &input.customer.contact)?,
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let store = ctx.store();
@@ -76,7 +78,7 @@ impl OrderMutation {
     /// cinema's refund policy (REFUND_NOT_ALLOWED within its cut-off before the start; its fee
     /// kept per seat). The order stays CONFIRMED while it has seats left, and is CANCELLED
     /// with its last one. A seat not in the order, or cancelled already, is BAD_USER_INPUT.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip(self, ctx, seats))]
     async fn cancel_order(
         &self,
         ctx: &Context<'_>,

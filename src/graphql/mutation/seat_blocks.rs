@@ -63,7 +63,7 @@ impl SeatBlockMutation {
     /// Takes AVAILABLE seats of a showtime off sale (broken seats, staff seats): all of them
     /// in one atomic change, or none. Held or sold seats are never touched: SEAT_UNAVAILABLE
     /// names them. Needs an operator key whose scope holds the showtime's cinema.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn block_seats(
         &self,
         ctx: &Context<'_>,
@@ -89,7 +89,7 @@ impl SeatBlockMutation {
 
     /// Puts BLOCKED seats of a showtime back on sale: all of them in one atomic change, or
     /// none. Needs an operator key whose scope holds the showtime's cinema.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn unblock_seats(
         &self,
         ctx: &Context<'_>,

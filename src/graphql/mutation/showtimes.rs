@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 
 use crate::catalogue::{self, NewShowtime};
 use crate::domain::global_id;
-use crate::domain::list_caps::MAX_TICKET_RULES;
+use crate::domain::input_caps;
+use crate::domain::list_caps::{MAX_PRICE_ENTRIES, MAX_TICKET_RULES};
 use crate::domain::pricing::{PriceEntry, TicketType};
 use crate::domain::schedule::{self, CURRENCY};
 use crate::domain::text;
@@ -87,9 +88,12 @@ pub struct TicketRuleInput {
 /// The prices as stored, once every rule that needs no database holds (BAD_USER_INPUT
 /// otherwise).
 fn validated_prices(prices: &[ChannelPriceInput]) -> Result<Vec<ChannelPriceDoc>, ApiError> {
+    input_caps::list("prices", prices, MAX_PRICE_ENTRIES)?;
     let checked = prices
         .iter()
         .map(|p| {
+            text::required("prices.channel", &p.channel)?;
+            text::required_within("prices.currency", &p.currency, 3)?;
             let ticket_type = match &p.ticket_type {
                 Some(code) => TicketType::parse("prices.ticketType", code)?,
                 None => TicketType::adult(),
@@ -141,7 +145,7 @@ impl ShowtimeMutation {
     /// layout for sale). The hall is busy from `startsAt` until the film ends plus the
     /// cleaning gap (`freeAt`); a showtime overlapping another of the hall is BAD_USER_INPUT
     /// naming it. Needs an operator's API key that writes the hall's cinema.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn schedule_showtime(
         &self,
         ctx: &Context<'_>,
@@ -167,7 +171,7 @@ impl ShowtimeMutation {
     /// (`Showtime.priceHistory`). Holds placed before keep the price they were given; holds
     /// placed after take the new one. Refused for a showtime that has started or is
     /// cancelled. Needs an operator's API key that writes the showtime's cinema.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip_all)]
     async fn change_showtime_prices(
         &self,
         ctx: &Context<'_>,

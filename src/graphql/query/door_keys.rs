@@ -6,6 +6,7 @@ use crate::catalogue;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::types::list_cost;
 use crate::graphql::types::DoorKey;
 
 #[derive(Default)]
@@ -16,7 +17,7 @@ impl DoorKeyQuery {
     /// The door staff keys of a cinema the calling operator writes, by code (at most 100;
     /// never the keys themselves). FORBIDDEN for anyone else.
     #[tracing::instrument(skip(self, ctx))]
-    #[graphql(complexity = "1 + 100 * child_complexity")]
+    #[graphql(complexity = "list_cost(100, child_complexity)")]
     async fn door_keys(
         &self,
         ctx: &Context<'_>,

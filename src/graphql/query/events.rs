@@ -5,6 +5,7 @@ use async_graphql::{Context, Object};
 
 use crate::booking;
 use crate::domain::events::EventType;
+use crate::domain::input_caps;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, ChannelEvent, ChannelEventType};
@@ -18,7 +19,7 @@ impl EventQuery {
     /// the showtimes it sells, whoever made it, kept for the event retention (7 days unless
     /// configured). Read on from the last event's `cursor` to miss nothing; a cursor older
     /// than the retention is CURSOR_EXPIRED.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip(self, ctx, types))]
     #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn events(
         &self,
@@ -39,14 +40,25 @@ impl EventQuery {
     }
 }
 
-/// The types asked for: at least one when the list is given.
+/// The types asked for: at least one when the list is given, and at most as many as there are
+/// (each once: a subscriber's list is looked through for every event it is sent).
 pub(crate) fn event_types(
     types: Option<Vec<ChannelEventType>>,
 ) -> Result<Option<Vec<EventType>>, ApiError> {
-    match types {
-        Some(types) if types.is_empty() => Err(ApiError::bad_input(
+    let Some(types) = types else {
+        return Ok(None);
+    };
+    if types.is_empty() {
+        return Err(ApiError::bad_input(
             "types: name at least one event type, or leave it out for all",
-        )),
-        types => Ok(types.map(|types| types.into_iter().map(Into::into).collect())),
+        ));
     }
+    input_caps::list("types", &types, EventType::ALL.len())?;
+    let mut distinct: Vec<EventType> = Vec::with_capacity(types.len());
+    for kind in types.into_iter().map(EventType::from) {
+        if !distinct.contains(&kind) {
+            distinct.push(kind);
+        }
+    }
+    Ok(Some(distinct))
 }

@@ -62,7 +62,7 @@ impl SeatSearchQuery {
     /// scored by how good the seats are, how near the cinema is and how soon it starts (see
     /// `SeatOption.score`). Looks at the first 100 showtimes of the window (earliest first)
     /// of the area's cinemas; it reads and holds nothing.
-    #[tracing::instrument(skip(self, ctx))]
+    #[tracing::instrument(skip(self, ctx, input))]
     #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn find_seats(
         &self,

@@ -4,6 +4,7 @@ use async_graphql::{Context, Object};
 
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::types::list_cost;
 use crate::graphql::types::TicketType;
 use crate::store::MAX_DEFINED_TICKET_TYPES;
 
@@ -14,7 +15,7 @@ pub struct TicketTypeQuery;
 impl TicketTypeQuery {
     /// Every ticket type: the built-in ones (ADULT, CHILD, STUDENT, SENIOR), then those
     /// operators defined, by code (at most 104 in all).
-    #[graphql(complexity = "1 + (4 + MAX_DEFINED_TICKET_TYPES) * child_complexity")]
+    #[graphql(complexity = "list_cost((4 + MAX_DEFINED_TICKET_TYPES), child_complexity)")]
     #[tracing::instrument(skip(self, ctx))]
     async fn ticket_types(&self, ctx: &Context<'_>) -> Result<Vec<TicketType>, ApiError> {
         let defined = ctx.store().list_ticket_types().await?;

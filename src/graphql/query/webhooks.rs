@@ -6,6 +6,7 @@ use crate::booking;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::types::list_cost;
 use crate::graphql::types::WebhookEndpoint;
 
 #[derive(Default)]
@@ -15,7 +16,7 @@ pub struct WebhookQuery;
 impl WebhookQuery {
     /// The calling channel's webhook endpoints, oldest first (at most 20).
     #[tracing::instrument(skip(self, ctx))]
-    #[graphql(complexity = "20 * child_complexity")]
+    #[graphql(complexity = "list_cost(20, child_complexity)")]
     async fn webhook_endpoints(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpoint>, ApiError> {
         let channel = ctx.calling_channel("reading webhook endpoints")?;
         let endpoints = ctx.store().webhook_endpoints(channel).await?;

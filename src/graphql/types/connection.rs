@@ -19,6 +19,35 @@ pub fn connection<D, N: OutputType>(page: Page<D>, node: impl Fn(D) -> N) -> Con
 /// The complexity of a connection field: its nodes' cost times the number of nodes asked for,
 /// so a nested connection multiplies. A negative `first` is rejected later, by the resolver.
 pub fn page_cost(first: Option<i32>, child_complexity: usize) -> usize {
-    let first = first.map_or(DEFAULT_FIRST, |n| n.max(0) as usize);
-    1 + first.saturating_mul(child_complexity)
+    let first = first.map_or(DEFAULT_FIRST, |n| usize::try_from(n).unwrap_or(0));
+    list_cost(first, child_complexity)
+}
+
+/// The most one field may cost: far above any complexity limit, and low enough that
+/// async-graphql's sum of sibling costs (a plain `+`, which overflows) stays far from
+/// `usize::MAX` for any query the token limit lets through. Without it, `first: 2147483647`
+/// on a connection nested in another overflowed: a panic in a debug build, and in a release
+/// build a cost that wraps round to a small one.
+const MOST_COST: usize = 1 << 32;
+
+/// The complexity of a field that lists up to `len` objects of `child_complexity` each.
+pub fn list_cost(len: usize, child_complexity: usize) -> usize {
+    len.saturating_mul(child_complexity)
+        .saturating_add(1)
+        .min(MOST_COST)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn costs_saturate_below_a_sum_that_could_overflow() {
+        assert_eq!(page_cost(None, 3), 1 + DEFAULT_FIRST * 3);
+        assert_eq!(page_cost(Some(-1), 3), 1);
+        assert_eq!(page_cost(Some(i32::MAX), usize::MAX), MOST_COST);
+        assert_eq!(list_cost(usize::MAX, 2), MOST_COST);
+        // Two thousand such fields side by side still sum without overflow.
+        assert!(MOST_COST.checked_mul(2_000).is_some());
+    }
 }

@@ -11,6 +11,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ids::HallId;
 use crate::domain::layout::seat_label;
 use crate::error::ApiError;
+use crate::graphql::types::list_cost;
 use crate::store::documents::{HallDoc, HallRef};
 
 /// A hall (screening room) of a cinema, with its 2-D seat layout.
@@ -73,7 +74,7 @@ pub struct LayoutRow {
 #[ComplexObject]
 impl LayoutRow {
     /// Its seats in column order; columns missing from the list are gaps (aisles, pillars).
-    #[graphql(complexity = "1 + ROW_SEATS_COST * child_complexity")]
+    #[graphql(complexity = "list_cost(ROW_SEATS_COST, child_complexity)")]
     async fn seats(&self) -> &[LayoutSeat] {
         &self.seats
     }
@@ -92,7 +93,7 @@ pub struct HallLayout {
 #[ComplexObject]
 impl HallLayout {
     /// Rows from the screen backwards.
-    #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
+    #[graphql(complexity = "list_cost(ROWS_COST, child_complexity)")]
     async fn rows(&self) -> &[LayoutRow] {
         &self.rows
     }

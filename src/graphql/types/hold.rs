@@ -11,6 +11,7 @@ use super::Showtime;
 use crate::booking::HeldSeats;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
+use crate::graphql::types::list_cost;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
 pub struct Hold(HeldSeats);
@@ -71,7 +72,7 @@ impl Hold {
     }
 
     /// The held seats, each with its ticket type and price.
-    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn seats(&self) -> Vec<HeldSeat> {
         self.0
             .hold

@@ -35,7 +35,7 @@ pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
 pub use channel_event::{ChannelEvent, ChannelEventType};
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
-pub use connection::{connection, page_cost};
+pub use connection::{connection, list_cost, page_cost};
 pub use hall::Hall;
 pub use hold::Hold;
 pub use movie::Movie;

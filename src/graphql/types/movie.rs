@@ -13,6 +13,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::types::list_cost;
 use crate::store::documents::{MovieDoc, MovieRef};
 use crate::store::Counted;
 
@@ -136,7 +137,7 @@ impl Movie {
     }
 
     /// The 10 latest reviews, newest first, embedded in the movie (no extra query).
-    #[graphql(complexity = "1 + RECENT_REVIEWS * child_complexity")]
+    #[graphql(complexity = "list_cost(RECENT_REVIEWS, child_complexity)")]
     async fn recent_reviews(&self, ctx: &Context<'_>) -> Result<Vec<Review>, ApiError> {
         let doc = self.full(ctx).await?;
         Ok(doc

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_graphql::{Object, SimpleObject};
 
 use crate::domain::list_caps::{MAX_CAST, MAX_EXTERNAL_RATINGS};
+use crate::graphql::types::list_cost;
 use crate::store::documents::{DetailFields, MovieDetailsDoc};
 
 /// A movie's details, stored apart from the summary so lists stay small.
@@ -74,7 +75,7 @@ impl MovieDetails {
     }
 
     /// The cast in billing order: the first 50.
-    #[graphql(complexity = "1 + MAX_CAST * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_CAST, child_complexity)")]
     async fn cast(&self) -> Vec<CastMember> {
         self.0
             .cast
@@ -88,7 +89,7 @@ impl MovieDetails {
     }
 
     /// Ratings on other sites (at most 10).
-    #[graphql(complexity = "1 + MAX_EXTERNAL_RATINGS * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_EXTERNAL_RATINGS, child_complexity)")]
     async fn external_ratings(&self) -> Vec<ExternalRating> {
         self.0
             .external_ratings

@@ -11,6 +11,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
+use crate::graphql::types::list_cost;
 use crate::store::documents::{self, OrderDoc};
 
 /// Where an order is in its life.
@@ -169,7 +170,7 @@ impl Order {
     }
 
     /// The seats sold, each with its price.
-    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn seats(&self) -> Vec<OrderSeat> {
         self.0
             .seats
@@ -204,7 +205,7 @@ impl Order {
     }
 
     /// Its tickets: one per seat still sold (none once cancelled). Only its channel sees them.
-    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn tickets(&self, ctx: &Context<'_>) -> Vec<Ticket> {
         let secret = ctx.data_unchecked::<Arc<TicketSecret>>();
         if self.0.status != documents::OrderStatus::Confirmed {
@@ -236,7 +237,7 @@ impl Order {
     }
 
     /// Its cancellations, oldest first.
-    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn refunds(&self) -> Vec<Refund> {
         self.0
             .refunds

@@ -10,6 +10,7 @@ use async_graphql::{Enum, Object, SimpleObject};
 use crate::domain::layout::{seat_label, MAX_CAPACITY, MAX_ROW_LENGTH};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::graphql::types::list_cost;
 use crate::store::documents::{SeatMapDoc, SeatView};
 
 /// What kind of seat a position is.
@@ -118,7 +119,7 @@ impl SeatRow<'_> {
     }
 
     /// Its seats in column order; missing columns are gaps.
-    #[graphql(complexity = "1 + ROW_SEATS_COST * child_complexity")]
+    #[graphql(complexity = "list_cost(ROW_SEATS_COST, child_complexity)")]
     async fn seats(&self) -> Vec<Seat<'_>> {
         self.positions
             .iter()
@@ -216,7 +217,7 @@ impl SeatMap {
 #[Object]
 impl SeatMap {
     /// Rows from the screen backwards.
-    #[graphql(complexity = "1 + ROWS_COST * child_complexity")]
+    #[graphql(complexity = "list_cost(ROWS_COST, child_complexity)")]
     async fn rows(&self) -> Vec<SeatRow<'_>> {
         let door_view = self.viewer == Viewer::Door;
         self.doc

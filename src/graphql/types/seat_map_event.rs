@@ -8,6 +8,7 @@ use crate::domain::ids::ShowtimeId;
 use crate::domain::layout::seat_label;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::seat;
+use crate::graphql::types::list_cost;
 use crate::live::SeatMapUpdate;
 
 /// Which kind of event of a live seat map.
@@ -81,7 +82,7 @@ impl SeatMapEvent {
     }
 
     /// The seats whose state changed, on CHANGES (empty on a SNAPSHOT).
-    #[graphql(complexity = "1 + MAX_SEATS_PER_HOLD * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn changes(&self) -> Vec<SeatChange> {
         let SeatMapUpdate::Changes { seats, .. } = &self.update else {
             return Vec::new();

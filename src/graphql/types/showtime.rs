@@ -18,6 +18,7 @@ use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
+use crate::graphql::types::list_cost;
 use crate::store::documents::{self, ChannelDoc, PriceRevisionDoc, ShowtimeDoc};
 use crate::store::{Counted, ShowtimeParts};
 
@@ -168,7 +169,7 @@ impl Showtime {
 
     /// Its whole price matrix: every channel's price of each seat kind and ticket type it
     /// names (at most 64).
-    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_PRICE_ENTRIES, child_complexity)")]
     async fn prices(&self) -> Vec<ChannelPrice> {
         self.0
             .prices
@@ -179,7 +180,7 @@ impl Showtime {
     }
 
     /// Ticket types it does not sell, each with the rule buyers are shown.
-    #[graphql(complexity = "1 + MAX_TICKET_RULES * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_TICKET_RULES, child_complexity)")]
     async fn refused_ticket_types(&self) -> Vec<TicketRule> {
         self.0
             .ticket_rules
@@ -204,7 +205,7 @@ impl Showtime {
     /// prices before and after. Loaded in one batch for every showtime of the request.
     #[graphql(
         cache_control(no_cache),
-        complexity = "1 + MAX_PRICE_REVISIONS * child_complexity"
+        complexity = "list_cost(MAX_PRICE_REVISIONS, child_complexity)"
     )]
     async fn price_history(&self, ctx: &Context<'_>) -> Result<Vec<PriceRevision>, ApiError> {
         let revisions = ctx
@@ -320,13 +321,13 @@ impl PriceRevision {
     }
 
     /// The prices before the change.
-    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_PRICE_ENTRIES, child_complexity)")]
     async fn before(&self) -> Vec<ChannelPrice> {
         self.prices(&self.revision.before)
     }
 
     /// The prices after it.
-    #[graphql(complexity = "1 + MAX_PRICE_ENTRIES * child_complexity")]
+    #[graphql(complexity = "list_cost(MAX_PRICE_ENTRIES, child_complexity)")]
     async fn after(&self) -> Vec<ChannelPrice> {
         self.prices(&self.revision.after)
     }

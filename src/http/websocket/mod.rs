@@ -42,13 +42,18 @@ use super::rate_limit::{charge, client_address};
 use super::{reply, AppState};
 use crate::error::ErrorCode;
 use crate::graphql::errors::error_with_code;
-use crate::graphql::{prepare, Caller};
+use crate::graphql::{prepare, Caller, MAX_VARIABLE_LIST};
 
 /// The subprotocol spoken.
 pub const PROTOCOL: &str = "graphql-transport-ws";
 
 /// The read buffer of a connection.
 const READ_BUFFER_BYTES: usize = 4096;
+
+/// The longest operation id a `subscribe` may carry: it is copied into every message sent for
+/// the operation, so an unbounded one would make each event as large as the client liked.
+/// Clients send UUIDs (36 bytes) or counters.
+const MAX_OPERATION_ID_BYTES: usize = 128;
 
 /// Client messages read ahead of the connection's handling.
 const INCOMING_MESSAGES: usize = 4;
@@ -101,6 +106,9 @@ pub(super) async fn upgrade(state: AppState, mut parts: Parts) -> Response {
     let span = tracing::info_span!("live_connection");
     ws.protocols([PROTOCOL])
         .max_message_size(state.limits.max_body_bytes)
+        // A frame's whole length is reserved as soon as its header is read, before the message
+        // size is checked (tungstenite's default frame cap is 16 MiB): capped alike.
+        .max_frame_size(state.limits.max_body_bytes)
         // tungstenite's default read buffer is 128 KiB, zero-filled before every read: 140 KiB
         // of memory per connection, and 30% of the gateway's CPU while events go out
         // (`examples/live_seat_maps`). Client messages are small; 4 KiB holds most in one read.
@@ -238,6 +246,11 @@ impl Connection {
     }
 
     async fn handle(&mut self, text: &str, operations: &mut Operations) -> Then {
+        if self.acked {
+            if let Some(refusal) = list_too_long(text) {
+                return refusal;
+            }
+        }
         let message = match serde_json::from_str::<ClientMessage>(text) {
             Ok(message) => message,
             Err(error) => return Then::Close(4400, format!("Invalid message: {error}")),
@@ -254,6 +267,14 @@ impl Connection {
             ClientMessage::Pong {} => Then::Nothing,
             ClientMessage::Subscribe { .. } if !self.acked => {
                 Then::Close(4401, "Unauthorized".into())
+            }
+            ClientMessage::Subscribe { id, .. } if id.len() > MAX_OPERATION_ID_BYTES => {
+                Then::Close(
+                    4400,
+                    format!(
+                    "Invalid message: an operation id is at most {MAX_OPERATION_ID_BYTES} bytes"
+                ),
+                )
             }
             ClientMessage::Subscribe { id, .. } if operations.contains_key(id.as_str()) => {
                 Then::Close(4409, format!("Subscriber for {id} already exists"))
@@ -440,4 +461,33 @@ fn envelope(kind: &str, id: &str, payload: &str) -> String {
     message.push_str(payload);
     message.push('}');
     message
+}
+
+/// A message holding a list longer than any argument takes, found before it is parsed: an
+/// `error` for its operation (whose id and type are read with the rest skipped unbuilt), or,
+/// when it names none, a close as an invalid message. None for any other message.
+fn list_too_long(text: &str) -> Option<Then> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let longest = super::json_lists::longest_list(text.as_bytes()).ok()?;
+    if longest <= MAX_VARIABLE_LIST {
+        return None;
+    }
+    let message = format!("a list in the message has {longest} items; at most {MAX_VARIABLE_LIST}");
+    match serde_json::from_str::<Envelope>(text) {
+        Ok(Envelope { kind, id: Some(id) })
+            if kind == "subscribe" && id.len() <= MAX_OPERATION_ID_BYTES =>
+        {
+            let error = error_with_code(message, ErrorCode::BadUserInput);
+            Some(Then::Send(
+                json!({ "type": "error", "id": id, "payload": [error] }),
+            ))
+        }
+        _ => Some(Then::Close(4400, format!("Invalid message: {message}"))),
+    }
 }
