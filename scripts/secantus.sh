@@ -25,13 +25,28 @@ ensure_secantus() {
     --root "$SECANTUS_ROOT"
 }
 
+# An eighth of the machine's memory, in megabytes, between 256M and 2G.
+secantus_cache_size() {
+  local total_kb
+  total_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+  local mb=$(( ${total_kb:-0} / 1024 / 8 ))
+  (( mb < 256 )) && mb=256
+  (( mb > 2048 )) && mb=2048
+  echo "${mb}M"
+}
+
 # start_secantus STORAGE_DIR LOG_FILE: starts the server on a free port, waits until it listens,
 # and sets SECANTUS_PID and MONGODB_URI. SECANTUS_LOG_LEVEL sets its log level (WARNING; INFO logs
-# every slow command, which is how the benchmarks' slow queries were found).
+# every slow command, which is how the benchmarks' slow queries were found). SECANTUS_CACHE_SIZE
+# sets its WiredTiger cache (default: an eighth of the machine's memory, between 256M and 2G;
+# the server's own default, 4G, let it grow past the memory of a 24 GiB machine in an hour of
+# benchmarks with the national demo, until the kernel killed it).
 start_secantus() {
   local storage="$1" log="$2"
   mkdir -p "$storage"
-  "$SECANTUSD" --port 0 --storage-path "$storage" --log-level "${SECANTUS_LOG_LEVEL:-WARNING}" >"$log" 2>&1 &
+  local cache="${SECANTUS_CACHE_SIZE:-$(secantus_cache_size)}"
+  "$SECANTUSD" --port 0 --storage-path "$storage" --cache-size "$cache" \
+    --log-level "${SECANTUS_LOG_LEVEL:-WARNING}" >"$log" 2>&1 &
   SECANTUS_PID=$!
   local address=""
   for _ in $(seq 1 300); do

@@ -38,6 +38,9 @@ pub async fn run(
     webhooks: Arc<Deliverer>,
     shutdown: Shutdown,
 ) {
+    // Every pass uses the background lane's connections, whichever handle it was given:
+    // however slow they run, requests keep theirs.
+    let store = store.background();
     let relay = EventRelay::new(store.clone());
     // Events a gateway left unrelayed (it died between its change and its relay), as soon as
     // they count as left.

@@ -133,6 +133,16 @@ pub struct DatabaseArgs {
     /// milliseconds; past it the request is answered UNAVAILABLE (HTTP 503).
     #[arg(long, env = "BOXOFFICE_DB_TIMEOUT_MS", default_value_t = 2000, global = true, value_parser = clap::value_parser!(u64).range(50..=600_000))]
     pub db_timeout_ms: u64,
+    /// Database connections a gateway process opens for requests (the driver's pool; its own
+    /// default is 10). Background passes, the event relay and the change feeds have a small pool
+    /// of their own, so they cannot take these.
+    #[arg(long, env = "BOXOFFICE_DB_MAX_POOL_SIZE", default_value_t = 16, global = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub db_max_pool_size: u32,
+    /// How long a request's first database command waits for a free connection, in
+    /// milliseconds; past it the request is refused with 503 and `Retry-After`, having done
+    /// nothing. Later commands of a request wait up to its deadline.
+    #[arg(long, env = "BOXOFFICE_DB_POOL_WAIT_MS", default_value_t = 100, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub db_pool_wait_ms: u64,
     /// Write concern `w` of every write: `majority`, or a number of nodes.
     #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]
     pub write_concern: WriteAcknowledgment,
@@ -153,6 +163,9 @@ impl DatabaseArgs {
             journal: self.write_journal,
             read_concern: self.read_concern.clone(),
             monitor_commands: false,
+            max_pool_size: self.db_max_pool_size,
+            pool_wait: Duration::from_millis(self.db_pool_wait_ms),
+            open_connections_at_start: true,
         }
     }
 }
@@ -225,9 +238,10 @@ pub struct EventArgs {
     #[arg(long, env = "BOXOFFICE_WEBHOOKS_ALLOW_PRIVATE")]
     pub webhooks_allow_private: bool,
     /// How long a gateway keeps a webhook endpoint to itself without a write, in
-    /// milliseconds: another takes it over only after this (its gateway died or stalled).
-    /// Longer than a POST may take (10 s).
-    #[arg(long, env = "BOXOFFICE_WEBHOOK_LEASE_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1_000..=600_000))]
+    /// milliseconds: another takes it over only after this (its gateway died or stalled). The
+    /// gateway renews it every third of it, also while a POST is in flight, so a dead gateway's
+    /// endpoints move within about this long.
+    #[arg(long, env = "BOXOFFICE_WEBHOOK_LEASE_MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1_000..=600_000))]
     pub webhook_lease_ms: u64,
 }
 
@@ -396,6 +410,10 @@ pub struct Limits {
     /// up at once: retry it with the key.
     #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub request_timeout_ms: u64,
+    /// Most GraphQL requests (over HTTP) a gateway process runs at once; past it a request is
+    /// refused at once, before its body is read, with 503 UNAVAILABLE and `Retry-After`.
+    #[arg(long, env = "BOXOFFICE_MAX_IN_FLIGHT", default_value_t = 128, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    pub max_in_flight: usize,
     /// Operations a second a channel may run on average, per gateway process, unless its
     /// record sets its own limit.
     #[arg(long, env = "BOXOFFICE_CHANNEL_REQUESTS_PER_SECOND", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -446,6 +464,7 @@ impl Default for Limits {
             max_body_bytes: 64 * 1024,
             max_batch: 10,
             request_timeout_ms: 10_000,
+            max_in_flight: 128,
             channel_requests_per_second: 1000,
             channel_burst: 2000,
             anonymous_requests_per_second: 100,

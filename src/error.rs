@@ -61,6 +61,13 @@ pub enum ApiError {
     /// cause is logged; clients get a fixed text.
     #[error("unavailable: {0:#}")]
     Unavailable(Arc<anyhow::Error>),
+    /// The gateway refused to start work it could not finish in time: too many requests in
+    /// flight, no database connection within the short wait, not enough of the request's time
+    /// left for its next command, or the showtime's queue full. Code UNAVAILABLE (HTTP 503
+    /// with `Retry-After`); not logged one by one (an overload would flood the log), counted
+    /// in `boxoffice_overload_refusals_total`.
+    #[error("{0}")]
+    Overloaded(String),
     /// This attempt at an idempotency key's operation lost the key to a retry that took it
     /// over: its answer does not count. Never shown to a client: the key's stored answer is
     /// given instead.
@@ -188,8 +195,13 @@ impl ApiError {
 
     /// Whether the error leaves the effect of a write unknown (it may or may not have
     /// happened): the database failed or went away mid-operation.
+    /// A refusal for overload counts too: a command earlier in the same request may have
+    /// written, and the retry must run again rather than be given this answer.
     pub fn effect_unknown(&self) -> bool {
-        matches!(self, ApiError::Internal(_) | ApiError::Unavailable(_))
+        matches!(
+            self,
+            ApiError::Internal(_) | ApiError::Unavailable(_) | ApiError::Overloaded(_)
+        )
     }
 
     pub fn code(&self) -> ErrorCode {
@@ -207,7 +219,7 @@ impl ApiError {
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::CursorExpired(_) => ErrorCode::CursorExpired,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
-            ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::Unavailable(_) | ApiError::Overloaded(_) => ErrorCode::Unavailable,
             ApiError::Fenced { .. } | ApiError::Internal(_) => ErrorCode::Internal,
         }
     }

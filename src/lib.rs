@@ -18,6 +18,7 @@ pub mod error;
 pub mod graphql;
 pub mod http;
 pub mod live;
+pub mod overload;
 pub mod shutdown;
 pub mod store;
 pub mod telemetry;

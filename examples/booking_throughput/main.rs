@@ -135,7 +135,10 @@ async fn driver_pair(
     showtime: ShowtimeId,
 ) -> bool {
     use bson::{doc, Document};
-    let chooser = locks.lock(showtime).await;
+    let chooser = locks
+        .lock(showtime)
+        .await
+        .expect("no deadline outside a request");
     let inventories = db.collection::<Document>("seat_inventory");
     let id = ObjectId::from_bytes(showtime.0);
     let hold = ObjectId::new();

@@ -69,9 +69,11 @@ enum Relayer {
 }
 
 impl EventRelay {
+    /// A relay sending its commands through `store`'s background lane: no request waits for it,
+    /// and it must not take the connections requests need.
     pub fn new(store: Store) -> Arc<Self> {
         Arc::new(EventRelay {
-            store,
+            store: store.background(),
             heads: Mutex::default(),
             turn: tokio::sync::Mutex::new(()),
             uncleared: Mutex::default(),

@@ -7,8 +7,14 @@
 //! lock, 76% of requests giving up; 104–166 pairs/s with it, none failing. Taking the
 //! showtime's lock around read-choose-write lets this process's
 //! requests choose one after another, each seeing the seats the previous one took. Correctness
-//! does not rest on it: the conditional update still decides (other gateway processes, named
-//! holds), and a miss still reads again.
+//! does not rest on it: the conditional update still decides (other gateway processes), and a
+//! miss still reads again.
+//!
+//! Holds of named seats queue too: on a hot showtime they would otherwise pile their
+//! conditional updates onto its one inventory document, where the database retries the ones
+//! that collide. The queue is bounded: past [`MAX_WAITING`] requests waiting for one showtime,
+//! or when the request's deadline passes while it waits, the request is refused (OVERLOADED,
+//! 503) rather than served after its client gave up.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -16,6 +22,12 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::ids::ShowtimeId;
+use crate::error::ApiError;
+use crate::overload::deadline;
+
+/// Most requests of this process waiting for one showtime's lock: about half a second of
+/// holds at a few milliseconds each.
+pub const MAX_WAITING: usize = 64;
 
 /// Locks are dropped from the map once nobody holds them; the map is pruned when it grows
 /// past this many entries.
@@ -28,8 +40,10 @@ pub struct ShowtimeLocks {
 }
 
 impl ShowtimeLocks {
-    /// Waits for `showtime`'s lock; it is released when the guard is dropped.
-    pub async fn lock(&self, showtime: ShowtimeId) -> OwnedMutexGuard<()> {
+    /// Waits for `showtime`'s lock, at most until the running request's deadline; it is
+    /// released when the guard is dropped. OVERLOADED when [`MAX_WAITING`] wait already, or
+    /// the deadline passes first.
+    pub async fn lock(&self, showtime: ShowtimeId) -> Result<OwnedMutexGuard<()>, ApiError> {
         let lock = {
             let mut locks = self.locks.lock().expect("showtime locks");
             if locks.len() > PRUNE_ABOVE {
@@ -44,7 +58,29 @@ impl ShowtimeLocks {
                 }
             }
         };
-        lock.lock_owned().await
+        if let Ok(guard) = Arc::clone(&lock).try_lock_owned() {
+            return Ok(guard);
+        }
+        // Every waiter and the holder keep the lock alive (the map only has a weak one).
+        let waiting = Arc::strong_count(&lock).saturating_sub(2);
+        if waiting >= MAX_WAITING {
+            crate::telemetry::metrics::overload_refused("showtime_queue");
+            return Err(ApiError::Overloaded(format!(
+                "{waiting} requests are already waiting for this showtime's seats; retry in a \
+                 moment"
+            )));
+        }
+        let waited = match deadline::remaining() {
+            Some(left) => tokio::time::timeout(left, lock.lock_owned()).await.ok(),
+            None => Some(lock.lock_owned().await),
+        };
+        waited.ok_or_else(|| {
+            crate::telemetry::metrics::overload_refused("showtime_queue");
+            ApiError::Overloaded(
+                "the request's time ran out waiting for this showtime's seats; retry in a moment"
+                    .to_owned(),
+            )
+        })
     }
 }
 
@@ -57,7 +93,7 @@ mod tests {
     #[tokio::test]
     async fn one_showtime_is_locked_by_one_holder_at_a_time() {
         let locks = ShowtimeLocks::default();
-        let first = locks.lock(ShowtimeId([1; 12])).await;
+        let first = locks.lock(ShowtimeId([1; 12])).await.unwrap();
         let other_showtime =
             tokio::time::timeout(Duration::from_secs(1), locks.lock(ShowtimeId([2; 12])));
         assert!(
@@ -72,12 +108,54 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn past_the_queue_cap_a_request_is_refused_at_once() {
+        let locks = Arc::new(ShowtimeLocks::default());
+        let showtime = ShowtimeId([3; 12]);
+        let held = locks.lock(showtime).await.unwrap();
+        let waiters: Vec<_> = (0..MAX_WAITING)
+            .map(|_| {
+                let locks = Arc::clone(&locks);
+                tokio::spawn(async move { locks.lock(showtime).await.map(drop) })
+            })
+            .collect();
+        while locks.locks.lock().unwrap()[&showtime].strong_count() < MAX_WAITING + 1 {
+            tokio::task::yield_now().await;
+        }
+        let refused = tokio::time::timeout(Duration::from_secs(1), locks.lock(showtime))
+            .await
+            .expect("refused without waiting");
+        assert!(matches!(refused, Err(ApiError::Overloaded(_))));
+        drop(held);
+        for waiter in waiters {
+            waiter
+                .await
+                .unwrap()
+                .expect("every queued request gets its turn");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_waits_no_longer_than_its_deadline() {
+        let locks = ShowtimeLocks::default();
+        let showtime = ShowtimeId([4; 12]);
+        let _held = locks.lock(showtime).await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_millis(30);
+        let refused = tokio::time::timeout(
+            Duration::from_secs(2),
+            deadline::within(deadline, locks.lock(showtime)),
+        )
+        .await
+        .expect("gave up at the deadline");
+        assert!(matches!(refused, Err(ApiError::Overloaded(_))));
+    }
+
+    #[tokio::test]
     async fn unused_locks_are_pruned() {
         let locks = ShowtimeLocks::default();
         for i in 0..=PRUNE_ABOVE + 1 {
             let mut id = [0; 12];
             id[..8].copy_from_slice(&(i as u64).to_le_bytes());
-            drop(locks.lock(ShowtimeId(id)).await);
+            drop(locks.lock(ShowtimeId(id)).await.unwrap());
         }
         assert!(locks.locks.lock().unwrap().len() <= 2);
     }

@@ -175,9 +175,10 @@ pub async fn reconcile_want_to_see(store: &Store) -> Result<usize, ApiError> {
     Ok(corrected)
 }
 
-/// The tally of a gateway whose state is made by `AppState::new`, flushing in the background.
+/// The tally of a gateway whose state is made by `AppState::new`, flushing in the background
+/// (on the background lane's connections).
 pub fn started(store: &Store) -> Arc<Tally> {
     let tally = Arc::new(Tally::default());
-    tokio::spawn(Tally::run(Arc::downgrade(&tally), store.clone()));
+    tokio::spawn(Tally::run(Arc::downgrade(&tally), store.background()));
     tally
 }

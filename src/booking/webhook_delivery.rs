@@ -4,9 +4,11 @@
 //! The relay marks a channel's endpoints due when it appends to the channel's log. Each
 //! gateway polls for due endpoints ([`POLL`]) and takes one with a lease (a token and an
 //! expiry, [`LEASE`]): every write of the delivery carries the token in its filter, and the
-//! lease is renewed before a POST when a third of it has passed since the last write, so a
-//! gateway that stalled past its lease (another took the endpoint over) finds out before it
-//! sends anything more, and stops. An endpoint's `delivered` moves past an event only once the
+//! lease is renewed before a POST when a third of it has passed since the last write, and every
+//! third of it while a POST is in flight, so a gateway that stalled past its lease (another took
+//! the endpoint over) finds out before it sends anything more, and stops. The lease is short
+//! (5 s), so the endpoints of a gateway that died move to another within seconds; a POST may
+//! take longer (10 s), which is why it is renewed during the POST rather than made longer. An endpoint's `delivered` moves past an event only once the
 //! endpoint answered 2xx, so a gateway killed mid-delivery leaves the event to the next one
 //! (the receiver deduplicates by the event's id). A failure holds the endpoint's later events
 //! back (order) and retries after an exponential backoff with jitter, until the event leaves
@@ -31,7 +33,7 @@ use crate::store::{self, PausePoint, Store};
 /// How often a gateway looks for due endpoints.
 pub const POLL: Duration = Duration::from_millis(250);
 /// How long a gateway keeps an endpoint without writing.
-pub const LEASE: Duration = Duration::from_secs(30);
+pub const LEASE: Duration = Duration::from_secs(5);
 /// Events read from the log at a time.
 const BATCH: usize = 50;
 /// Endpoints one gateway delivers to at once.
@@ -60,7 +62,8 @@ impl Deliverer {
         lease: Duration,
     ) -> Arc<Self> {
         Arc::new(Deliverer {
-            store,
+            // Deliveries are background work: they must not take requests' connections.
+            store: store.background(),
             sender,
             secret,
             lease,
@@ -204,9 +207,17 @@ impl Run<'_> {
         let payload = ChannelEvent::from(event.clone()).payload();
         let body = serde_json::to_vec(&payload).expect("JSON of an event");
         let at = store::now();
-        let sent = (self.deliverer.sender)
-            .post(&self.endpoint.url, &event.id, body, &secret, at.timestamp())
-            .await;
+        let post = (self.deliverer.sender).post(
+            &self.endpoint.url,
+            &event.id,
+            body,
+            &secret,
+            at.timestamp(),
+        );
+        let Some(sent) = self.renewing(post).await? else {
+            // Another gateway has the endpoint now: it sends this event again (at least once).
+            return Ok(Err(Stop::Fenced));
+        };
         crate::telemetry::metrics::webhook_attempt(sent.delivered(), at - event.at);
         let expired = store::now() + EXPIRY_SLACK >= event.expires_at;
         let status = match (sent.delivered(), expired) {
@@ -234,6 +245,32 @@ impl Run<'_> {
             .defer_webhook_endpoint(self.endpoint.id, self.token, failures, retry_at)
             .await?;
         Ok(Err(Stop::Deferred))
+    }
+
+    /// Runs `post`, renewing the lease every third of it meanwhile; `None` when a renewal
+    /// finds the lease taken over (the POST is dropped: the new holder sends the event).
+    async fn renewing(
+        &mut self,
+        post: impl std::future::Future<Output = Sent>,
+    ) -> Result<Option<Sent>, ApiError> {
+        let mut post = std::pin::pin!(post);
+        loop {
+            let renew_at = self.written + self.deliverer.lease / 3;
+            tokio::select! {
+                sent = &mut post => return Ok(Some(sent)),
+                () = tokio::time::sleep_until(renew_at.into()) => {
+                    let until = store::now() + self.deliverer.lease_chrono();
+                    let store = &self.deliverer.store;
+                    if !store
+                        .renew_webhook_lease(self.endpoint.id, self.token, until)
+                        .await?
+                    {
+                        return Ok(None);
+                    }
+                    self.written = Instant::now();
+                }
+            }
+        }
     }
 
     /// Records the endpoint done with the log up to `sequence`; false when fenced.

@@ -18,6 +18,7 @@ use super::{playground, AppState};
 use crate::error::ErrorCode;
 
 pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Response {
+    let arrived = std::time::Instant::now();
     let (parts, _) = request.into_parts();
     if super::websocket::is_upgrade(&parts.headers) {
         return super::websocket::upgrade(state, parts).await;
@@ -28,6 +29,16 @@ pub async fn graphql_get(State(state): State<AppState>, request: Request) -> Res
         Some(media) => media,
         None => return not_acceptable(),
     };
+    let _admitted = match state.admission.try_admit() {
+        Ok(admitted) => admitted,
+        Err(refusal) => return super::reply::unavailable(media, refusal.client_message()),
+    };
+    let deadline = arrived + std::time::Duration::from_millis(state.limits.request_timeout_ms);
+    // Boxed, as in `graphql_route::graphql`.
+    crate::overload::deadline::within(deadline, Box::pin(get(state, parts, media))).await
+}
+
+async fn get(state: AppState, parts: axum::http::request::Parts, media: Media) -> Response {
     let peer = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()

@@ -5,7 +5,7 @@
 //! before any resolver runs.
 
 use std::net::{IpAddr, SocketAddr};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_graphql::{BatchRequest, BatchResponse};
 
@@ -21,8 +21,26 @@ use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
 use crate::graphql::{prepare, MAX_VARIABLE_LIST};
+use crate::overload::deadline;
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
+    let arrived = Instant::now();
+    let Some(media) = media::negotiate(request.headers(), &[Media::GraphqlResponse, Media::Json])
+    else {
+        return not_acceptable();
+    };
+    // Over the in-flight cap, refused before anything else is done (see `overload`).
+    let _admitted = match state.admission.try_admit() {
+        Ok(admitted) => admitted,
+        Err(refusal) => return reply::unavailable(media, refusal.client_message()),
+    };
+    let deadline = arrived + Duration::from_millis(state.limits.request_timeout_ms);
+    // Boxed: the request's future is large, and a debug build would hold copies of it on the
+    // stack in every frame it passes through.
+    deadline::within(deadline, Box::pin(post(state, request, media))).await
+}
+
+async fn post(state: AppState, request: Request, media: Media) -> Response {
     let limits = state.limits;
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
@@ -31,9 +49,6 @@ pub async fn graphql(State(state): State<AppState>, request: Request) -> Respons
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     // Refusals that need neither the body nor the database come first.
-    let Some(media) = media::negotiate(&headers, &[Media::GraphqlResponse, Media::Json]) else {
-        return not_acceptable();
-    };
     if !is_json(&headers) {
         return refused(
             media,
@@ -258,7 +273,10 @@ pub(super) async fn run(
                 .collect(),
         ),
     };
-    let timeout = Duration::from_millis(limits.request_timeout_ms);
+    // The request's time left (its deadline counts from its arrival), or the whole timeout
+    // when run outside one.
+    let timeout =
+        deadline::remaining().unwrap_or_else(|| Duration::from_millis(limits.request_timeout_ms));
     let Ok(responses) = tokio::time::timeout(timeout, state.schema.execute_batch(prepared)).await
     else {
         tracing::warn!(

@@ -68,6 +68,8 @@ pub struct AppState {
     /// Automatic persisted queries, shared by every request of this process.
     pub persisted_queries: Arc<persisted_queries::PersistedQueries>,
     pub known_keys: Arc<KnownKeys>,
+    /// The cap on GraphQL requests in flight (`--max-in-flight`).
+    pub admission: crate::overload::Admission,
     /// The live hub: the change feed and its subscribers.
     pub live: Live,
     /// Subscriptions shared by subscribers asking the same thing (None: each runs its own,
@@ -126,6 +128,7 @@ impl AppState {
                 limits.persisted_queries,
             )),
             known_keys: Arc::default(),
+            admission: crate::overload::Admission::new(limits.max_in_flight),
             live_connections: Arc::new(tokio::sync::Semaphore::new(limits.max_live_connections)),
             shutdown: crate::shutdown::Shutdown::default(),
             share,

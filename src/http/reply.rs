@@ -91,6 +91,9 @@ pub fn unavailable(media: Media, message: String) -> Response {
 /// The answer to a caller whose credential failed: 401 (with `WWW-Authenticate`) for a wrong
 /// key, 503 UNAVAILABLE (logged) when the key could not be looked up.
 pub fn authentication_failed(media: Media, error: &crate::error::ApiError) -> Response {
+    if let crate::error::ApiError::Overloaded(_) = error {
+        return unavailable(media, error.client_message());
+    }
     if error.effect_unknown() {
         tracing::error!(%error, "authenticating a request");
         return unavailable(media, error.client_message());

@@ -34,13 +34,15 @@ pub struct SentCommand {
     pub background: bool,
     /// The size of the server's reply, in bytes of BSON, once it succeeded.
     pub reply_bytes: Option<usize>,
+    /// The connections it went out on: the requests' or the background work's.
+    pub lane: super::Lane,
     /// The command itself, for `Store::plan_of`.
     pub(super) command: Document,
     request_id: i32,
 }
 
 impl CommandLog {
-    pub(super) fn record(&self, event: &CommandEvent) {
+    pub(super) fn record(&self, event: &CommandEvent, lane: super::Lane) {
         if !self.recording.load(Ordering::Relaxed) {
             return;
         }
@@ -68,6 +70,7 @@ impl CommandLog {
                     read_concern: concern("readConcern"),
                     background: started.command.get_str("comment") == Ok(super::BACKGROUND),
                     reply_bytes: None,
+                    lane,
                     command: started.command.clone(),
                     request_id: started.request_id,
                 };

@@ -13,7 +13,7 @@ use std::time::Duration;
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
 
-use super::{CommandLog, DatabaseOptions};
+use super::{CommandLog, DatabaseOptions, Lane};
 use crate::telemetry::metrics;
 
 /// One store call, for its figures: the collection (`none` for a database command) and the
@@ -43,10 +43,13 @@ impl Call {
 pub(super) fn handler(
     log: &Arc<CommandLog>,
     settings: &DatabaseOptions,
+    lane: Lane,
 ) -> Option<EventHandler<CommandEvent>> {
     if !settings.monitor_commands {
         return None;
     }
     let log = Arc::clone(log);
-    Some(EventHandler::callback(move |event| log.record(&event)))
+    Some(EventHandler::callback(move |event| {
+        log.record(&event, lane)
+    }))
 }

@@ -22,6 +22,7 @@ mod explain;
 mod faults;
 mod fenced_writes;
 mod filters;
+mod gate;
 mod gateways;
 mod halls;
 mod hold_extension;
@@ -79,6 +80,9 @@ pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
 pub use fenced_writes::KeyFence;
+pub use gate::Lane;
+#[cfg(feature = "test-hooks")]
+pub use gate::Occupied;
 pub use gateways::RECORD_TTL;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
@@ -176,7 +180,26 @@ pub struct DatabaseOptions {
     /// tests). Off in production: the driver's command monitor decodes every reply. On by
     /// default when built with `test-hooks`.
     pub monitor_commands: bool,
+    /// Connections for requests (see `gate`); background work has [`BACKGROUND_POOL`] of its
+    /// own.
+    pub max_pool_size: u32,
+    /// How long a request's first command waits for a connection before the request is
+    /// refused (see `gate`).
+    pub pool_wait: Duration,
+    /// Whether the requests' connections are all opened at start, so a cold gateway meeting a
+    /// crowd does not open them under it (the gateway: yes; tests, with a pool per test: no).
+    pub open_connections_at_start: bool,
 }
+
+/// Connections of the background lane: the periodic passes, the event relay, webhook
+/// deliveries, counters. Its change feeds (the live maps', the relay's) each hold one more while
+/// they wait for changes, so the driver's pool for the lane is larger by [`FEEDS`].
+pub const BACKGROUND_POOL: u32 = 4;
+
+/// Connections a lane's driver pool has beyond its gate's permits: for the change streams
+/// waiting on their `getMore`, and the commands that run past the gate (a cursor's later
+/// batches, a transaction's commit), so that a command let through finds a connection.
+const FEEDS: u32 = 4;
 
 /// `w` of a write concern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,6 +218,9 @@ impl Default for DatabaseOptions {
             journal: true,
             read_concern: "majority".to_owned(),
             monitor_commands: cfg!(feature = "test-hooks"),
+            max_pool_size: 16,
+            pool_wait: Duration::from_millis(100),
+            open_connections_at_start: false,
         }
     }
 }
@@ -203,6 +229,10 @@ impl Default for DatabaseOptions {
 #[derive(Clone)]
 pub struct Store {
     db: Database,
+    /// The permits of this handle's lane: one per pooled connection.
+    gate: Arc<gate::Gate>,
+    /// The other lane's database and gate, for [`Store::background`] and back.
+    lanes: Arc<Lanes>,
     timeout: Duration,
     commands: Arc<CommandLog>,
     /// Documents this process gave events that the relay has not taken yet.
@@ -235,6 +265,12 @@ impl Store {
         options
             .app_name
             .get_or_insert_with(|| "boxoffice".to_owned());
+        // The gate's permits decide how many commands run at once; the pool only has to hold
+        // them.
+        options.max_pool_size = Some(settings.max_pool_size + FEEDS);
+        options.min_pool_size = settings
+            .open_connections_at_start
+            .then_some(settings.max_pool_size);
         options.server_selection_timeout = Some(settings.timeout);
         options.connect_timeout = Some(settings.timeout);
         options.write_concern = Some(
@@ -248,10 +284,36 @@ impl Store {
         );
         options.read_concern = Some(ReadConcern::custom(settings.read_concern.clone()));
         let commands = Arc::new(CommandLog::default());
-        options.command_event_handler = command_metrics::handler(&commands, settings);
-        let client = Client::with_options(options)?;
+        options.command_event_handler =
+            command_metrics::handler(&commands, settings, Lane::Requests);
+        let client = Client::with_options(options.clone())?;
+        options.max_pool_size = Some(BACKGROUND_POOL + FEEDS);
+        options.min_pool_size = None;
+        options.command_event_handler =
+            command_metrics::handler(&commands, settings, Lane::Background);
+        let background = Client::with_options(options)?;
+        let lanes = Arc::new(Lanes {
+            requests: (
+                client.database(database),
+                Arc::new(gate::Gate::new(
+                    Lane::Requests,
+                    settings.max_pool_size as usize,
+                    settings.pool_wait,
+                )),
+            ),
+            background: (
+                background.database(database),
+                Arc::new(gate::Gate::new(
+                    Lane::Background,
+                    BACKGROUND_POOL as usize,
+                    settings.timeout,
+                )),
+            ),
+        });
         Ok(Store {
-            db: client.database(database),
+            db: lanes.requests.0.clone(),
+            gate: Arc::clone(&lanes.requests.1),
+            lanes,
             timeout: settings.timeout,
             commands,
             outbox: Arc::default(),
@@ -261,6 +323,38 @@ impl Store {
             #[cfg(feature = "test-hooks")]
             faults: Arc::default(),
         })
+    }
+
+    /// The same database through the background lane's connections: for work no request
+    /// waits for, which must never take the connections requests need.
+    pub fn background(&self) -> Store {
+        let (db, gate) = &self.lanes.background;
+        Store {
+            db: db.clone(),
+            gate: Arc::clone(gate),
+            ..self.clone()
+        }
+    }
+
+    /// Which lane this handle's commands use.
+    pub fn lane(&self) -> Lane {
+        if Arc::ptr_eq(&self.gate, &self.lanes.requests.1) {
+            Lane::Requests
+        } else {
+            Lane::Background
+        }
+    }
+
+    /// Takes `count` connections of this handle's lane until the guard is dropped, without a
+    /// command: a pool with no connection free (tests of overload).
+    #[cfg(feature = "test-hooks")]
+    pub fn occupy_connections(&self, count: usize) -> gate::Occupied {
+        self.gate.occupy(count)
+    }
+
+    /// Connections of this handle's lane in use now.
+    pub fn connections_in_use(&self) -> usize {
+        self.gate.in_use()
     }
 
     /// The same database, keeping channels' events for `retention`.
@@ -320,16 +414,22 @@ impl Store {
         call: Call,
         operation: impl IntoFuture<Output = mongodb::error::Result<T>>,
     ) -> Result<mongodb::error::Result<T>, ApiError> {
+        // Made before the wait: the driver's futures are boxed and small, its builders are not,
+        // and whatever this function holds across an await makes every caller's future larger.
+        let operation = operation.into_future();
+        let pass = self.gate.enter(self.timeout).await?;
         let started = std::time::Instant::now();
-        let answer = tokio::time::timeout(self.timeout, operation.into_future())
+        let answer = tokio::time::timeout(pass.budget, operation)
             .await
             .map_err(|_| {
                 ApiError::unavailable(format!(
                     "the database did not answer within {} ms",
-                    self.timeout.as_millis()
+                    pass.budget.as_millis()
                 ))
             });
-        call.record(matches!(answer, Ok(Ok(_))), started.elapsed());
+        let took = started.elapsed();
+        self.gate.took(took);
+        call.record(matches!(answer, Ok(Ok(_))), took);
         answer
     }
 
@@ -370,6 +470,13 @@ impl Store {
     fn collection<T: Send + Sync>(&self, name: &str) -> Collection<T> {
         self.db.collection(name)
     }
+}
+
+/// The two lanes of one connection: each a database handle on a client (a pool) of its own,
+/// and the gate in front of it.
+struct Lanes {
+    requests: (Database, Arc<gate::Gate>),
+    background: (Database, Arc<gate::Gate>),
 }
 
 impl From<mongodb::error::Error> for ApiError {

@@ -12,7 +12,8 @@
 //! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`,
 //! `boxoffice_events_appended_total`, `boxoffice_webhook_deliveries_total{outcome}`,
 //! `boxoffice_webhook_lag_seconds`, `boxoffice_holds_expired_total{by}`,
-//! `boxoffice_rate_limited_total{kind}`, and the gauges of [`super::lag`] and of the live hub.
+//! `boxoffice_rate_limited_total{kind}`, `boxoffice_overload_refusals_total{reason}`,
+//! `boxoffice_db_connection_wait_duration_seconds{lane}`, `boxoffice_requests_in_flight`, and the gauges of [`super::lag`] and of the live hub.
 
 use std::collections::HashSet;
 use std::sync::{OnceLock, RwLock};
@@ -122,6 +123,22 @@ fn describe() {
     describe_counter!(
         "boxoffice_rate_limited_total",
         "Requests and subscriptions refused RATE_LIMITED, by kind (channel, anonymous)"
+    );
+    describe_counter!(
+        "boxoffice_overload_refusals_total",
+        "Work refused rather than started past its deadline, by reason (in_flight: the \
+         admission cap; connection_wait: no database connection within the wait; no_time_left: \
+         the request's time could not finish its next command; showtime_queue: too many waiting \
+         on one showtime)"
+    );
+    describe_histogram!(
+        "boxoffice_db_connection_wait_duration_seconds",
+        Unit::Seconds,
+        "Time a database command waited for a connection of its lane (requests, background)"
+    );
+    describe_gauge!(
+        "boxoffice_requests_in_flight",
+        "GraphQL requests this process is running (the admission cap's count), when scraped"
     );
     describe_gauge!(
         "boxoffice_live_connections",
@@ -294,6 +311,22 @@ pub fn rate_limited(kind: Limited) {
         Limited::Anonymous => "anonymous",
     };
     counter!("boxoffice_rate_limited_total", "kind" => kind).increment(1);
+}
+
+/// Work refused for overload (see `crate::overload`), by reason.
+pub fn overload_refused(reason: &'static str) {
+    counter!("boxoffice_overload_refusals_total", "reason" => reason).increment(1);
+}
+
+/// How long a command of `lane` waited for a database connection.
+pub fn db_connection_wait(lane: &'static str, waited: Duration) {
+    histogram!("boxoffice_db_connection_wait_duration_seconds", "lane" => lane)
+        .record(waited.as_secs_f64());
+}
+
+/// The GraphQL requests in flight, read when scraped.
+pub fn requests_in_flight(count: usize) {
+    metrics::gauge!("boxoffice_requests_in_flight").set(count as f64);
 }
 
 /// The live hub's figures, read when scraped: open WebSocket connections and subscriptions.

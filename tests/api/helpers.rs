@@ -59,10 +59,60 @@ impl GqlResponse {
 }
 
 pub fn mongodb_uri() -> String {
-    std::env::var("BOXOFFICE_TEST_MONGODB_URI").expect(
+    let uri = std::env::var("BOXOFFICE_TEST_MONGODB_URI").expect(
         "BOXOFFICE_TEST_MONGODB_URI is not set: run the tests with scripts/test, which starts \
          a test database server",
-    )
+    );
+    static PREPARED: std::sync::Once = std::sync::Once::new();
+    PREPARED.call_once(|| {
+        let uri = uri.clone();
+        // On a thread of its own: the callers are async tests on their own runtimes.
+        std::thread::spawn(move || shorten_transaction_lifetime(&uri))
+            .join()
+            .expect("prepare the test server");
+    });
+    uri
+}
+
+/// Sets the shared test server's `transactionLifetimeLimitSeconds` to 5 (default 60). On the
+/// test server (SecantusDB 0.5.3-beta.196), while a transaction has written and not ended,
+/// every change stream of the server waits; tests that kill a gateway process can leave its
+/// sales projection's transaction open, and the live tests running beside them then saw no
+/// change for 60 s. MongoDB does not hold change streams back this way.
+pub fn shorten_transaction_lifetime(uri: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let client = mongodb::Client::with_uri_str(uri)
+            .await
+            .expect("connect to the test server");
+        client
+            .database("admin")
+            .run_command(bson::doc! { "setParameter": 1, "transactionLifetimeLimitSeconds": 5 })
+            .await
+            .expect("set transactionLifetimeLimitSeconds");
+    });
+}
+
+/// How the in-process test gateways connect: as in production, except that a request may wait
+/// up to 5 s for a connection. The suite runs many tests at once on a small machine (races of
+/// up to 96 requests, on a debug build), where the production wait (100 ms) would refuse
+/// requests the tests expect answered; `tests/api/overload.rs` tests the refusals with short
+/// waits of its own.
+pub fn test_database_options() -> DatabaseOptions {
+    DatabaseOptions {
+        pool_wait: std::time::Duration::from_secs(5),
+        ..DatabaseOptions::default()
+    }
+}
+
+/// A store on database `database` of the test server, connected as the test gateways are.
+pub async fn connect_test_store(database: &str) -> Store {
+    Store::connect_with(&mongodb_uri(), database, &test_database_options())
+        .await
+        .expect("connect to the test database")
 }
 
 /// A database name no other test uses.
@@ -98,9 +148,7 @@ impl TestApp {
 
     /// A gateway whose state `configure` adjusts (CORS origins, ...).
     pub async fn spawn_configured(limits: Limits, configure: fn(AppState) -> AppState) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
-            .await
-            .expect("connect to the test database");
+        let store = connect_test_store(&fresh_database_name()).await;
         let hold_policy = SalesArgs::default().hold_policy();
         let state = configure(AppState::new(store.clone(), limits, hold_policy));
         TestApp::listen(store, state).await
@@ -116,9 +164,7 @@ impl TestApp {
         hold_policy: HoldPolicy,
         key_policy: KeyPolicy,
     ) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
-            .await
-            .expect("connect to the test database");
+        let store = connect_test_store(&fresh_database_name()).await;
         store.ensure_indexes().await.expect("create indexes");
         TestApp::serve(store, limits, hold_policy, key_policy).await
     }
@@ -135,9 +181,8 @@ impl TestApp {
 
     /// A gateway keeping channels' events for `retention` (seconds, for the expiry tests).
     pub async fn spawn_with_retention(retention: boxoffice::domain::events::Retention) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
+        let store = connect_test_store(&fresh_database_name())
             .await
-            .expect("connect to the test database")
             .with_event_retention(retention);
         store.ensure_indexes().await.expect("create indexes");
         let hold_policy = SalesArgs::default().hold_policy();
@@ -149,9 +194,7 @@ impl TestApp {
         limits: Limits,
         clock: std::sync::Arc<boxoffice::domain::clock::ManualClock>,
     ) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), &fresh_database_name())
-            .await
-            .expect("connect to the test database");
+        let store = connect_test_store(&fresh_database_name()).await;
         store.ensure_indexes().await.expect("create indexes");
         let hold_policy = SalesArgs::default().hold_policy();
         let state = AppState::new(store.clone(), limits, hold_policy)
@@ -190,17 +233,13 @@ impl TestApp {
     /// A second gateway process over the same database, with the same policies: its own
     /// connection pool, showtime locks, key cache, rate limits and fault points.
     pub async fn another_gateway(&self) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), self.store.database_name())
-            .await
-            .expect("connect to the test database");
+        let store = connect_test_store(self.store.database_name()).await;
         TestApp::serve(store, Limits::default(), self.hold_policy, self.key_policy).await
     }
 
     /// [`TestApp::another_gateway`] whose holds follow `hold_policy` (another hold lifetime).
     pub async fn another_gateway_with(&self, hold_policy: HoldPolicy) -> TestApp {
-        let store = Store::connect(&mongodb_uri(), self.store.database_name())
-            .await
-            .expect("connect to the test database");
+        let store = connect_test_store(self.store.database_name()).await;
         TestApp::serve(store, Limits::default(), hold_policy, self.key_policy).await
     }
 

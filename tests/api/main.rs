@@ -48,6 +48,7 @@ mod nesting;
 mod operators;
 mod orders;
 mod outage;
+mod overload;
 mod playground;
 mod price_revisions;
 mod processes;

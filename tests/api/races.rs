@@ -26,10 +26,25 @@ enum Outcome {
 /// Sends a mutation, then sends it again with the same idempotency key (a client retrying
 /// after a timeout): the retry must get the very same answer.
 async fn with_retry(sale: &Sale, key: &str, query: &str, variables: Value) -> Value {
-    let first = sale.app.graphql_as(key, query, variables.clone()).await.0;
-    let retry = sale.app.graphql_as(key, query, variables).await.0;
+    let first = answered(sale, key, query, &variables).await;
+    let retry = answered(sale, key, query, &variables).await;
     assert_eq!(first, retry, "a retry with the same key replays the answer");
     first
+}
+
+/// The answer to an operation, sent again with its key while the gateway refuses it for
+/// overload (UNAVAILABLE: 220 clients are more than one gateway admits at once), as a client
+/// does: a refused attempt did nothing, so the retry is the request's one effect.
+async fn answered(sale: &Sale, key: &str, query: &str, variables: &Value) -> Value {
+    for _ in 0..600 {
+        let answer = sale.app.graphql_as(key, query, variables.clone()).await.0;
+        if answer["errors"][0]["extensions"]["code"] != "UNAVAILABLE" {
+            return answer;
+        }
+        let pause = 20 + rand::random::<u64>() % 80;
+        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+    }
+    panic!("refused for a whole minute")
 }
 
 /// A pseudo-random pair of adjacent seats for client `task`, attempt `attempt`: rows A–F,

@@ -174,9 +174,13 @@ async fn channel_limit_figures() {
             let database = if shared || running.is_empty() {
                 app.store.database_name().to_owned()
             } else {
-                let other = Store::connect(&mongodb_uri(), &fresh_database_name())
-                    .await
-                    .unwrap();
+                let other = Store::connect_with(
+                    &mongodb_uri(),
+                    &fresh_database_name(),
+                    &crate::helpers::test_database_options(),
+                )
+                .await
+                .unwrap();
                 let hash = ApiKey::parse(&key).unwrap().hash();
                 other
                     .create_channel("maoyan", "猫眼电影", hash, None)

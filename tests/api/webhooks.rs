@@ -335,10 +335,13 @@ async fn a_gateway_killed_mid_delivery_leaves_the_event_to_another_and_nothing_i
     let mut process = crate::processes::GatewayProcess::start(
         &crate::helpers::mongodb_uri(),
         sale.app.store.database_name(),
-        &["--webhooks-allow-private", "--webhook-lease-ms", "2000"],
+        &["--webhooks-allow-private"],
     );
-    // The receiver takes its time: the process is mid-POST when it is killed.
-    receiver.delay_ms.store(5_000, Ordering::SeqCst);
+    // The receiver takes its time: the process is mid-POST when it is killed. The POST
+    // outlasts the default lease (5 s): the process renews it while the POST is in flight.
+    // A 7 s POST and a 5 s lease: before, an endpoint could only be kept through a POST by a
+    // lease longer than it (30 s), which a dead gateway then held on to.
+    receiver.delay_ms.store(7_000, Ordering::SeqCst);
     sale.hold(&sale.maoyan, &["A1"]).await.data();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while receiver.received().is_empty() {
@@ -348,15 +351,25 @@ async fn a_gateway_killed_mid_delivery_leaves_the_event_to_another_and_nothing_i
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // A live gateway keeps its endpoint through a POST longer than the lease: nobody else
+    // takes it meanwhile (a deliverer here polls from the start; the lease would have lapsed
+    // 2 s into the POST without renewals).
+    deliver_from(&sale.app.store, Duration::from_secs(5));
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(receiver.received().len(), 1, "one POST in flight, not two");
     process.kill();
+    let killed = tokio::time::Instant::now();
     receiver.delay_ms.store(0, Ordering::SeqCst);
     for seat in ["A2", "A3"] {
         sale.hold(&sale.maoyan, &[seat]).await.data();
     }
-    // Another gateway takes the endpoint once the dead one's lease lapsed.
-    deliver_from(&sale.app.store, Duration::from_secs(2));
+    // The other gateway takes the endpoint once the dead one's lease lapsed: seconds, not
+    // the 30 of the old lease.
     let log = log_of(&sale.app, &sale.maoyan, 3).await;
     let got = receive(&receiver, &secret, 3, Duration::from_secs(20)).await;
+    let moved = killed.elapsed();
+    assert!(moved < Duration::from_secs(15), "took {moved:?}");
+    eprintln!("a dead gateway's endpoint moved in {moved:?}");
     assert_eq!(ids(&got), ids(&log));
     // The first event came twice (its first POST was never answered), the others once.
     let posts: Vec<String> = receiver

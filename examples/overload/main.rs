@@ -1,0 +1,402 @@
+//! Benchmark: overload without collapse (issue 34). Many buyers at once against a cold
+//! gateway: does it keep selling, refuse what it cannot serve quickly, and recover once the
+//! crowd thins?
+//!
+//! Each step starts fresh gateway processes (`boxoffice serve`, the release binary, on a fresh
+//! database: 8 channels with their API keys, showtimes of a 6 × 12 hall) and, all at once, N
+//! clients. Each client loops over a booking lifecycle through `POST /graphql`: hold 2 seats
+//! (half the time `best`, half named seats it believes free) on a random showtime, then
+//! release the hold (40%) or confirm it and cancel the order (60%), so seats come back and a
+//! load can run for minutes on 72 seats. Every mutation has an idempotency key; a third are
+//! sent again with it (a client that lost the answer). A 503, 504, 429, a 5 s client timeout
+//! or a broken connection is retried with the same key after 100–500 ms; a business refusal
+//! (seats taken, …) is not: the client moves on.
+//!
+//! Per step it prints goodput (seat changes per second: holds, releases, confirms and cancels
+//! that succeeded, a replayed key counted once), the share of attempts answered 503, 504 or
+//! 429, timed out or failed to connect, p50/p99 latency of successes and of refusals
+//! (503/504/429), the time from the start to the first success, the gateways' and the
+//! database's CPU seconds, and the gateway's peak RSS; beside it the seat changes of each
+//! second, and the gateway's `/metrics` lines about the database, its pool, requests in
+//! flight and refusals (whatever the build has). Steps: 10, 40, 150, 300 and 600 clients, on 2
+//! hot showtimes and on 64. Then the recovery: the knee (the client count with the most
+//! goodput on 2 showtimes) × 4 for 30 s, then 40 of them go on against the same gateway; it
+//! prints how long until a 1-second window has a p99 under 1 s (counting every attempt that
+//! ended in it) and at least one success.
+//!
+//! ```sh
+//! cargo build --release --bin boxoffice
+//! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
+//!   cargo run --release --example overload
+//! ```
+//! Settings (environment):
+//! - `BENCH_GATEWAY_BIN`: the gateway binary (default `boxoffice` beside this example's
+//!   directory in the target directory, i.e. `target/release/boxoffice`); an older build gives
+//!   the "before" figures, so only flags every build knows are passed: `serve --bind
+//!   127.0.0.1:0`, then `BENCH_GATEWAY_ARGS` (whitespace-separated) for newer ones.
+//! - `BENCH_CLIENTS` (`10,40,150,300,600`), `BENCH_SHOWTIMES` (`2,64`), `BENCH_STEP_SECS`
+//!   (20), `BENCH_GATEWAYS` (1: with 2, two gateways on one database, clients split between
+//!   them), `BENCH_OVERLOAD_SECS` (30; 0 skips the recovery), `BENCH_RECOVERY_SECS` (30: how
+//!   long the 40 clients run after it).
+//! - `BENCH_DATABASE_PID`: the database server's pid, for its CPU; `BENCH_GATEWAY_LOG`: the
+//!   gateways' `RUST_LOG` (`warn`). Each gateway's log is kept in a temporary directory, named
+//!   in the output.
+//!
+//! The clients, the gateways and the database share the machine: on a small one the clients'
+//! own CPU (printed) is part of the picture. Each step's database is dropped after it.
+
+mod client;
+mod gateway;
+mod load;
+mod metrics;
+mod procfs;
+mod record;
+mod report;
+mod seed;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use boxoffice::store::{DatabaseOptions, Store};
+use gateway::{Gateway, Launch};
+use load::Group;
+use record::Recorder;
+use report::Row;
+
+/// The clients that stay after the overload.
+const AFTER_OVERLOAD: usize = 40;
+
+/// What the environment asks for.
+struct Settings {
+    launch: Launch,
+    clients: Vec<usize>,
+    showtimes: Vec<usize>,
+    step: Duration,
+    overload: Duration,
+    recovery: Duration,
+    gateways: usize,
+    database_pid: Option<u32>,
+}
+
+impl Settings {
+    fn from_env() -> anyhow::Result<Settings> {
+        let uri = std::env::var("MONGODB_URI")
+            .map_err(|_| anyhow::anyhow!("set MONGODB_URI to the database server"))?;
+        let binary = match std::env::var_os("BENCH_GATEWAY_BIN") {
+            Some(path) => PathBuf::from(path),
+            // This example runs from <target>/release/examples/.
+            None => std::env::current_exe()?
+                .parent()
+                .and_then(|examples| examples.parent())
+                .map(|release| release.join("boxoffice"))
+                .ok_or_else(|| anyhow::anyhow!("no target directory"))?,
+        };
+        anyhow::ensure!(
+            binary.exists(),
+            "no gateway binary at {}: `cargo build --release --bin boxoffice`, or set \
+             BENCH_GATEWAY_BIN",
+            binary.display()
+        );
+        let log_dir = std::env::temp_dir().join(format!("overload-{}", std::process::id()));
+        std::fs::create_dir_all(&log_dir)?;
+        let secret: [u8; 32] = rand::random();
+        use base64::Engine as _;
+        Ok(Settings {
+            launch: Launch {
+                binary,
+                uri,
+                extra: std::env::var("BENCH_GATEWAY_ARGS")
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect(),
+                log_dir,
+                ticket_secret: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
+            },
+            clients: list("BENCH_CLIENTS", "10,40,150,300,600")?,
+            showtimes: list("BENCH_SHOWTIMES", "2,64")?,
+            step: seconds("BENCH_STEP_SECS", 20)?,
+            overload: seconds("BENCH_OVERLOAD_SECS", 30)?,
+            recovery: seconds("BENCH_RECOVERY_SECS", 30)?,
+            gateways: number("BENCH_GATEWAYS", 1)?.max(1),
+            database_pid: std::env::var("BENCH_DATABASE_PID")
+                .ok()
+                .map(|pid| pid.parse())
+                .transpose()?,
+        })
+    }
+}
+
+fn number(name: &str, default: usize) -> anyhow::Result<usize> {
+    Ok(list(name, &default.to_string())?[0])
+}
+
+fn seconds(name: &str, default: u64) -> anyhow::Result<Duration> {
+    Ok(Duration::from_secs(number(name, default as usize)? as u64))
+}
+
+fn list(name: &str, default: &str) -> anyhow::Result<Vec<usize>> {
+    let text = std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    let values = (text.split(',').map(|n| n.trim().parse::<usize>()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| anyhow::anyhow!("{name}={text:?}: {error}"))?;
+    anyhow::ensure!(!values.is_empty(), "{name} is empty");
+    Ok(values)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    procfs::raise_open_file_limit();
+    let settings = Settings::from_env()?;
+    println!(
+        "gateway {} {}; {} gateway process(es) per step; {} s steps; logs in {}",
+        settings.launch.binary.display(),
+        settings.launch.extra.join(" "),
+        settings.gateways,
+        settings.step.as_secs(),
+        settings.launch.log_dir.display(),
+    );
+    let mut steps = 0;
+    let mut knee = None;
+    for &showtimes in &settings.showtimes {
+        let mut rows = Vec::new();
+        for &clients in &settings.clients {
+            steps += 1;
+            let row = step(&settings, steps, showtimes, clients).await?;
+            rows.push(row);
+        }
+        report::table(
+            &format!(
+                "{showtimes} showtimes of 72 seats, {} gateway(s), cold start, {} s per step",
+                settings.gateways,
+                settings.step.as_secs()
+            ),
+            &rows,
+        );
+        // The knee on the hot showtimes (or on the first scenario, without 2).
+        if showtimes == 2 || knee.is_none() {
+            let best =
+                (rows.iter()).max_by(|a, b| a.figures.goodput().total_cmp(&b.figures.goodput()));
+            knee = best.map(|row| (showtimes, row.clients));
+        }
+    }
+    if let (Some((showtimes, knee)), false) = (knee, settings.overload.is_zero()) {
+        steps += 1;
+        recovery(&settings, steps, showtimes, knee).await?;
+    }
+    Ok(())
+}
+
+/// A step's database and gateways, ready for a load.
+struct Stage {
+    store: Store,
+    catalogue: Arc<seed::Catalogue>,
+    gateways: Vec<Gateway>,
+    urls: Vec<String>,
+    cpu_before: (Duration, Option<Duration>),
+}
+
+impl Stage {
+    /// Seeds a fresh database, then starts cold gateways on it.
+    async fn new(settings: &Settings, step: usize, showtimes: usize) -> anyhow::Result<Stage> {
+        let database = format!("bench_overload_{}_{step}", std::process::id());
+        let options = DatabaseOptions {
+            monitor_commands: false,
+            ..DatabaseOptions::default()
+        };
+        let store = Store::connect_with(&settings.launch.uri, &database, &options).await?;
+        store.drop_database().await?;
+        store.ensure_indexes().await?;
+        let catalogue = Arc::new(seed::insert(&store, showtimes).await?);
+        let gateways = (0..settings.gateways)
+            .map(|n| {
+                Gateway::start(
+                    &settings.launch,
+                    &database,
+                    &format!("step{step}-gateway{n}"),
+                )
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let urls = gateways.iter().map(|g| g.url.clone()).collect();
+        let mut stage = Stage {
+            store,
+            catalogue,
+            gateways,
+            urls,
+            cpu_before: Default::default(),
+        };
+        stage.cpu_before = stage.cpu(settings);
+        Ok(stage)
+    }
+
+    /// The gateways' CPU so far (summed), and the database's.
+    fn cpu(&self, settings: &Settings) -> (Duration, Option<Duration>) {
+        (
+            self.gateways.iter().map(Gateway::cpu).sum(),
+            settings.database_pid.and_then(procfs::process_cpu),
+        )
+    }
+
+    /// What the gateways and the database spent since the stage was set, and the gateways'
+    /// peak RSS (the largest).
+    fn spent(&self, settings: &Settings) -> report::Spent {
+        let (gateway, database) = self.cpu(settings);
+        report::Spent {
+            gateway_cpu: gateway.saturating_sub(self.cpu_before.0),
+            database_cpu: database
+                .zip(self.cpu_before.1)
+                .map(|(after, before)| after.saturating_sub(before)),
+            peak_rss: (self.gateways.iter())
+                .map(Gateway::peak_resident_bytes)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    /// Prints the gateways' metrics and logs, kills them and drops the database.
+    async fn finish(mut self) -> anyhow::Result<()> {
+        for (n, gateway) in self.gateways.iter().enumerate() {
+            let scrape = gateway.log.with_extension("metrics");
+            match gateway.metrics_excerpt(&scrape).await {
+                Some(lines) if !lines.is_empty() => {
+                    println!(
+                        "  gateway {n} /metrics (database, pool, in flight, refusals; all in {}):",
+                        scrape.display()
+                    );
+                    for line in metrics::compact(&lines) {
+                        println!("    {line}");
+                    }
+                }
+                Some(_) => {
+                    println!("  gateway {n} /metrics: nothing about the database or refusals")
+                }
+                None => println!("  gateway {n}: no /metrics"),
+            }
+        }
+        for gateway in &mut self.gateways {
+            gateway.kill();
+            println!("  log: {}", gateway::log_summary(&gateway.log));
+        }
+        self.store.drop_database().await?;
+        // Whatever the database still runs for the killed gateways, before the next step.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        Ok(())
+    }
+}
+
+/// One step: `clients` clients at once on a cold gateway for the step's duration.
+async fn step(
+    settings: &Settings,
+    step: usize,
+    showtimes: usize,
+    clients: usize,
+) -> anyhow::Result<Row> {
+    let stage = Stage::new(settings, step, showtimes).await?;
+    let load_cpu = procfs::process_cpu(std::process::id()).unwrap_or_default();
+    let recorder = Recorder::new(Instant::now());
+    let group = Group::start(0..clients, &stage.urls, &stage.catalogue, &recorder);
+    tokio::time::sleep(settings.step).await;
+    let spent = stage.spent(settings);
+    let load_cpu = procfs::process_cpu(std::process::id())
+        .unwrap_or_default()
+        .saturating_sub(load_cpu);
+    group.stop().await;
+    let figures = recorder.figures(Duration::ZERO, settings.step);
+    println!(
+        "\n{showtimes} showtimes, {clients} clients: {}",
+        report::summary_line(&figures, load_cpu)
+    );
+    println!(
+        "  seat changes per second: {}",
+        report::per_second(&recorder.seconds(Duration::ZERO, settings.step))
+    );
+    stage.finish().await?;
+    Ok(Row {
+        clients,
+        figures,
+        spent,
+    })
+}
+
+/// 4 × the knee for the overload time, then 40 of the clients go on against the same
+/// gateways: how long until a second's p99 is under 1 s again.
+async fn recovery(
+    settings: &Settings,
+    step: usize,
+    showtimes: usize,
+    knee: usize,
+) -> anyhow::Result<()> {
+    let crowd = 4 * knee;
+    println!(
+        "\nrecovery: {crowd} clients (4 × the knee, {knee}) on {showtimes} showtimes for {} s, \
+         then {AFTER_OVERLOAD} for {} s",
+        settings.overload.as_secs(),
+        settings.recovery.as_secs()
+    );
+    let stage = Stage::new(settings, step, showtimes).await?;
+    let recorder = Recorder::new(Instant::now());
+    let stay = AFTER_OVERLOAD.min(crowd);
+    let staying = Group::start(0..stay, &stage.urls, &stage.catalogue, &recorder);
+    let leaving = Group::start(stay..crowd, &stage.urls, &stage.catalogue, &recorder);
+    tokio::time::sleep(settings.overload).await;
+    leaving.abort();
+    let drop = recorder.start().elapsed();
+    tokio::time::sleep(settings.recovery).await;
+    let end = recorder.start().elapsed();
+    let spent = stage.spent(settings);
+    staying.stop().await;
+    let overload = recorder.figures(Duration::ZERO, settings.overload);
+    let after = recorder.figures(drop, end);
+    let seconds = recorder.seconds(drop, end);
+    let recovered = seconds.iter().position(|(changes, p99)| {
+        *changes > 0 && p99.is_some_and(|p99| p99 < Duration::from_secs(1))
+    });
+    println!(
+        "  seat changes per second during the overload: {}",
+        report::per_second(&recorder.seconds(Duration::ZERO, settings.overload))
+    );
+    println!(
+        "  after the drop, per second (seat changes/p99 ms): {}",
+        report::per_second_with_p99(&seconds)
+    );
+    stage.finish().await?;
+    report::table(
+        &format!(
+            "recovery on {showtimes} showtimes, {} gateway(s)",
+            settings.gateways
+        ),
+        &[
+            Row {
+                clients: crowd,
+                figures: overload,
+                spent: spent.clone(),
+            },
+            Row {
+                clients: stay,
+                figures: after,
+                spent,
+            },
+        ],
+    );
+    println!(
+        "(Both rows: CPU and RSS of the whole test; the second row's first success counts \
+         from the drop.)"
+    );
+    let goodput = recorder.figures(drop, end).goodput();
+    match recovered {
+        Some(s) => println!(
+            "\nrecovery: after {crowd} clients for {} s, down to {stay}: the first 1-s window with a \
+             p99 under 1 s (and a success) began {s} s after the drop; goodput of the \
+             {stay}-client phase {goodput:.0}/s",
+            settings.overload.as_secs()
+        ),
+        None => println!(
+            "\nrecovery: after {crowd} clients for {} s, down to {stay}: p99 of a 1-s window NOT \
+             under 1 s within {} s; goodput of the {stay}-client phase {goodput:.0}/s",
+            settings.overload.as_secs(),
+            settings.recovery.as_secs()
+        ),
+    }
+    Ok(())
+}

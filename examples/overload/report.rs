@@ -1,0 +1,94 @@
+//! The printed figures: a Markdown table per scenario, and a few lines per step.
+
+use std::time::Duration;
+
+use crate::record::{Figures, Outcome};
+
+/// What the gateways and the database spent during a load.
+#[derive(Clone)]
+pub struct Spent {
+    pub gateway_cpu: Duration,
+    pub database_cpu: Option<Duration>,
+    /// The largest gateway's peak RSS, in bytes.
+    pub peak_rss: u64,
+}
+
+/// One line of a table.
+pub struct Row {
+    pub clients: usize,
+    pub figures: Figures,
+    pub spent: Spent,
+}
+
+pub fn table(title: &str, rows: &[Row]) {
+    println!("\n### {title}\n");
+    println!(
+        "| clients | goodput/s | attempts/s | 503 % | 504 % | 429 % | timeouts % | conn err % \
+         | success p50/p99 ms | refusal p50/p99 ms | first success s | gateway CPU s \
+         | db CPU s | peak RSS MiB |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for Row {
+        clients,
+        figures: f,
+        spent,
+    } in rows
+    {
+        let (success_p50, success_p99) = f.success_latency();
+        let (refusal_p50, refusal_p99) = f.refusal_latency();
+        println!(
+            "| {clients} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} \
+             | {} | {:.1} | {} | {:.0} |",
+            f.goodput(),
+            f.attempts_per_second(),
+            f.share(Outcome::Unavailable),
+            f.share(Outcome::GatewayTimeout),
+            f.share(Outcome::RateLimited),
+            f.share(Outcome::ClientTimeout),
+            f.share(Outcome::ConnectionError),
+            millis(success_p50),
+            millis(success_p99),
+            millis(refusal_p50),
+            millis(refusal_p99),
+            f.first_change
+                .map_or("-".into(), |at| format!("{:.2}", at.as_secs_f64())),
+            spent.gateway_cpu.as_secs_f64(),
+            spent
+                .database_cpu
+                .map_or("-".into(), |cpu| format!("{:.1}", cpu.as_secs_f64())),
+            spent.peak_rss as f64 / (1024.0 * 1024.0),
+        );
+    }
+}
+
+/// The counts behind a step's row, and the clients' own CPU.
+pub fn summary_line(f: &Figures, load_cpu: Duration) -> String {
+    format!(
+        "{} attempts, {} seat changes, {} business refusals, {} other answers, {} replay \
+         mismatches; the clients' own CPU {:.1} s",
+        f.attempts.len(),
+        f.changes,
+        f.count(Outcome::Business),
+        f.count(Outcome::Other),
+        f.mismatches,
+        load_cpu.as_secs_f64(),
+    )
+}
+
+pub fn per_second(seconds: &[(usize, Option<Duration>)]) -> String {
+    (seconds.iter())
+        .map(|(changes, _)| changes.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn per_second_with_p99(seconds: &[(usize, Option<Duration>)]) -> String {
+    (seconds.iter())
+        .map(|(changes, p99)| format!("{changes}/{}", millis(*p99)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn millis(latency: Option<Duration>) -> String {
+    latency.map_or("-".into(), |l| format!("{:.0}", l.as_secs_f64() * 1000.0))
+}

@@ -1,0 +1,231 @@
+//! Overload without collapse (see `src/overload`): counts, not timings. A crowd with one new key
+//! costs one look-up; a request refused for want of a connection, or over the in-flight cap,
+//! sent no command and changed nothing; background passes run on connections of their own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use boxoffice::background::{self, Intervals};
+use boxoffice::booking::{Deliverer, Membership, Sender};
+use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::domain::seat::SeatState;
+use boxoffice::shutdown::Shutdown;
+use boxoffice::store::{DatabaseOptions, Lane, PausePoint, BACKGROUND_POOL};
+use serde_json::{json, Value};
+
+use crate::helpers::{mongodb_uri, test_ticket_secret, TestApp};
+use crate::sale::{sale, sale_on, sale_with, Sale, HOLD};
+
+const TYPENAME: &str = "{ __typename }";
+
+/// Posts a hold of `seats` as `key` with an idempotency key: the status, the `Retry-After`
+/// header and the body.
+async fn hold_with_key(
+    sale: &Sale,
+    key: &str,
+    seats: &[&str],
+    idempotency_key: &str,
+) -> (u16, Option<String>, Value) {
+    let input =
+        json!({ "showtimeId": sale.showtime, "seats": seats, "idempotencyKey": idempotency_key });
+    let response = reqwest::Client::new()
+        .post(sale.app.url("/graphql"))
+        .header("authorization", format!("Bearer {key}"))
+        .json(&json!({ "query": HOLD, "variables": { "input": input } }))
+        .send()
+        .await
+        .expect("request the gateway");
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_owned());
+    (status, retry_after, response.json().await.expect("JSON"))
+}
+
+fn code_of(body: &Value) -> &str {
+    body["errors"][0]["extensions"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an error with a code: {body:#}"))
+}
+
+#[tokio::test]
+async fn fifty_concurrent_requests_with_a_key_this_gateway_does_not_know_cost_one_look_up() {
+    let sale = sale().await;
+    // A gateway just started: its key cache is empty.
+    let cold = sale.app.another_gateway().await;
+    cold.store.commands().start();
+    let answers = futures::future::join_all(
+        (0..50).map(|_| cold.graphql_as(&sale.maoyan, TYPENAME, json!({}))),
+    )
+    .await;
+    for answer in &answers {
+        assert_eq!(answer.data()["__typename"], "Query");
+    }
+    let look_ups = |sent: &[boxoffice::store::SentCommand]| {
+        sent.iter()
+            .filter(|c| c.collection.as_deref() == Some("channels"))
+            .count()
+    };
+    assert_eq!(look_ups(&cold.store.commands().take()), 1);
+    // A wrong key (well formed, no channel has it): one look-up too, and every request refused.
+    let wrong = format!("bo_{}", "A".repeat(43));
+    let answers =
+        futures::future::join_all((0..50).map(|_| cold.graphql_as(&wrong, TYPENAME, json!({}))))
+            .await;
+    for answer in &answers {
+        assert_eq!(answer.error_code(), "UNAUTHENTICATED");
+    }
+    assert_eq!(look_ups(&cold.store.commands().take()), 1);
+}
+
+#[tokio::test]
+async fn a_request_that_gets_no_connection_in_time_is_refused_having_sent_no_command() {
+    let options = DatabaseOptions {
+        max_pool_size: 2,
+        pool_wait: Duration::from_millis(20),
+        ..DatabaseOptions::default()
+    };
+    let sale = sale_on(
+        TestApp::spawn_on(&mongodb_uri(), &options).await,
+        &["SSSSSS"; 2],
+    )
+    .await;
+    // The key is known (the cache needs no look-up), then every connection is taken.
+    sale.hold(&sale.maoyan, &["A1"]).await.data();
+    let busy = sale.app.store.occupy_connections(2);
+    sale.app.store.commands().start();
+    let (status, retry_after, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-1").await;
+    assert_eq!(status, 503, "{body:#}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert_eq!(code_of(&body), "UNAVAILABLE");
+    let sent: Vec<_> = (sale.app.store.commands().take().into_iter())
+        .filter(|c| c.lane == Lane::Requests)
+        .collect();
+    assert!(sent.is_empty(), "the refused request sent {sent:#?}");
+    drop(busy);
+    // Nothing was done: the seat is free, the key was not taken, and the retry holds it.
+    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-1").await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["data"]["holdSeats"]["seats"][0]["label"], "A2");
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn over_the_in_flight_cap_a_request_is_refused_at_once_having_sent_no_command() {
+    let limits = Limits {
+        max_in_flight: 1,
+        ..Limits::default()
+    };
+    let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await;
+    sale.hold(&sale.maoyan, &["A1"]).await.data();
+    // One request in flight, paused before its effect.
+    let pause = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::BeforeEffect);
+    let first = {
+        let sale_url = sale.app.url("/graphql");
+        let (key, showtime) = (sale.maoyan.clone(), sale.showtime.clone());
+        tokio::spawn(async move {
+            let input =
+                json!({ "showtimeId": showtime, "seats": ["A3"], "idempotencyKey": "k-first" });
+            reqwest::Client::new()
+                .post(sale_url)
+                .header("authorization", format!("Bearer {key}"))
+                .json(&json!({ "query": HOLD, "variables": { "input": input } }))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    };
+    pause.reached().await;
+    sale.app.store.commands().start();
+    let (status, retry_after, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
+    assert_eq!(status, 503, "{body:#}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert_eq!(code_of(&body), "UNAVAILABLE");
+    assert!(
+        body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("as many requests as it can (1)"),
+        "{body:#}"
+    );
+    let sent: Vec<_> = (sale.app.store.commands().take().into_iter())
+        .filter(|c| c.lane == Lane::Requests)
+        .collect();
+    assert!(sent.is_empty(), "the refused request sent {sent:#?}");
+    pause.resume();
+    assert_eq!(first.await.unwrap(), 200);
+    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
+    assert_eq!(status, 200, "{body:#}");
+    let states = sale.states(&["A1", "A2", "A3"]).await;
+    assert_eq!(states, [SeatState::Held; 3]);
+}
+
+#[tokio::test]
+async fn background_passes_run_on_connections_of_their_own_while_requests_have_taken_every_one() {
+    let short = HoldPolicy {
+        ttl: Duration::from_millis(300),
+        ..SalesArgs::default().hold_policy()
+    };
+    let sale = sale_with(short).await;
+    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Every request connection is taken (as by requests waiting on a slow database).
+    let requests = DatabaseOptions::default().max_pool_size as usize;
+    let busy = sale.app.store.occupy_connections(requests);
+    sale.app.store.commands().start_with_background();
+    let shutdown = Shutdown::default();
+    let passes = tokio::spawn(background::run(
+        sale.app.store.clone(),
+        Intervals {
+            sweep: Duration::from_millis(100),
+            sales: Duration::from_millis(100),
+        },
+        Membership::new(Arc::default(), Duration::from_millis(100)),
+        Deliverer::new(
+            sale.app.store.clone(),
+            Sender::new(true),
+            Arc::new(test_ticket_secret()),
+        ),
+        shutdown.clone(),
+    ));
+    // The sweeper returns the expired hold's seats, read through the background lane too.
+    let reader = sale.app.store.background();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let inventory = reader.inventory(sale.showtime_id).await.unwrap().unwrap();
+        if inventory.counts.held == 0 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the sweeper never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    shutdown.trigger();
+    passes.await.unwrap();
+    let sent = sale.app.store.commands().take();
+    assert!(
+        sent.iter()
+            .any(|c| c.collection.as_deref() == Some("gateways")),
+        "the heartbeat ran: {sent:#?}"
+    );
+    let on_requests: Vec<_> = sent.iter().filter(|c| c.lane == Lane::Requests).collect();
+    assert!(on_requests.is_empty(), "{on_requests:#?}");
+    assert_eq!(
+        sale.app.store.connections_in_use(),
+        requests,
+        "still all taken"
+    );
+    assert!(reader.connections_in_use() <= BACKGROUND_POOL as usize);
+    drop(busy);
+    sale.check_invariants().await;
+}
