@@ -192,8 +192,11 @@ pub async fn hold_seats(
 ) -> Result<HeldSeats, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
     let ticket_types = &request.ticket_types;
-    // Holds of one showtime in this process take their turn (see `showtime_locks`).
-    let _turn = locks.lock(showtime_id).await?;
+    // Best-available requests of this process choose one after another (see `showtime_locks`).
+    let _chooser = match choice {
+        SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await?),
+        SeatChoice::Named(_) => None,
+    };
     let (showtimes, inventory) = tokio::try_join!(
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
         store.inventory(showtime_id)

@@ -33,12 +33,14 @@ async fn with_retry(sale: &Sale, key: &str, query: &str, variables: Value) -> Va
 }
 
 /// The answer to an operation, sent again with its key while the gateway refuses it for
-/// overload (UNAVAILABLE: 220 clients are more than one gateway admits at once), as a client
-/// does: a refused attempt did nothing, so the retry is the request's one effect.
+/// overload (UNAVAILABLE: 220 clients are more than one gateway admits at once) or stops it at
+/// its timeout (REQUEST_TIMEOUT, on a loaded test machine), as a client does: the retry with
+/// the key is the request's one effect.
 async fn answered(sale: &Sale, key: &str, query: &str, variables: &Value) -> Value {
     for _ in 0..600 {
         let answer = sale.app.graphql_as(key, query, variables.clone()).await.0;
-        if answer["errors"][0]["extensions"]["code"] != "UNAVAILABLE" {
+        let code = &answer["errors"][0]["extensions"]["code"];
+        if code != "UNAVAILABLE" && code != "REQUEST_TIMEOUT" {
             return answer;
         }
         let pause = 20 + rand::random::<u64>() % 80;
