@@ -53,6 +53,9 @@ mod procfs;
 mod record;
 mod report;
 mod seed;
+#[path = "../common/server_cpu.rs"]
+#[allow(dead_code)] // Only its reader of another process's CPU is used here.
+mod server_cpu;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,19 +1,8 @@
 //! What `/proc` says about the gateway and database processes: CPU time and peak memory. Read
 //! from outside, so the benchmark measures a process exactly as it runs in production.
 
-use std::time::Duration;
-
-/// CPU time (user + system) process `pid` has used so far, from `/proc/PID/stat`; None once
-/// it is gone.
-pub fn process_cpu(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name, in parentheses, may hold spaces: count fields after it.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf(3) has no preconditions.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
-    Some(Duration::from_nanos(ticks * 1_000_000_000 / per_second))
-}
+/// CPU time (user + system) process `pid` has used so far; the benchmarks' shared reader.
+pub use super::server_cpu::process_cpu;
 
 /// The most resident memory process `pid` has had, in bytes (`VmHWM`).
 pub fn peak_resident_bytes(pid: u32) -> Option<u64> {

@@ -54,11 +54,6 @@ impl Admission {
     pub fn in_flight(&self) -> usize {
         self.limit - self.permits.available_permits()
     }
-
-    /// The cap.
-    pub fn limit(&self) -> usize {
-        self.limit
-    }
 }
 
 #[cfg(test)]

@@ -336,15 +336,6 @@ impl Store {
         }
     }
 
-    /// Which lane this handle's commands use.
-    pub fn lane(&self) -> Lane {
-        if Arc::ptr_eq(&self.gate, &self.lanes.requests.1) {
-            Lane::Requests
-        } else {
-            Lane::Background
-        }
-    }
-
     /// Takes `count` connections of this handle's lane until the guard is dropped, without a
     /// command: a pool with no connection free (tests of overload).
     #[cfg(feature = "test-hooks")]
