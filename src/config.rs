@@ -140,8 +140,9 @@ pub struct DatabaseArgs {
     pub db_max_pool_size: u32,
     /// How long a request's first database command waits for a free connection, in
     /// milliseconds; past it the request is refused with 503 and `Retry-After`, having done
-    /// nothing. Later commands of a request wait up to its deadline.
-    #[arg(long, env = "BOXOFFICE_DB_POOL_WAIT_MS", default_value_t = 100, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    /// nothing (a refusal should be quick: clients measure it). Later commands of a request
+    /// wait up to its deadline.
+    #[arg(long, env = "BOXOFFICE_DB_POOL_WAIT_MS", default_value_t = 40, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub db_pool_wait_ms: u64,
     /// Write concern `w` of every write: `majority`, or a number of nodes.
     #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]

@@ -165,8 +165,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         webhooks,
         state.shutdown.clone(),
     ));
-    let listener = tokio::net::TcpListener::bind(args.bind)
-        .await
+    let listener = boxoffice::http::listener::listen(args.bind)
         .with_context(|| format!("binding {}", args.bind))?;
     let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");

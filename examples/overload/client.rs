@@ -194,30 +194,34 @@ impl Client {
         second
     }
 
-    /// Sends `body` until the gateway gives an answer that is not "not now", waiting 100–500
-    /// ms between attempts.
+    /// Sends `body` until the gateway gives an answer that is not "not now", waiting between
+    /// attempts what its `Retry-After` asks, spread over half as much again (so that a crowd
+    /// refused at once does not come back at once), or 100–500 ms when it names no time.
     async fn until_answered(&mut self, body: &Value, field: &str) -> Answer {
         loop {
             if self.stopped() {
                 return Answer::Stopped;
             }
             let sent = Instant::now();
-            let (outcome, payload) = self.send(body, field).await;
+            let (outcome, payload, retry_after) = self.send(body, field).await;
             self.recorder.attempt(sent, outcome);
             match outcome {
                 Outcome::Success => return Answer::Data(payload, Instant::now()),
                 outcome if outcome.retried() => {
-                    let pause = self.rng.random_range(100..=500);
-                    tokio::time::sleep(Duration::from_millis(pause)).await;
+                    let pause = match retry_after {
+                        Some(after) => after.mul_f64(self.rng.random_range(1.0..1.5)),
+                        None => Duration::from_millis(self.rng.random_range(100..=500)),
+                    };
+                    tokio::time::sleep(pause).await;
                 }
                 _ => return Answer::Refused(payload),
             }
         }
     }
 
-    /// One HTTP attempt: how it ended, and the mutation's data (on success) or the first
-    /// error.
-    async fn send(&self, body: &Value, field: &str) -> (Outcome, Value) {
+    /// One HTTP attempt: how it ended, the mutation's data (on success) or the first error,
+    /// and the answer's `Retry-After` (whole seconds), if it has one.
+    async fn send(&self, body: &Value, field: &str) -> (Outcome, Value, Option<Duration>) {
         let sent = self
             .http
             .post(&self.url)
@@ -232,13 +236,18 @@ impl Client {
             } else {
                 Outcome::ConnectionError
             };
-            (outcome, Value::Null)
+            (outcome, Value::Null, None)
         };
         let response = match sent {
             Ok(response) => response,
             Err(error) => return failed(error),
         };
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok()?.parse().ok())
+            .map(Duration::from_secs);
         let bytes = match response.bytes().await {
             Ok(bytes) => bytes,
             Err(error) => return failed(error),
@@ -250,7 +259,7 @@ impl Client {
             504 => Outcome::GatewayTimeout,
             429 => Outcome::RateLimited,
             200 if error.is_null() && !answer["data"][field].is_null() => {
-                return (Outcome::Success, answer["data"][field].clone());
+                return (Outcome::Success, answer["data"][field].clone(), None);
             }
             // The codes of the statuses above, should a build answer them with a 200.
             200 => match error["extensions"]["code"].as_str() {
@@ -262,7 +271,7 @@ impl Client {
             },
             _ => Outcome::Other,
         };
-        (outcome, error)
+        (outcome, error, retry_after)
     }
 
     fn stopped(&self) -> bool {

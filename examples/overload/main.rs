@@ -9,7 +9,8 @@
 //! release the hold (40%) or confirm it and cancel the order (60%), so seats come back and a
 //! load can run for minutes on 72 seats. Every mutation has an idempotency key; a third are
 //! sent again with it (a client that lost the answer). A 503, 504, 429, a 5 s client timeout
-//! or a broken connection is retried with the same key after 100–500 ms; a business refusal
+//! or a broken connection is retried with the same key after its `Retry-After` (× 1–1.5) or,
+//! without one, 100–500 ms; a business refusal
 //! (seats taken, …) is not: the client moves on.
 //!
 //! Per step it prints goodput (seat changes per second: holds, releases, confirms and cancels

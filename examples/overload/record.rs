@@ -25,7 +25,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The answers the client retries after 100–500 ms with the same idempotency key.
+    /// The answers the client retries (after `Retry-After`, or 100–500 ms) with the same
+    /// idempotency key.
     pub fn retried(self) -> bool {
         matches!(
             self,

@@ -74,6 +74,8 @@ pub struct RequestSettings {
     pub webhook_targets: crate::domain::webhooks::WebhookTargets,
     /// The process's approximate counters (`booking::Tally`).
     pub tally: Arc<crate::booking::Tally>,
+    /// The in-flight cap, whose share for holds a hold takes (`Admission::try_start`).
+    pub admission: crate::overload::Admission,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -96,6 +98,7 @@ pub fn prepare(
         .data(settings.admission_window)
         .data(settings.webhook_targets)
         .data(settings.tally)
+        .data(settings.admission)
         .data(caller.clone())
 }
 

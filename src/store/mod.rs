@@ -219,7 +219,7 @@ impl Default for DatabaseOptions {
             read_concern: "majority".to_owned(),
             monitor_commands: cfg!(feature = "test-hooks"),
             max_pool_size: 16,
-            pool_wait: Duration::from_millis(100),
+            pool_wait: Duration::from_millis(40),
             open_connections_at_start: false,
         }
     }

@@ -127,7 +127,7 @@ fn describe() {
     describe_counter!(
         "boxoffice_overload_refusals_total",
         "Work refused rather than started past its deadline, by reason (in_flight: the \
-         admission cap; connection_wait: no database connection within the wait; no_time_left: \
+         admission cap; starts: the holds' share of it; connection_wait: no database connection within the wait; no_time_left: \
          the request's time could not finish its next command; showtime_queue: too many waiting \
          on one showtime)"
     );

@@ -215,7 +215,7 @@ impl TestApp {
     async fn listen(store: Store, state: AppState) -> TestApp {
         // Every test gateway shares one ticket secret, as a deployment's gateways do.
         let state = state.with_ticket_secret(test_ticket_secret());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = boxoffice::http::listener::listen("127.0.0.1:0".parse().unwrap()).unwrap();
         let address = listener.local_addr().unwrap();
         let (hold_policy, key_policy) = (state.hold_policy, state.key_policy);
         let router = app(state);

@@ -50,6 +50,53 @@ fn code_of(body: &Value) -> &str {
         .unwrap_or_else(|| panic!("an error with a code: {body:#}"))
 }
 
+/// A hold of A3 (key `k-first`) sent and paused before its effect: the pause, and the HTTP
+/// status it ends with once resumed.
+async fn hold_paused_before_its_effect(
+    sale: &Sale,
+) -> (Arc<boxoffice::store::Pause>, tokio::task::JoinHandle<u16>) {
+    let pause = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::BeforeEffect);
+    let (url, key, showtime) = (
+        sale.app.url("/graphql"),
+        sale.maoyan.clone(),
+        sale.showtime.clone(),
+    );
+    let first = tokio::spawn(async move {
+        let input = json!({ "showtimeId": showtime, "seats": ["A3"], "idempotencyKey": "k-first" });
+        reqwest::Client::new()
+            .post(url)
+            .header("authorization", format!("Bearer {key}"))
+            .json(&json!({ "query": HOLD, "variables": { "input": input } }))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    });
+    pause.reached().await;
+    (pause, first)
+}
+
+/// A hold of A2 (key `k-2`) is refused: 503 UNAVAILABLE saying `why`, `Retry-After: 1`, and
+/// not one command sent on the requests' lane.
+async fn hold_is_refused_having_sent_nothing(sale: &Sale, why: &str) {
+    sale.app.store.commands().start();
+    let (status, retry_after, body) = hold_with_key(sale, &sale.maoyan, &["A2"], "k-2").await;
+    assert_eq!(status, 503, "{body:#}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert_eq!(code_of(&body), "UNAVAILABLE");
+    let message = body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains(why), "{body:#}");
+    let sent: Vec<_> = (sale.app.store.commands().take().into_iter())
+        .filter(|c| c.lane == Lane::Requests)
+        .collect();
+    assert!(sent.is_empty(), "the refused hold sent {sent:#?}");
+}
+
 #[tokio::test]
 async fn fifty_concurrent_requests_with_a_key_this_gateway_does_not_know_cost_one_look_up() {
     let sale = sale().await;
@@ -120,46 +167,8 @@ async fn over_the_in_flight_cap_a_request_is_refused_at_once_having_sent_no_comm
     };
     let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await;
     sale.hold(&sale.maoyan, &["A1"]).await.data();
-    // One request in flight, paused before its effect.
-    let pause = sale
-        .app
-        .store
-        .faults()
-        .pause_next_at(PausePoint::BeforeEffect);
-    let first = {
-        let sale_url = sale.app.url("/graphql");
-        let (key, showtime) = (sale.maoyan.clone(), sale.showtime.clone());
-        tokio::spawn(async move {
-            let input =
-                json!({ "showtimeId": showtime, "seats": ["A3"], "idempotencyKey": "k-first" });
-            reqwest::Client::new()
-                .post(sale_url)
-                .header("authorization", format!("Bearer {key}"))
-                .json(&json!({ "query": HOLD, "variables": { "input": input } }))
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        })
-    };
-    pause.reached().await;
-    sale.app.store.commands().start();
-    let (status, retry_after, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
-    assert_eq!(status, 503, "{body:#}");
-    assert_eq!(retry_after.as_deref(), Some("1"));
-    assert_eq!(code_of(&body), "UNAVAILABLE");
-    assert!(
-        body["errors"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("as many requests as it can (1)"),
-        "{body:#}"
-    );
-    let sent: Vec<_> = (sale.app.store.commands().take().into_iter())
-        .filter(|c| c.lane == Lane::Requests)
-        .collect();
-    assert!(sent.is_empty(), "the refused request sent {sent:#?}");
+    let (pause, first) = hold_paused_before_its_effect(&sale).await;
+    hold_is_refused_having_sent_nothing(&sale, "as many requests as it can (1)").await;
     pause.resume();
     assert_eq!(first.await.unwrap(), 200);
     let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
@@ -227,5 +236,62 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
     );
     assert!(reader.connections_in_use() <= BACKGROUND_POOL as usize);
     drop(busy);
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn holds_take_only_their_share_of_the_places_and_a_release_still_gets_one() {
+    // Two places: holds may take three quarters of them (one), the other is kept for the work
+    // that finishes purchases (confirmations, releases, cancellations).
+    let limits = Limits {
+        max_in_flight: 2,
+        ..Limits::default()
+    };
+    let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await;
+    let held = sale.hold(&sale.maoyan, &["A1"]).await;
+    let hold_id = held.data()["holdSeats"]["id"].as_str().unwrap().to_owned();
+    let (pause, first) = hold_paused_before_its_effect(&sale).await;
+    hold_is_refused_having_sent_nothing(&sale, "as many holds as it can (1)").await;
+    // A release is not a hold: it has the place kept for it, while the hold is in flight.
+    let released = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
+            json!({ "hold": hold_id }),
+        )
+        .await;
+    assert_eq!(released.data()["releaseHold"], json!(["A1"]));
+    pause.resume();
+    assert_eq!(first.await.unwrap(), 200);
+    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
+    assert_eq!(status, 200, "{body:#}");
+    let states = sale.states(&["A1", "A2", "A3"]).await;
+    assert_eq!(
+        states,
+        [SeatState::Available, SeatState::Held, SeatState::Held]
+    );
+}
+
+#[tokio::test]
+async fn a_hold_of_named_seats_that_are_taken_is_refused_without_reading_the_showtime() {
+    let sale = sale().await;
+    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
+    sale.app.store.commands().start();
+    let refused = sale.hold(&sale.wechat, &["A2", "A3"]).await;
+    assert_eq!(refused.error_code(), "SEAT_UNAVAILABLE");
+    assert_eq!(refused.errors()[0]["extensions"]["seats"], json!(["A2"]));
+    let read = |sent: &[boxoffice::store::SentCommand], collection: &str| {
+        sent.iter()
+            .filter(|c| c.collection.as_deref() == Some(collection) && c.name == "find")
+            .count()
+    };
+    let sent = sale.app.store.commands().take();
+    assert_eq!(read(&sent, "seat_inventory"), 1, "{sent:#?}");
+    assert_eq!(read(&sent, "showtimes"), 0, "{sent:#?}");
+    // Free seats still need the showtime (its prices, the channels that sell it).
+    sale.hold(&sale.wechat, &["A3"]).await.data();
+    let sent = sale.app.store.commands().take();
+    assert_eq!(read(&sent, "showtimes"), 1, "{sent:#?}");
     sale.check_invariants().await;
 }

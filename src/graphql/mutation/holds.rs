@@ -11,6 +11,7 @@ use crate::domain::{input_caps, pricing};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
+use crate::overload::Admission;
 
 #[derive(Default)]
 pub struct HoldMutation;
@@ -90,6 +91,8 @@ impl HoldMutation {
             )?,
             choice,
         };
+        // A hold starts a purchase: it may take only its share of the in-flight places.
+        let _start = ctx.data_unchecked::<Admission>().try_start()?;
         let store = ctx.store();
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
