@@ -208,7 +208,8 @@ async fn deliver(
             ticket_types: Vec::new(),
         };
         let attempt = boxoffice::booking::Attempt::unkeyed();
-        boxoffice::booking::hold_seats(&store, &locks, "bench", &request, &policy, attempt).await?;
+        boxoffice::booking::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
+            .await?;
     }
     while store.last_event_sequence("bench").await? < EVENTS as i64 {
         tokio::time::sleep(Duration::from_millis(20)).await;

@@ -490,6 +490,7 @@ async fn booking_pair(
         &request,
         &policy,
         Attempt::unkeyed(),
+        None,
     )
     .await
     else {

@@ -189,6 +189,7 @@ pub async fn hold_seats(
     request: &HoldRequest,
     policy: &HoldPolicy,
     attempt: Attempt,
+    first_read: Option<FirstRead>,
 ) -> Result<HeldSeats, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
     let ticket_types = &request.ticket_types;
@@ -197,19 +198,9 @@ pub async fn hold_seats(
         SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await?),
         SeatChoice::Named(_) => None,
     };
-    let (showtimes, inventory) = match choice {
-        SeatChoice::Named(_) if !attempt.taken_over() => {
-            // Named seats that are taken need no showtime to refuse. On a hot showtime most
-            // named holds ask for seats their buyer saw free a while ago and are refused; read
-            // the seats first and the showtime only for those that may be held (issue 34: at
-            // 600 buyers on 2 showtimes, refused holds sent a quarter of all commands, and the
-            // showtime's read was one in four of theirs).
-            let inventory = store.inventory(showtime_id).await?;
-            if let Some(refusal) = inventory.as_ref().and_then(|inventory| {
-                seats_taken(inventory.clone(), choice, policy, attempt.own_id())
-            }) {
-                return Err(refusal);
-            }
+    let (showtimes, inventory) = match first_read {
+        // The read `read_named_seats` made for this request, before its first attempt.
+        Some(FirstRead { inventory, .. }) if !attempt.taken_over() => {
             let showtimes = store
                 .showtimes_by_ids(std::slice::from_ref(&showtime_id))
                 .await?;
@@ -330,23 +321,42 @@ pub async fn hold_seats(
     })
 }
 
-/// SEAT_UNAVAILABLE when `inventory` shows some of the named seats taken, for an attempt whose
-/// `hold_id` is neither placed nor fenced off, on a showtime not cancelled; None otherwise,
-/// including every other refusal, which the showtime decides first.
-fn seats_taken(
-    inventory: SeatInventoryDoc,
-    choice: &SeatChoice,
+/// What a hold of named seats read before its first attempt (`read_named_seats`).
+#[derive(Debug, Clone)]
+pub struct FirstRead {
+    /// The showtime's inventory, read after the request came.
+    pub inventory: Option<SeatInventoryDoc>,
+    /// SEAT_UNAVAILABLE when it shows some of the seats taken.
+    pub refusal: Option<ApiError>,
+}
+
+/// For a hold of named seats, the showtime's inventory read before anything else: seats that
+/// are taken need neither the showtime nor a claim on the idempotency key to refuse. On a hot
+/// showtime most named holds ask for seats their buyer saw free a while ago (issue 34: at 600
+/// buyers on 2 showtimes, refused holds sent a quarter of all commands, 4 each; now 2: this
+/// read, and the key's record written with its answer, `once_unless_refused`). `None` for the
+/// best seats, which are chosen under the showtime's lock.
+pub async fn read_named_seats(
+    store: &Store,
+    request: &HoldRequest,
     policy: &HoldPolicy,
-    hold_id: HoldId,
-) -> Option<ApiError> {
-    let placed = inventory.holds.iter().any(|hold| hold.id == hold_id);
-    if inventory.cancelled || placed || inventory.fenced_holds.contains(&hold_id) {
-        return None;
+) -> Result<Option<FirstRead>, ApiError> {
+    if !matches!(request.choice, SeatChoice::Named(_)) {
+        return Ok(None);
     }
-    match Snapshot::new(inventory).choose(choice, policy) {
-        Err(refusal @ ApiError::SeatUnavailable { .. }) => Some(refusal),
-        _ => None,
-    }
+    let inventory = store.inventory(request.showtime).await?;
+    let refusal = inventory
+        .as_ref()
+        // The showtime's refusal comes first (see `hold_seats`); its inventory says when it
+        // is cancelled.
+        .filter(|inventory| !inventory.cancelled)
+        .and_then(|inventory| {
+            match Snapshot::new(inventory.clone()).choose(&request.choice, policy) {
+                Err(refusal @ ApiError::SeatUnavailable { .. }) => Some(refusal),
+                _ => None,
+            }
+        });
+    Ok(Some(FirstRead { inventory, refusal }))
 }
 
 /// The refusal of a seat the showtime has no price for. A type the matrix does not name may

@@ -176,8 +176,35 @@ where
     F: Fn(Attempt) -> Fut,
     Fut: Future<Output = Result<T, ApiError>>,
 {
+    once_unless_refused(store, policy, channel, key, operation, request, None, body).await
+}
+
+/// [`once`], for a request already found refused (`refusal`, a business refusal) by a read
+/// made after it came and before it did anything: a new key is recorded with that answer
+/// in one insert, and `body` does not run. A key used before is followed as by `once`, the
+/// refusal dropped: its own first answer is the answer. On a hot showtime most holds of
+/// named seats are refused so; this spares each the claim's separate write (issue 34).
+#[allow(clippy::too_many_arguments)] // `once`'s arguments, and the refusal.
+pub async fn once_unless_refused<T, F, Fut>(
+    store: &Store,
+    policy: &KeyPolicy,
+    channel: &str,
+    key: Option<&str>,
+    operation: &str,
+    request: &impl Serialize,
+    refusal: Option<ApiError>,
+    body: F,
+) -> Result<T, ApiError>
+where
+    T: Serialize + DeserializeOwned,
+    F: Fn(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, ApiError>>,
+{
     let Some(key) = key else {
-        return body(Attempt::unkeyed()).await;
+        return match refusal {
+            Some(refusal) => Err(refusal),
+            None => body(Attempt::unkeyed()).await,
+        };
     };
     validate_key(key)?;
     let new_key = NewKey {
@@ -188,14 +215,24 @@ where
         lease: policy.lease,
     };
     let id = new_key.id.as_str();
-    let mut step = match store.claim_key::<T>(&new_key).await? {
-        Claim::Fresh => Step::Run(Attempt {
+    let claim = match &refusal {
+        Some(refused) => {
+            store
+                .claim_key_refused::<T>(&new_key, stored(refused))
+                .await?
+        }
+        None => store.claim_key::<T>(&new_key).await?,
+    };
+    let mut step = match (claim, refusal) {
+        // The refusal is the key's answer now.
+        (Claim::Fresh, Some(refusal)) => return Err(refusal),
+        (Claim::Fresh, None) => Step::Run(Attempt {
             resource: new_key.resource_id,
             number: 1,
             keyed: true,
         }),
-        Claim::Existing(state) => Step::Follow(state),
-        Claim::Reused => {
+        (Claim::Existing(state), _) => Step::Follow(state),
+        (Claim::Reused, _) => {
             return Err(ApiError::IdempotencyKeyReused(format!(
                 "idempotency key `{key}` was used with another request"
             )))
@@ -353,18 +390,7 @@ async fn finish<T: Serialize>(
             return Ok(Some(result));
         }
         Ok(value) => Outcome::Ok(value),
-        Err(error) => Outcome::Error(StoredError {
-            code: error.code().as_str().to_owned(),
-            message: error.client_message(),
-            seats: error.seats().to_vec(),
-            admitted: match &error {
-                ApiError::AlreadyAdmitted { at, door, .. } => Some(StoredAdmission {
-                    at: *at,
-                    door: door.clone(),
-                }),
-                _ => None,
-            },
-        }),
+        Err(error) => Outcome::Error(stored(error)),
     };
     if store.finish_key(id, attempt.number, &outcome).await? {
         Ok(Some(result))
@@ -375,6 +401,22 @@ async fn finish<T: Serialize>(
             "a replaced attempt finished late"
         );
         Ok(None)
+    }
+}
+
+/// A refusal as its key's record keeps it, for replays.
+fn stored(error: &ApiError) -> StoredError {
+    StoredError {
+        code: error.code().as_str().to_owned(),
+        message: error.client_message(),
+        seats: error.seats().to_vec(),
+        admitted: match error {
+            ApiError::AlreadyAdmitted { at, door, .. } => Some(StoredAdmission {
+                at: *at,
+                door: door.clone(),
+            }),
+            _ => None,
+        },
     }
 }
 

@@ -37,8 +37,11 @@ pub use events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};
-pub use holds::{forget_release, hold_seats, release_hold, HeldSeats, HoldRequest, SeatChoice};
-pub use idempotency::{fence, once, Attempt, KeyPolicy};
+pub use holds::{
+    forget_release, hold_seats, read_named_seats, release_hold, FirstRead, HeldSeats, HoldRequest,
+    SeatChoice,
+};
+pub use idempotency::{fence, once, once_unless_refused, Attempt, KeyPolicy};
 pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, CancelRequest};

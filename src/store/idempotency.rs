@@ -150,6 +150,27 @@ impl Store {
     /// the heartbeat renews it by the database's), or reports what the key holds.
     #[tracing::instrument(skip(self, key), fields(id = %key.id))]
     pub async fn claim_key<T: DeserializeOwned>(&self, key: &NewKey) -> Result<Claim<T>, ApiError> {
+        self.insert_key(key, None).await
+    }
+
+    /// Records key `key` as answered already with `refusal`, decided before the request did
+    /// anything: in one insert, where a claim and its answer take two. `Fresh` when it was
+    /// new (the refusal is its answer now); else what [`Store::claim_key`] finds.
+    #[tracing::instrument(skip(self, key, refusal), fields(id = %key.id))]
+    pub async fn claim_key_refused<T: DeserializeOwned>(
+        &self,
+        key: &NewKey,
+        refusal: StoredError,
+    ) -> Result<Claim<T>, ApiError> {
+        let outcome = bson::to_bson(&Outcome::<()>::Error(refusal))?;
+        self.insert_key(key, Some(outcome)).await
+    }
+
+    async fn insert_key<T: DeserializeOwned>(
+        &self,
+        key: &NewKey,
+        outcome: Option<Bson>,
+    ) -> Result<Claim<T>, ApiError> {
         let keys = self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS);
         let now = Utc::now();
         let record = KeyDoc {
@@ -159,7 +180,7 @@ impl Store {
             resource_id: key.resource_id,
             attempt: 1,
             lease_until: now + chrono::TimeDelta::milliseconds(millis(key.lease)),
-            outcome: None,
+            outcome,
             created_at: now,
         };
         match self

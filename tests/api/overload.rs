@@ -274,9 +274,10 @@ async fn holds_take_only_their_share_of_the_places_and_a_release_still_gets_one(
 }
 
 #[tokio::test]
-async fn a_hold_of_named_seats_that_are_taken_is_refused_without_reading_the_showtime() {
+async fn a_hold_of_named_seats_that_are_taken_is_refused_from_one_read_and_one_key_record() {
     let sale = sale().await;
-    sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
+    let held = sale.hold(&sale.maoyan, &["A1", "A2"]).await;
+    let held_a1 = held.data()["holdSeats"]["id"].clone();
     sale.app.store.commands().start();
     let refused = sale.hold(&sale.wechat, &["A2", "A3"]).await;
     assert_eq!(refused.error_code(), "SEAT_UNAVAILABLE");
@@ -289,7 +290,41 @@ async fn a_hold_of_named_seats_that_are_taken_is_refused_without_reading_the_sho
     let sent = sale.app.store.commands().take();
     assert_eq!(read(&sent, "seat_inventory"), 1, "{sent:#?}");
     assert_eq!(read(&sent, "showtimes"), 0, "{sent:#?}");
+    // With an idempotency key: the read, and the key recorded with its answer in one insert.
+    let (status, _, refused) = hold_with_key(&sale, &sale.wechat, &["A1"], "k-taken").await;
+    assert_eq!((status, code_of(&refused)), (200, "SEAT_UNAVAILABLE"));
+    let sent: Vec<(String, Option<String>)> = (sale.app.store.commands().take().into_iter())
+        .filter(|c| c.lane == Lane::Requests)
+        .map(|c| (c.name, c.collection))
+        .collect();
+    let command = |name: &str, collection: &str| (name.to_owned(), Some(collection.to_owned()));
+    assert_eq!(
+        sent,
+        [
+            command("find", "seat_inventory"),
+            command("insert", "idempotency_keys")
+        ]
+    );
+    // A retry with the key gets that answer, even once the seat is free.
+    let released = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
+            json!({ "hold": held_a1 }),
+        )
+        .await;
+    assert_eq!(released.data()["releaseHold"], json!(["A1", "A2"]));
+    let (_, _, replayed) = hold_with_key(&sale, &sale.wechat, &["A1"], "k-taken").await;
+    assert_eq!(replayed, refused);
+    // A new key for the same seat, now free, holds it.
+    let (_, _, held) = hold_with_key(&sale, &sale.wechat, &["A1"], "k-free").await;
+    assert_eq!(
+        held["data"]["holdSeats"]["seats"][0]["label"], "A1",
+        "{held:#}"
+    );
     // Free seats still need the showtime (its prices, the channels that sell it).
+    sale.app.store.commands().take();
     sale.hold(&sale.wechat, &["A3"]).await.data();
     let sent = sale.app.store.commands().take();
     assert_eq!(read(&sent, "showtimes"), 1, "{sent:#?}");

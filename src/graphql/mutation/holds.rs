@@ -97,9 +97,22 @@ impl HoldMutation {
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
-        let held = booking::once(store, keys, channel, key, "holdSeats", &input, |attempt| {
-            booking::hold_seats(store, locks, channel, &request, policy, attempt)
-        })
+        // Named seats already taken are refused from one read, before the key is claimed.
+        let first_read = booking::read_named_seats(store, &request, policy).await?;
+        let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
+        let held = booking::once_unless_refused(
+            store,
+            keys,
+            channel,
+            key,
+            "holdSeats",
+            &input,
+            refusal,
+            |attempt| {
+                let first_read = first_read.clone();
+                booking::hold_seats(store, locks, channel, &request, policy, attempt, first_read)
+            },
+        )
         .await?;
         Ok(Hold::from(held))
     }
