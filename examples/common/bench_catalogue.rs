@@ -25,7 +25,6 @@ pub async fn insert(
         api_key_hash: key.hash(),
         rate_limit: None,
     });
-    let cinema: CinemaId = new_id();
     let layout = HallLayout {
         rows: (0..side)
             .map(|r| LayoutRow {
@@ -34,6 +33,29 @@ pub async fn insert(
             })
             .collect(),
     };
+    // A matrix as the demo's: the ADULT price of every kind and a CHILD price.
+    let prices = vec![
+        ChannelPriceDoc::flat("bench", 4000),
+        ChannelPriceDoc {
+            ticket_type: TicketType::parse("bench", "CHILD").expect("built in"),
+            ..ChannelPriceDoc::flat("bench", 2800)
+        },
+    ];
+    let ids = insert_showtimes(store, batch, layout, showtimes, prices).await?;
+    Ok((ids, key))
+}
+
+/// Inserts `batch` (the channels), one hall of `layout` and `showtimes` showtimes in it a
+/// minute apart from tomorrow (so every hold, sale and refund is allowed for a whole run),
+/// each priced `prices` and with its seat inventory; returns the showtimes' ids.
+pub async fn insert_showtimes(
+    store: &Store,
+    mut batch: CatalogueBatch,
+    layout: HallLayout,
+    showtimes: usize,
+    prices: Vec<ChannelPriceDoc>,
+) -> anyhow::Result<Vec<ShowtimeId>> {
+    let cinema: CinemaId = new_id();
     let hall = HallDoc {
         id: new_id::<HallId>(),
         schema_version: SCHEMA_VERSION,
@@ -45,8 +67,7 @@ pub async fn insert(
         schedule_version: 0,
     };
     let movie: MovieId = new_id();
-    let mut ids = Vec::new();
-    let (mut docs, mut inventories) = (Vec::new(), Vec::new());
+    let (mut ids, mut docs, mut inventories) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..showtimes {
         let starts = now() + chrono::TimeDelta::minutes(24 * 60 + i as i64);
         let showtime = ShowtimeDoc {
@@ -71,14 +92,7 @@ pub async fn insert(
             ends_at: starts,
             language: "国语".into(),
             currency: "CNY".into(),
-            // A matrix as the demo's: the ADULT price of every kind and a CHILD price.
-            prices: vec![
-                ChannelPriceDoc::flat("bench", 4000),
-                ChannelPriceDoc {
-                    ticket_type: TicketType::parse("bench", "CHILD").expect("built in"),
-                    ..ChannelPriceDoc::flat("bench", 2800)
-                },
-            ],
+            prices: prices.clone(),
             ticket_rules: Vec::new(),
             status: ShowtimeStatus::Scheduled,
             price_revision: 0,
@@ -92,5 +106,5 @@ pub async fn insert(
     store.insert_catalogue(&batch).await?;
     // A minute apart in one hall: they overlap, so they go in unchecked (a bench's catalogue).
     store.insert_unscheduled(&docs, &inventories).await?;
-    Ok((ids, key))
+    Ok(ids)
 }

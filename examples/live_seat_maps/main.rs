@@ -38,6 +38,8 @@
 //! server's); the clients print their own figures, which this process passes on as they
 //! come.
 
+#[path = "../common/open_files.rs"]
+mod open_files;
 #[path = "../common/server_cpu.rs"]
 mod server_cpu;
 
@@ -66,7 +68,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(clients::CHILD) {
-        raise_open_files_limit();
+        open_files::raise_open_file_limit();
         return clients::main(&args[1..]);
     }
     let scenario = match args.first().map(String::as_str) {
@@ -83,7 +85,7 @@ fn main() -> anyhow::Result<()> {
         Some(scenario @ ("busy" | "busy-unshared" | "idle")) => scenario,
         Some(other) => anyhow::bail!("no scenario {other:?}: busy, busy-unshared or idle"),
     };
-    raise_open_files_limit();
+    open_files::raise_open_file_limit();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
@@ -168,22 +170,6 @@ fn main() -> anyhow::Result<()> {
         client.database(DATABASE).drop().await
     })?;
     Ok(())
-}
-
-/// Raises this process's open-files limit to its hard limit: each connection needs a socket.
-fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit(2) and setrlimit(2) read and write only the struct passed.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
 }
 
 /// This process's resident memory (`VmRSS`), in KiB.

@@ -46,10 +46,15 @@
 //! The clients, the gateways and the database share the machine: on a small one the clients'
 //! own CPU (printed) is part of the picture. Each step's database is dropped after it.
 
+#[path = "../common/bench_catalogue.rs"]
+#[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
+mod bench_catalogue;
 mod client;
 mod gateway;
 mod load;
 mod metrics;
+#[path = "../common/open_files.rs"]
+mod open_files;
 mod procfs;
 mod record;
 mod report;
@@ -151,7 +156,7 @@ fn list(name: &str, default: &str) -> anyhow::Result<Vec<usize>> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    procfs::raise_open_file_limit();
+    open_files::raise_open_file_limit();
     let settings = Settings::from_env()?;
     println!(
         "gateway {} {}; {} gateway process(es) per step; {} s steps; logs in {}",

@@ -17,21 +17,3 @@ pub fn peak_resident_bytes(pid: u32) -> Option<u64> {
         .ok()?;
     Some(kb * 1024)
 }
-
-/// Raises this process's open-file limit to its hard limit: 4 × the knee can be a couple of
-/// thousand client connections, past the usual soft limit of 1,024. The gateways started
-/// afterwards inherit it, so they are not refused connections for want of descriptors either.
-pub fn raise_open_file_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit(2) and setrlimit(2) with a valid resource and a pointer to a local.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
-}

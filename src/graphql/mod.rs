@@ -95,6 +95,45 @@ impl ServedSchema {
             ServedSchema::Federated(schema) => seat_map_tap::shareable(schema, request),
         }
     }
+
+    /// Whether `request` runs a subscription, from its document as the shape limits checked
+    /// it (and cached; the execution then parses nothing again). False when the limits refuse
+    /// it or it names no operation of its document: the execution says what is wrong.
+    pub fn is_subscription(&self, request: &mut async_graphql::Request) -> bool {
+        use async_graphql::parser::types::OperationType;
+        let subscription = |operation: &async_graphql::parser::types::OperationDefinition| {
+            operation.ty == OperationType::Subscription
+        };
+        match self {
+            ServedSchema::Plain(schema) => with_operation(schema, request, subscription),
+            ServedSchema::Federated(schema) => with_operation(schema, request, subscription),
+        }
+    }
+}
+
+/// `test` of the operation `request` runs, from its checked document; false when the shape
+/// limits refuse it or it names no operation of the document.
+fn with_operation<Q: QueryRoot>(
+    schema: &RootSchema<Q>,
+    request: &mut async_graphql::Request,
+    test: impl FnOnce(&async_graphql::parser::types::OperationDefinition) -> bool,
+) -> bool {
+    use async_graphql::parser::types::DocumentOperations;
+    let limits = limits_of(schema);
+    let Ok(checked) = checked(schema, request, &limits) else {
+        return false;
+    };
+    let operation = match (&checked.document.operations, &request.operation_name) {
+        (DocumentOperations::Single(operation), _) => operation,
+        (DocumentOperations::Multiple(operations), Some(name)) => {
+            match operations.get(name.as_str()) {
+                Some(operation) => operation,
+                None => return false,
+            }
+        }
+        (DocumentOperations::Multiple(_), None) => return false,
+    };
+    test(&operation.node)
 }
 
 /// Limits on a query checked before any resolver runs.

@@ -48,27 +48,14 @@ pub fn shareable<Q: super::QueryRoot>(
     schema: &super::RootSchema<Q>,
     request: &mut async_graphql::Request,
 ) -> bool {
-    use async_graphql::parser::types::{DocumentOperations, OperationType, Selection};
-    let limits = super::limits_of(schema);
-    let Ok(checked) = super::checked(schema, request, &limits) else {
-        return false;
-    };
-    let operation = match (&checked.document.operations, &request.operation_name) {
-        (DocumentOperations::Single(operation), _) => operation,
-        (DocumentOperations::Multiple(operations), Some(name)) => {
-            match operations.get(name.as_str()) {
-                Some(operation) => operation,
-                None => return false,
-            }
-        }
-        (DocumentOperations::Multiple(_), None) => return false,
-    };
-    let operation = &operation.node;
-    let [selection] = operation.selection_set.node.items.as_slice() else {
-        return false;
-    };
-    operation.ty == OperationType::Subscription
-        && operation.directives.is_empty()
-        && matches!(&selection.node, Selection::Field(field)
-            if field.node.name.node == "seatMapChanged" && field.node.directives.is_empty())
+    use async_graphql::parser::types::{OperationType, Selection};
+    super::with_operation(schema, request, |operation| {
+        let [selection] = operation.selection_set.node.items.as_slice() else {
+            return false;
+        };
+        operation.ty == OperationType::Subscription
+            && operation.directives.is_empty()
+            && matches!(&selection.node, Selection::Field(field)
+                if field.node.name.node == "seatMapChanged" && field.node.directives.is_empty())
+    })
 }

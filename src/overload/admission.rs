@@ -56,36 +56,43 @@ impl Admission {
     /// A place for one more request, or OVERLOADED (code UNAVAILABLE) at once when every
     /// place is taken: never a wait.
     pub fn try_admit(&self) -> Result<Admitted, ApiError> {
-        match Arc::clone(&self.permits).try_acquire_owned() {
-            Ok(permit) => Ok(Admitted { _permit: permit }),
-            Err(_) => {
-                crate::telemetry::metrics::overload_refused("in_flight");
-                Err(ApiError::Overloaded(format!(
-                    "the gateway is serving as many requests as it can ({}); retry in a moment",
-                    self.limit
-                )))
-            }
-        }
+        take(&self.permits, "in_flight", || {
+            format!(
+                "the gateway is serving as many requests as it can ({}); retry in a moment",
+                self.limit
+            )
+        })
     }
 
     /// A place for one more request that starts a purchase (a hold), beside its place among
     /// all requests; OVERLOADED at once when [`START_SHARE`] of the cap already start one.
     pub fn try_start(&self) -> Result<Admitted, ApiError> {
-        match Arc::clone(&self.starts).try_acquire_owned() {
-            Ok(permit) => Ok(Admitted { _permit: permit }),
-            Err(_) => {
-                crate::telemetry::metrics::overload_refused("starts");
-                Err(ApiError::Overloaded(format!(
-                    "the gateway is placing as many holds as it can ({}); retry in a moment",
-                    self.start_limit
-                )))
-            }
-        }
+        take(&self.starts, "starts", || {
+            format!(
+                "the gateway is placing as many holds as it can ({}); retry in a moment",
+                self.start_limit
+            )
+        })
     }
 
     /// Requests in flight now.
     pub fn in_flight(&self) -> usize {
         self.limit - self.permits.available_permits()
+    }
+}
+
+/// A permit of `places` at once, or OVERLOADED saying `why`, counted under `reason`.
+fn take(
+    places: &Arc<Semaphore>,
+    reason: &'static str,
+    why: impl FnOnce() -> String,
+) -> Result<Admitted, ApiError> {
+    match Arc::clone(places).try_acquire_owned() {
+        Ok(permit) => Ok(Admitted { _permit: permit }),
+        Err(_) => {
+            crate::telemetry::metrics::overload_refused(reason);
+            Err(ApiError::Overloaded(why()))
+        }
     }
 }
 

@@ -50,6 +50,15 @@ fn code_of(body: &Value) -> &str {
         .unwrap_or_else(|| panic!("an error with a code: {body:#}"))
 }
 
+/// A sale of two rows of six on a gateway that runs at most `places` requests at once.
+async fn sale_with_places(places: usize) -> Sale {
+    let limits = Limits {
+        max_in_flight: places,
+        ..Limits::default()
+    };
+    sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await
+}
+
 /// A hold of A3 (key `k-first`) sent and paused before its effect: the pause, and the HTTP
 /// status it ends with once resumed.
 async fn hold_paused_before_its_effect(
@@ -161,11 +170,7 @@ async fn a_request_that_gets_no_connection_in_time_is_refused_having_sent_no_com
 
 #[tokio::test]
 async fn over_the_in_flight_cap_a_request_is_refused_at_once_having_sent_no_command() {
-    let limits = Limits {
-        max_in_flight: 1,
-        ..Limits::default()
-    };
-    let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await;
+    let sale = sale_with_places(1).await;
     sale.hold(&sale.maoyan, &["A1"]).await.data();
     let (pause, first) = hold_paused_before_its_effect(&sale).await;
     hold_is_refused_having_sent_nothing(&sale, "as many requests as it can (1)").await;
@@ -243,11 +248,7 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
 async fn holds_take_only_their_share_of_the_places_and_a_release_still_gets_one() {
     // Two places: holds may take three quarters of them (one), the other is kept for the work
     // that finishes purchases (confirmations, releases, cancellations).
-    let limits = Limits {
-        max_in_flight: 2,
-        ..Limits::default()
-    };
-    let sale = sale_on(TestApp::spawn_with(limits).await, &["SSSSSS"; 2]).await;
+    let sale = sale_with_places(2).await;
     let held = sale.hold(&sale.maoyan, &["A1"]).await;
     let hold_id = held.data()["holdSeats"]["id"].as_str().unwrap().to_owned();
     let (pause, first) = hold_paused_before_its_effect(&sale).await;

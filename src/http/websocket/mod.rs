@@ -389,37 +389,15 @@ impl Connection {
 fn run_operation(
     state: &AppState,
     caller: &Caller,
-    request: async_graphql::Request,
+    mut request: async_graphql::Request,
 ) -> BoxStream<'static, Outgoing> {
     // A query or mutation must answer within the request timeout; a subscription's first
     // event waits on a change (an order confirmed) that may come in an hour.
-    let first_within = (!is_subscription(&request))
+    let first_within = (!state.schema.is_subscription(&mut request))
         .then(|| Duration::from_millis(state.limits.request_timeout_ms));
     let request = prepare(request, &state.store, state.settings(), caller).data(state.live.clone());
     let responses = state.schema.execute_stream(request);
     guarded(responses, first_within)
-}
-
-/// Whether the operation `request` runs is a subscription (false when the text does not
-/// parse or names no such operation: the execution says what is wrong).
-fn is_subscription(request: &async_graphql::Request) -> bool {
-    use async_graphql::parser::types::OperationType;
-    let Ok(document) = async_graphql::parser::parse_query(&request.query) else {
-        return false;
-    };
-    let operation = match &request.operation_name {
-        Some(name) => document
-            .operations
-            .iter()
-            .find(|(found, _)| found.is_some_and(|found| found.as_str() == name))
-            .map(|(_, operation)| operation),
-        None => document
-            .operations
-            .iter()
-            .next()
-            .map(|(_, operation)| operation),
-    };
-    operation.is_some_and(|operation| operation.node.ty == OperationType::Subscription)
 }
 
 /// The protocol message of an operation's reply, and whether the operation ends with it.
