@@ -7,16 +7,18 @@ use super::orders::settle_order;
 use crate::error::ApiError;
 use crate::store::{self, Store};
 
-/// A PENDING order this young may belong to a confirmation still under way: leave it to that
-/// request. (Settling it would be safe anyway: a PENDING order is only discarded once its hold
-/// is gone, when no sale to it can happen; this only saves work.)
+/// A PENDING order, or a refund, this young may belong to a request still under way: leave it
+/// to that request. (Settling it would be safe anyway: a PENDING order is only discarded once
+/// its hold is gone, when no sale to it can happen; this only saves work.)
 pub const PENDING_GRACE: Duration = Duration::from_secs(60);
 
 /// Orders looked at per pass.
 const BATCH: usize = 500;
 
-/// Settles the orders left PENDING (for longer than `grace`) or CANCELLING; returns how many
-/// were looked at.
+/// Settles the orders left PENDING or with a refund under way (for longer than `grace`), or
+/// CANCELLING; returns how many were looked at. A young refund is left to the request
+/// recording it: finishing it too would be safe (each write is conditional) but is work, and
+/// the request, or its retry once the key's lease is out, or the order's next read, finishes it.
 #[tracing::instrument(skip(store))]
 pub async fn settle_orders(store: &Store, grace: Duration) -> Result<usize, ApiError> {
     let grace = chrono::TimeDelta::from_std(grace).unwrap_or(chrono::TimeDelta::MAX);

@@ -80,6 +80,19 @@ pub fn date(at: DateTime<Utc>) -> bson::DateTime {
     bson::DateTime::from_chrono(at)
 }
 
+/// The smallest ObjectId made in the second after `at`: every id made at or before `at` is
+/// below it (an ObjectId starts with its creation time in whole seconds), so `$lt` on an id
+/// field selects documents made by then, on the field's index.
+pub fn ids_made_by(at: DateTime<Utc>) -> ObjectId {
+    let seconds = at
+        .timestamp()
+        .saturating_add(1)
+        .clamp(0, i64::from(u32::MAX));
+    let mut bytes = [0; 12];
+    bytes[..4].copy_from_slice(&(seconds as u32).to_be_bytes());
+    ObjectId::from_bytes(bytes)
+}
+
 /// `#[serde(with = "codec::id")]`: a domain id as an ObjectId.
 pub mod id {
     use super::*;
@@ -190,6 +203,19 @@ pub mod optional_time {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_made_by_an_instant_are_below_its_bound_and_later_ones_are_not() {
+        let made = ObjectId::new();
+        let at = made.timestamp().to_chrono();
+        assert!(made < ids_made_by(at));
+        assert!(made > ids_made_by(at - chrono::TimeDelta::seconds(1)));
+        assert!(ObjectId::new() < ids_made_by(DateTime::<Utc>::MAX_UTC));
+        assert_eq!(
+            ids_made_by(DateTime::<Utc>::MIN_UTC),
+            ObjectId::from_bytes([0; 12])
+        );
+    }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Sample {

@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::channels::is_duplicate_key;
-use super::codec::{date, ObjectIdExt};
+use super::codec::{date, ids_made_by, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{CancelReason, OrderDoc, OrderStatus};
 use super::{filters, names, Store};
@@ -147,19 +147,22 @@ impl Store {
         Ok(result.deleted_count == 1)
     }
 
-    /// Orders a gateway left between two writes: PENDING since before `pending_before`,
-    /// CANCELLING, or with a refund under way. At most `limit` (indexes `status_sales` and
+    /// Orders a gateway left between two writes: PENDING since before `before`, CANCELLING,
+    /// or with a refund under way that was recorded by `before` (to the second: a younger one
+    /// belongs to a request still finishing it). At most `limit` (indexes `status_sales` and
     /// `refunding`).
     #[tracing::instrument(skip(self))]
     pub async fn unsettled_orders(
         &self,
-        pending_before: DateTime<Utc>,
+        before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<OrderDoc>, ApiError> {
         let filter = doc! { "$or": [
-            { "status": "PENDING", "createdAt": { "$lt": date(pending_before) } },
+            { "status": "PENDING", "createdAt": { "$lt": date(before) } },
             { "status": "CANCELLING" },
-            { "refunding": { "$exists": true } },
+            // Only orders with a refund under way have the field, and a refund's id is made
+            // when it is recorded.
+            { "refunding": { "$lt": ids_made_by(before) } },
         ] };
         self.find_limited(names::ORDERS, filter, None, None, limit)
             .await
