@@ -24,13 +24,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{Deliverer, Sender};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::ticket_codes::TicketSecret;
-use boxoffice::store::documents::{WebhookEndpointDoc, SCHEMA_VERSION};
+use boxoffice::store::documents::SCHEMA_VERSION;
 use boxoffice::store::Store;
+use boxoffice::webhooks::store::documents::WebhookEndpointDoc;
+use boxoffice::webhooks::{Deliverer, Sender};
 use boxoffice::{app, AppState};
 use serde_json::{json, Value};
 
@@ -175,8 +176,12 @@ async fn deliver(
     store.ensure_indexes().await?;
     let secret = TicketSecret::random();
     let received = Arc::new(AtomicUsize::new(0));
+    // Written with the driver: a channel may make 20 endpoints through the API.
+    let written = mongodb::Client::with_uri_str(uri)
+        .await?
+        .database(&database)
+        .collection::<WebhookEndpointDoc>("webhook_endpoints");
     for _ in 0..endpoints {
-        // Written directly: a channel may make 20 endpoints through the API.
         let endpoint = WebhookEndpointDoc {
             id: boxoffice::store::new_id(),
             schema_version: SCHEMA_VERSION,
@@ -189,8 +194,9 @@ async fn deliver(
             lease: None,
             failures: 0,
             redeliver: Vec::new(),
+            cap_slot: None,
         };
-        store.insert_webhook_endpoint(&endpoint).await?;
+        written.insert_one(&endpoint).await?;
     }
     // The channel's events, appended by the relay as bookings would leave them.
     let (showtimes, _) = bench_catalogue::insert(&store, EVENTS.div_ceil(400), 30).await?;

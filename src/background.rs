@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::booking::{
-    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, Deliverer, EventRelay,
-    Membership, CANCEL_GRACE, PENDING_GRACE, POLL, STALE_AFTER,
+    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, EventRelay,
+    Membership, CANCEL_GRACE, PENDING_GRACE, STALE_AFTER,
 };
 use crate::catalogue;
 use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::telemetry::lag::{self, Task};
+use crate::webhooks::{Deliverer, POLL};
 
 /// How often each background task runs.
 #[derive(Debug, Clone, Copy)]

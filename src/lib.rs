@@ -4,7 +4,8 @@
 //! `booking` and `catalogue` (the channels' and the operators' use cases) → `store` (the only
 //! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
-//! catalogue. See ARCHITECTURE.md.
+//! catalogue. Features are moving into folders of their own, each with its rules, use
+//! cases, store code and GraphQL types: `webhooks` so far. See ARCHITECTURE.md.
 
 #[cfg(test)]
 mod alloc_count;
@@ -22,6 +23,7 @@ pub mod overload;
 pub mod shutdown;
 pub mod store;
 pub mod telemetry;
+pub mod webhooks;
 
 pub use graphql::schema;
 pub use http::{app, serve, serve_until_shutdown, AppState};

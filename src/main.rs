@@ -14,7 +14,7 @@ use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::domain::ticket_codes::TicketSecret;
 use boxoffice::store::Store;
-use boxoffice::{background, booking, catalogue, demo, graphql, telemetry, AppState};
+use boxoffice::{background, booking, catalogue, demo, graphql, telemetry, webhooks, AppState};
 use clap::Parser;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
@@ -152,9 +152,9 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     // Counted among the gateways (for its share of the rate limits) before it serves.
     let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
     membership.heartbeat(&store).await;
-    let webhooks = booking::Deliverer::with_lease(
+    let webhooks = webhooks::Deliverer::with_lease(
         store.clone(),
-        booking::Sender::new(args.events.webhooks_allow_private),
+        webhooks::Sender::new(args.events.webhooks_allow_private),
         state.ticket_secret.clone(),
         args.events.webhook_lease(),
     );
@@ -250,7 +250,8 @@ async fn add_webhook(
         .map(|kind| EventType::parse(kind.trim()))
         .collect::<Result<Vec<_>, _>>()?;
     let (endpoint, signing) =
-        booking::create_webhook_endpoint(store, secret, channel, url, types, allow_private).await?;
+        webhooks::create_webhook_endpoint(store, secret, channel, url, types, allow_private)
+            .await?;
     let id = GlobalId::WebhookEndpoint(endpoint.id).encode();
     println!(
         "made webhook endpoint {id} of `{channel}`: {}",

@@ -324,9 +324,9 @@ fn main() -> anyhow::Result<()> {
                             Default::default(),
                             std::time::Duration::from_secs(2),
                         ),
-                        booking::Deliverer::new(
+                        boxoffice::webhooks::Deliverer::new(
                             store.clone(),
-                            booking::Sender::new(false),
+                            boxoffice::webhooks::Sender::new(false),
                             std::sync::Arc::new(
                                 boxoffice::domain::ticket_codes::TicketSecret::random(),
                             ),

@@ -132,9 +132,9 @@ fn main() -> anyhow::Result<()> {
         store.clone(),
         SalesArgs::default().intervals(),
         booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
-        booking::Deliverer::new(
+        boxoffice::webhooks::Deliverer::new(
             store.clone(),
-            booking::Sender::new(false),
+            boxoffice::webhooks::Sender::new(false),
             std::sync::Arc::new(boxoffice::domain::ticket_codes::TicketSecret::random()),
         ),
         boxoffice::shutdown::Shutdown::default(),

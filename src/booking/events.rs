@@ -25,12 +25,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::endpoint_channels::EndpointChannels;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
 use crate::store::{self, Appended, DelayPoint, OutboxSource, PausePoint, Store};
+use crate::webhooks::EndpointChannels;
 
 /// How old an unrelayed entry is before the background pass takes it from the gateway that
 /// made it.
@@ -193,7 +193,7 @@ impl EventRelay {
                 self.store.clear_outboxes(&relayed).await?;
                 if !grown.is_empty() {
                     let channels: Vec<String> = grown.into_iter().collect();
-                    self.store.mark_endpoints_due(&channels).await?;
+                    crate::webhooks::mark_endpoints_due(&self.store, &channels).await?;
                 }
             }
             Relayer::Live => {
@@ -209,12 +209,12 @@ impl EventRelay {
     /// endpoints when the last reading is [`ENDPOINTS_READ_EVERY`] old). A failed reading
     /// marks every channel of `grown`.
     ///
-    /// [`ENDPOINTS_READ_EVERY`]: super::endpoint_channels::ENDPOINTS_READ_EVERY
+    /// [`ENDPOINTS_READ_EVERY`]: crate::webhooks::ENDPOINTS_READ_EVERY
     async fn mark_due(&self, grown: BTreeSet<String>) -> Result<(), ApiError> {
         let stale = (self.endpoints.lock().expect("endpoints lock")).stale(Instant::now());
         let mut late = Vec::new();
         if stale {
-            let read = self.store.channels_with_webhooks().await;
+            let read = crate::webhooks::channels_with_endpoints(&self.store).await;
             let read = {
                 let mut endpoints = self.endpoints.lock().expect("endpoints lock");
                 match read {
@@ -247,7 +247,7 @@ impl EventRelay {
     /// Marks the endpoints of `channels` due; when that fails, keeps the channels aside for
     /// the next reading, a second later, which marks them then.
     async fn mark_or_keep_aside(&self, channels: Vec<String>) -> Result<(), ApiError> {
-        let marked = self.store.mark_endpoints_due(&channels).await;
+        let marked = crate::webhooks::mark_endpoints_due(&self.store, &channels).await;
         if marked.is_err() {
             (self.endpoints.lock().expect("endpoints lock")).keep_aside(channels);
         }

@@ -8,7 +8,6 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod admissions;
-mod endpoint_channels;
 mod event_log;
 mod events;
 mod gateways;
@@ -27,9 +26,6 @@ mod sweeper;
 mod tally;
 mod uncleared;
 mod want_to_see;
-mod webhook_delivery;
-mod webhook_endpoints;
-mod webhook_sender;
 
 pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use event_log::{list_events, read_cursor};
@@ -59,12 +55,6 @@ pub use want_to_see::{
     mark_want_to_see, repair_want_lists, unmark_want_to_see, want_list_page, wanters_page,
     REPAIR_AFTER,
 };
-pub use webhook_delivery::{Deliverer, LEASE, POLL};
-pub use webhook_endpoints::{
-    create_webhook_endpoint, delete_webhook_endpoint, redeliver_webhook_event, webhook_deliveries,
-    webhook_endpoint_of,
-};
-pub use webhook_sender::{Sender, Sent, POST_TIMEOUT};
 
 use crate::error::ApiError;
 use crate::store::{CrashPoint, Store};

@@ -35,4 +35,3 @@ pub mod text;
 pub mod ticket_codes;
 pub mod time_range;
 pub mod want_to_see;
-pub mod webhooks;

@@ -71,7 +71,7 @@ pub struct RequestSettings {
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
     pub admission_window: crate::domain::admission::AdmissionWindow,
-    pub webhook_targets: crate::domain::webhooks::WebhookTargets,
+    pub webhook_targets: crate::webhooks::rules::WebhookTargets,
     /// The process's approximate counters (`booking::Tally`).
     pub tally: Arc<crate::booking::Tally>,
     /// The in-flight cap, whose share for holds a hold takes (`Admission::try_start`).

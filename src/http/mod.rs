@@ -240,7 +240,7 @@ impl AppState {
             showtime_locks: Arc::clone(&self.showtime_locks),
             ticket_secret: Arc::clone(&self.ticket_secret),
             admission_window: self.admission_window,
-            webhook_targets: crate::domain::webhooks::WebhookTargets {
+            webhook_targets: crate::webhooks::rules::WebhookTargets {
                 allow_private: self.webhooks_allow_private,
             },
             tally: Arc::clone(&self.tally),

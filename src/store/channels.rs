@@ -96,7 +96,7 @@ impl Store {
 }
 
 /// MongoDB's E11000: a unique index refused the write.
-pub(super) fn is_duplicate_key(error: &mongodb::error::Error) -> bool {
+pub(crate) fn is_duplicate_key(error: &mongodb::error::Error) -> bool {
     use mongodb::error::{ErrorKind, WriteFailure};
     match &*error.kind {
         ErrorKind::Write(WriteFailure::WriteError(write)) => write.code == 11000,

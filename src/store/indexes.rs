@@ -206,6 +206,11 @@ fn wanted() -> Vec<Wanted> {
             "channel",
         ),
         sparse(WEBHOOK_ENDPOINTS, doc! { "dueAt": 1 }, "due"),
+        // The channel's cap: one endpoint per slot (`webhooks::rules::cap_slots`).
+        Wanted {
+            unique: true,
+            ..sparse(WEBHOOK_ENDPOINTS, doc! { "capSlot": 1 }, "cap_slot")
+        },
         index(
             WEBHOOK_DELIVERIES,
             doc! { "endpoint": 1, "sequence": -1, "_id": -1 },

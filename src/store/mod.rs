@@ -13,15 +13,15 @@ mod catalogue_writes;
 mod change_feed;
 mod channels;
 mod cinemas;
-mod codec;
+pub(crate) mod codec;
 mod command_log;
-mod command_metrics;
+pub(crate) mod command_metrics;
 pub mod documents;
 mod events;
 mod explain;
 mod faults;
 mod fenced_writes;
-mod filters;
+pub(crate) mod filters;
 mod gate;
 mod gateways;
 mod halls;
@@ -52,8 +52,6 @@ mod want_to_see;
 mod want_to_see_by_movie;
 mod want_to_see_counts;
 mod warm_up;
-mod webhook_deliveries;
-mod webhook_endpoints;
 
 use std::future::IntoFuture;
 use std::sync::Arc;
@@ -71,6 +69,7 @@ pub use catalogue_writes::CatalogueBatch;
 pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
 };
+pub(crate) use channels::is_duplicate_key;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
@@ -97,7 +96,6 @@ pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 pub use tallies::{Counted, Increment, TallyDoc};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 pub use want_to_see::Listed;
-pub use webhook_endpoints::MAX_ENDPOINTS_PER_CHANNEL;
 
 use crate::domain::events::Retention;
 use crate::error::ApiError;
@@ -458,7 +456,7 @@ impl Store {
         Ok(())
     }
 
-    fn collection<T: Send + Sync>(&self, name: &str) -> Collection<T> {
+    pub(crate) fn collection<T: Send + Sync>(&self, name: &str) -> Collection<T> {
         self.db.collection(name)
     }
 }
@@ -509,7 +507,7 @@ impl Store {
     /// Runs a `find` that returns at most `limit` documents in one round trip: the batch size
     /// equals the limit, so the server closes the cursor with the first batch (no `getMore`, no
     /// `killCursors`). With a `projection`, only its fields are read.
-    async fn find_limited<T>(
+    pub(crate) async fn find_limited<T>(
         &self,
         collection: &'static str,
         filter: bson::Document,
@@ -564,7 +562,7 @@ impl Store {
     }
 
     /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.
-    async fn find_by_ids<T>(
+    pub(crate) async fn find_by_ids<T>(
         &self,
         collection: &'static str,
         ids: &[impl codec::StoredId],
@@ -579,7 +577,7 @@ impl Store {
     }
 
     /// The same, with the fields of `projection` only.
-    async fn find_by_ids_projected<T>(
+    pub(crate) async fn find_by_ids_projected<T>(
         &self,
         collection: &'static str,
         ids: &[impl codec::StoredId],
@@ -597,7 +595,7 @@ impl Store {
     /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
     /// sort key `K`), fetches `first + 1` documents after it and encodes each item's cursor.
     #[allow(clippy::too_many_arguments)]
-    async fn find_page<T, K>(
+    pub(crate) async fn find_page<T, K>(
         &self,
         collection: &'static str,
         kind: &str,

@@ -64,11 +64,42 @@ fn names(code: &str, path: &str) -> bool {
     })
 }
 
+/// The feature folders: `src/<feature>/` with store code of its own (`store/`). Each is laid
+/// out the same way: `rules` (pure), use cases beside it, `store/`, `graphql/`.
+fn features() -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found: Vec<String> = std::fs::read_dir(src)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("store").is_dir())
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert!(found.contains(&"webhooks".to_owned()), "{found:?}");
+    found
+}
+
+/// Whether `file` is store code: the shared database plumbing (`src/store/`) or a feature's
+/// `store/`.
+fn is_store_part(file: &str) -> bool {
+    file.starts_with("src/store/") || file.contains("/store/")
+}
+
+/// Whether `file` is a feature's GraphQL part (`src/<feature>/graphql/`).
+fn is_graphql_part(file: &str) -> bool {
+    file.starts_with("src/graphql/") || file.contains("/graphql/")
+}
+
+/// Whether `file` holds a feature's pure rules (`src/<feature>/rules.rs` or `rules/`).
+fn is_rules_part(file: &str) -> bool {
+    file.ends_with("/rules.rs") || file.contains("/rules/")
+}
+
 #[test]
 fn only_the_store_talks_to_mongodb() {
     let outside: Vec<String> = sources()
         .into_iter()
-        .filter(|(file, _)| !file.starts_with("src/store/"))
+        .filter(|(file, _)| !is_store_part(file))
         .flat_map(|(file, code)| {
             ["bson", "mongodb"]
                 .into_iter()
@@ -77,7 +108,71 @@ fn only_the_store_talks_to_mongodb() {
                 .collect::<Vec<_>>()
         })
         .collect();
-    assert!(outside.is_empty(), "outside src/store: {outside:#?}");
+    assert!(outside.is_empty(), "outside the store parts: {outside:#?}");
+}
+
+/// Each feature's parts keep to their tier: its rules know nothing of MongoDB, GraphQL, axum
+/// or the store; its use cases and store code nothing of GraphQL or HTTP; its GraphQL part
+/// nothing of HTTP or the configuration (as `src/graphql/`).
+#[test]
+fn each_part_of_a_feature_keeps_to_its_tier() {
+    let ui = ["async_graphql", "axum", "crate::graphql", "crate::http"].map(String::from);
+    let mut found = Vec::new();
+    for feature in features() {
+        let folder = format!("src/{feature}/");
+        for (file, code) in sources() {
+            if !file.starts_with(&folder) {
+                continue;
+            }
+            let forbidden: Vec<String> = if is_rules_part(&file) {
+                let io = ["crate::store", "tokio", "reqwest"].map(String::from);
+                let own_store = format!("crate::{feature}::store");
+                ui.iter().cloned().chain(io).chain([own_store]).collect()
+            } else if is_graphql_part(&file) {
+                ["axum", "crate::http", "crate::config"]
+                    .map(String::from)
+                    .to_vec()
+            } else {
+                ui.to_vec()
+            };
+            found.extend(
+                forbidden
+                    .iter()
+                    .filter(|path| names(&code, path))
+                    .map(|path| format!("{file} uses {path}")),
+            );
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// A feature's store code is its own: another feature calls its use cases. (Its methods on
+/// `Store` are `pub(in crate::<feature>)`, so the compiler holds the same line.)
+#[test]
+fn no_feature_reaches_into_another_features_store() {
+    let mut found = Vec::new();
+    for feature in features() {
+        let own = format!("src/{feature}/");
+        let store = format!("crate::{feature}::store");
+        found.extend(
+            sources()
+                .into_iter()
+                .filter(|(file, code)| !file.starts_with(&own) && names(code, &store))
+                .map(|(file, _)| format!("{file} uses {store}")),
+        );
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn the_parts_are_told_apart_by_path() {
+    assert!(is_store_part("src/webhooks/store/endpoints.rs"));
+    assert!(is_store_part("src/store/codec.rs"));
+    assert!(!is_store_part("src/webhooks/delivery.rs"));
+    assert!(is_graphql_part("src/webhooks/graphql/types.rs"));
+    assert!(!is_graphql_part("src/webhooks/endpoints.rs"));
+    assert!(is_rules_part("src/webhooks/rules.rs"));
+    assert!(!is_rules_part("src/webhooks/sender.rs"));
 }
 
 #[test]

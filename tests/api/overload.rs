@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use boxoffice::background::{self, Intervals};
-use boxoffice::booking::{Deliverer, Membership, Sender};
+use boxoffice::booking::Membership;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::shutdown::Shutdown;
 use boxoffice::store::{DatabaseOptions, Lane, PausePoint, BACKGROUND_POOL};
+use boxoffice::webhooks::{Deliverer, Sender};
 use serde_json::{json, Value};
 
 use crate::helpers::{mongodb_uri, test_ticket_secret, TestApp};

@@ -152,9 +152,9 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
     };
     let membership = booking::Membership::new(Default::default(), Duration::from_millis(50));
     let shutdown = boxoffice::shutdown::Shutdown::default();
-    let webhooks = booking::Deliverer::new(
+    let webhooks = boxoffice::webhooks::Deliverer::new(
         sale.app.store.clone(),
-        booking::Sender::new(true),
+        boxoffice::webhooks::Sender::new(true),
         std::sync::Arc::new(crate::helpers::test_ticket_secret()),
     );
     let background = tokio::spawn(boxoffice::background::run(

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
-use boxoffice::booking::{Deliverer, Sender};
-use boxoffice::domain::webhooks::{verify, WebhookSecret};
 use boxoffice::store::{PausePoint, Store};
+use boxoffice::webhooks::rules::{verify, WebhookSecret};
+use boxoffice::webhooks::{self, Deliverer, Sender};
 use serde_json::{json, Value};
 
 use crate::events::{log_of, types_of};
@@ -122,7 +122,7 @@ pub fn deliver_from(store: &Store, lease: Duration) -> Arc<Deliverer> {
     tokio::spawn(async move {
         loop {
             let _ = running.start_due().await;
-            tokio::time::sleep(boxoffice::booking::POLL).await;
+            tokio::time::sleep(boxoffice::webhooks::POLL).await;
         }
     });
     deliverer
@@ -401,10 +401,7 @@ async fn endpoints_must_be_public_https_and_belong_to_their_channel() {
             .await;
         assert_eq!(refused(answer), "BAD_USER_INPUT", "{url}");
     }
-    assert!(sale
-        .app
-        .store
-        .webhook_endpoints("maoyan")
+    assert!(webhooks::webhook_endpoints(&sale.app.store, "maoyan")
         .await
         .unwrap()
         .is_empty());
@@ -423,7 +420,9 @@ async fn endpoints_must_be_public_https_and_belong_to_their_channel() {
     assert_eq!(made["endpoint"]["types"], json!(["ORDER_CANCELLED"]));
     let stored = format!(
         "{:?}",
-        sale.app.store.webhook_endpoints("maoyan").await.unwrap()
+        webhooks::webhook_endpoints(&sale.app.store, "maoyan")
+            .await
+            .unwrap()
     );
     assert!(!stored.contains(&secret[6..]), "the secret is stored");
     let id = made["endpoint"]["id"].clone();
@@ -480,9 +479,57 @@ async fn endpoints_must_be_public_https_and_belong_to_their_channel() {
     assert_eq!(endpoint_count(&sale).await, 20);
 }
 
+#[tokio::test]
+async fn forty_racing_creates_on_two_gateways_make_at_most_twenty_endpoints() {
+    let sale = std::sync::Arc::new(local_sale().await);
+    let other = std::sync::Arc::new(sale.app.another_gateway().await);
+    let creates: Vec<_> = (0..40)
+        .map(|n| {
+            let (sale, other) = (sale.clone(), other.clone());
+            tokio::spawn(async move {
+                let gateway = if n % 2 == 0 { &sale.app } else { &*other };
+                let url = format!("https://hooks.example.com/{n}");
+                gateway
+                    .graphql_as(&sale.maoyan, CREATE, json!({ "url": url }))
+                    .await
+            })
+        })
+        .collect();
+    let mut made = Vec::new();
+    for create in creates {
+        let answer = create.await.unwrap();
+        match answer.0.get("errors") {
+            None => made.push(answer.data()["createWebhookEndpoint"]["endpoint"]["id"].clone()),
+            Some(_) => assert_eq!(answer.error_code(), "BAD_USER_INPUT"),
+        }
+    }
+    assert_eq!(
+        made.len(),
+        20,
+        "the cap, and no fewer: a refused create had room"
+    );
+    assert_eq!(endpoint_count(&sale).await, 20);
+    // A deleted endpoint's slot is free again.
+    let deleted = sale
+        .app
+        .graphql_as(&sale.maoyan, DELETE, json!({ "id": made[7] }))
+        .await;
+    deleted.data();
+    let again = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            CREATE,
+            json!({ "url": "https://hooks.example.com/again" }),
+        )
+        .await;
+    again.data();
+    assert_eq!(endpoint_count(&sale).await, 20);
+}
+
 /// How many endpoints maoyan has.
 async fn endpoint_count(sale: &Sale) -> usize {
-    let endpoints = sale.app.store.webhook_endpoints("maoyan").await;
+    let endpoints = webhooks::webhook_endpoints(&sale.app.store, "maoyan").await;
     endpoints.unwrap().len()
 }
 
@@ -521,7 +568,9 @@ async fn the_command_line_makes_an_endpoint_whose_secret_every_gateway_derives()
         ],
     );
     assert!(made, "{text}");
-    let endpoints = sale.app.store.webhook_endpoints("maoyan").await.unwrap();
+    let endpoints = webhooks::webhook_endpoints(&sale.app.store, "maoyan")
+        .await
+        .unwrap();
     assert_eq!(endpoints.len(), 1);
     assert_eq!(endpoints[0].url, url);
     assert_eq!(endpoints[0].types.len(), 2);

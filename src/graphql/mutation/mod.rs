@@ -11,7 +11,6 @@ mod showtime_cancel;
 mod showtimes;
 mod ticket_types;
 mod want_to_see;
-mod webhooks;
 
 use async_graphql::MergedObject;
 
@@ -29,6 +28,6 @@ pub struct Mutation(
     movies::MovieMutation,
     ticket_types::TicketTypeMutation,
     admissions::AdmissionMutation,
-    webhooks::WebhookMutation,
+    crate::webhooks::graphql::WebhookMutation,
     want_to_see::WantToSeeMutation,
 );

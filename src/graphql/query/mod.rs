@@ -14,7 +14,6 @@ mod seat_search;
 mod showtimes;
 mod ticket_types;
 mod want_to_see;
-mod webhooks;
 
 use async_graphql::MergedObject;
 
@@ -48,7 +47,7 @@ query_roots!(
     ticket_types::TicketTypeQuery,
     door_keys::DoorKeyQuery,
     events::EventQuery,
-    webhooks::WebhookQuery,
+    crate::webhooks::graphql::WebhookQuery,
     seat_search::SeatSearchQuery,
     want_to_see::WantToSeeQuery,
 );

@@ -29,7 +29,6 @@ mod seat_option;
 mod showtime;
 mod ticket_type;
 mod want_to_see;
-mod webhook;
 
 pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
@@ -50,4 +49,3 @@ pub use seat_option::SeatOption;
 pub use showtime::{Channel, Showtime, ShowtimeStatus};
 pub use ticket_type::{TicketRule, TicketType};
 pub use want_to_see::{WantToSeeCount, WantedMovie, Wanter};
-pub use webhook::{CreatedWebhookEndpoint, WebhookEndpoint};

@@ -26,7 +26,6 @@ mod orders;
 mod showtimes;
 mod ticket_types;
 mod want_to_see;
-mod webhooks;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
@@ -50,9 +49,6 @@ pub use showtimes::{
 pub use ticket_types::TicketTypeDoc;
 pub use want_to_see::{
     WantBucketDoc, WantCountDoc, WantListDoc, WantState, WantedMovieDoc, WanterDoc,
-};
-pub use webhooks::{
-    AttemptDoc, DeliveryStatus, LeaseDoc, WebhookDeliveryDoc, WebhookEndpointDoc, ATTEMPTS_KEPT,
 };
 
 /// The shape version written by this code.

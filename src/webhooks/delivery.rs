@@ -21,13 +21,14 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::webhook_sender::{Sender, Sent};
+use super::rules::{backoff, WebhookSecret};
+use super::sender::{Sender, Sent};
+use super::store::documents::{AttemptDoc, DeliveryStatus, WebhookEndpointDoc};
 use crate::domain::events::{ChannelEvent, EXPIRY_SLACK};
 use crate::domain::ids::{ResourceId, WebhookId};
 use crate::domain::ticket_codes::TicketSecret;
-use crate::domain::webhooks::{backoff, WebhookSecret};
 use crate::error::ApiError;
-use crate::store::documents::{AttemptDoc, DeliveryStatus, EventDoc, WebhookEndpointDoc};
+use crate::store::documents::EventDoc;
 use crate::store::{self, PausePoint, Store};
 
 /// How often a gateway looks for due endpoints.

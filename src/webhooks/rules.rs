@@ -22,8 +22,8 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use super::ids::WebhookId;
-use super::ticket_codes::TicketSecret;
+use crate::domain::ids::WebhookId;
+use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -36,6 +36,28 @@ pub const EVENT_ID_HEADER: &str = "Boxoffice-Event-Id";
 pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(300);
 /// The longest URL an endpoint may have.
 const MAX_URL_CHARS: usize = 2048;
+
+/// The most endpoints a channel may have: each is a task and a lease on every gateway's
+/// poll, and a POST per event.
+pub const MAX_ENDPOINTS_PER_CHANNEL: usize = 20;
+
+/// The cap slots a new endpoint of a channel may take, in the order to try them, given the
+/// slots its `existing` endpoints hold (`None`: made before slots, holding none).
+///
+/// Each endpoint holds one of [`MAX_ENDPOINTS_PER_CHANNEL`] slots, unique per channel in the
+/// database, so racing creates cannot pass the cap between counting and inserting: each
+/// tries only the lowest free slots, as many as the cap leaves room for. Two creates that
+/// read the same endpoints try the same slots; one that read later (after another's insert)
+/// tries a prefix of what the earlier one tried. So all creates together take at most the
+/// room the earliest reading left.
+pub fn cap_slots(existing: &[Option<u32>]) -> Vec<u32> {
+    let room = MAX_ENDPOINTS_PER_CHANNEL.saturating_sub(existing.len());
+    let cap = u32::try_from(MAX_ENDPOINTS_PER_CHANNEL).unwrap_or(u32::MAX);
+    (0..cap)
+        .filter(|slot| !existing.contains(&Some(*slot)))
+        .take(room)
+        .collect()
+}
 
 /// Which endpoints a gateway accepts: public `https` ones only, unless `allow_private`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,6 +248,27 @@ pub fn backoff(attempt: u32, jitter: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cap_slots_leave_room_for_the_cap_and_no_more() {
+        assert_eq!(cap_slots(&[]).len(), MAX_ENDPOINTS_PER_CHANNEL);
+        assert_eq!(cap_slots(&[Some(0), Some(2)])[..2], [1, 3]);
+        assert_eq!(cap_slots(&[Some(0), Some(2)]).len(), 18);
+        // Endpoints made before slots hold none, but count.
+        assert_eq!(cap_slots(&[None, None, Some(0)]).len(), 17);
+        assert_eq!(cap_slots(&[None, None, Some(0)])[0], 1);
+        let full: Vec<Option<u32>> = (0..20).map(Some).collect();
+        assert!(cap_slots(&full).is_empty());
+        assert!(cap_slots(&[None; 25]).is_empty());
+    }
+
+    #[test]
+    fn a_later_reading_tries_a_prefix_of_an_earlier_ones_slots() {
+        let earlier = cap_slots(&[Some(1), Some(4)]);
+        let later = cap_slots(&[Some(1), Some(4), Some(earlier[0])]);
+        assert!(later.iter().all(|slot| earlier.contains(slot)));
+        assert_eq!(later.len(), earlier.len() - 1);
+    }
 
     fn secret() -> WebhookSecret {
         WebhookSecret::of(&TicketSecret::new([7; 32]), WebhookId([1; 12]))

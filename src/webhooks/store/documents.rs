@@ -43,6 +43,24 @@ pub struct WebhookEndpointDoc {
     /// Events the channel asked to have sent again (their log ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redeliver: Vec<String>,
+    /// The endpoint's place under the channel's cap (`webhooks::rules::cap_slots`), as
+    /// `<channel>#<slot>`: unique (index `cap_slot`), so no race passes the cap. Absent in
+    /// endpoints made before the cap was kept so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_slot: Option<String>,
+}
+
+impl WebhookEndpointDoc {
+    /// The slot of `cap_slot`.
+    pub fn slot(&self) -> Option<u32> {
+        let (_, slot) = self.cap_slot.as_deref()?.rsplit_once('#')?;
+        slot.parse().ok()
+    }
+
+    /// `cap_slot` for slot `slot` of `channel`.
+    pub fn cap_slot_of(channel: &str, slot: u32) -> String {
+        format!("{channel}#{slot}")
+    }
 }
 
 /// A delivery lease.

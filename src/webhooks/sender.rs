@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use crate::domain::webhooks::{self, WebhookSecret, EVENT_ID_HEADER, SIGNATURE_HEADER};
+use super::rules::{self, WebhookSecret, EVENT_ID_HEADER, SIGNATURE_HEADER};
 
 /// How long one POST may take, connecting included.
 pub const POST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -75,7 +75,7 @@ impl Sender {
             error: Some(error),
             took: started.elapsed(),
         };
-        if let Err(error) = webhooks::check_url(url, self.allow_private) {
+        if let Err(error) = rules::check_url(url, self.allow_private) {
             return failed(error.to_string());
         }
         let request = self
@@ -138,7 +138,7 @@ impl Resolve for PublicOnly {
         Box::pin(async move {
             let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
             let kept: Vec<SocketAddr> = found
-                .filter(|address| allow_private || webhooks::is_public(address.ip()))
+                .filter(|address| allow_private || rules::is_public(address.ip()))
                 .collect();
             if kept.is_empty() {
                 let refused = format!("{} resolves to no public address", name.as_str());

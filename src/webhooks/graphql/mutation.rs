@@ -4,15 +4,16 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking;
+use super::types::{CreatedWebhookEndpoint, WebhookEndpoint};
 use crate::domain::events::EventType;
 use crate::domain::global_id;
 use crate::domain::input_caps;
 use crate::domain::ticket_codes::TicketSecret;
-use crate::domain::webhooks::WebhookTargets;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{ChannelEventType, CreatedWebhookEndpoint, WebhookEndpoint};
+use crate::graphql::types::ChannelEventType;
+use crate::webhooks;
+use crate::webhooks::rules::WebhookTargets;
 
 #[derive(Default)]
 pub struct WebhookMutation;
@@ -43,7 +44,7 @@ impl WebhookMutation {
         let channel = ctx.calling_channel("making webhook endpoints")?;
         input_caps::optional_list("types", input.types.as_deref(), EventType::ALL.len())?;
         let types = input.types.unwrap_or_default();
-        let (endpoint, secret) = booking::create_webhook_endpoint(
+        let (endpoint, secret) = webhooks::create_webhook_endpoint(
             ctx.store(),
             ctx.data_unchecked::<Arc<TicketSecret>>(),
             channel,
@@ -68,7 +69,7 @@ impl WebhookMutation {
     ) -> Result<bool, ApiError> {
         let channel = ctx.calling_channel("deleting webhook endpoints")?;
         let id = global_id::webhook_id(&id)?;
-        booking::delete_webhook_endpoint(ctx.store(), channel, id).await?;
+        webhooks::delete_webhook_endpoint(ctx.store(), channel, id).await?;
         Ok(true)
     }
 
@@ -84,7 +85,7 @@ impl WebhookMutation {
     ) -> Result<bool, ApiError> {
         let channel = ctx.calling_channel("redelivering webhook events")?;
         let id = global_id::webhook_id(&endpoint_id)?;
-        booking::redeliver_webhook_event(ctx.store(), channel, id, &event_id).await?;
+        webhooks::redeliver_webhook_event(ctx.store(), channel, id, &event_id).await?;
         Ok(true)
     }
 }

@@ -2,12 +2,12 @@
 
 use async_graphql::{Context, Object, ID};
 
-use crate::booking;
+use super::types::WebhookEndpoint;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::list_cost;
-use crate::graphql::types::WebhookEndpoint;
+use crate::webhooks;
 
 #[derive(Default)]
 pub struct WebhookQuery;
@@ -19,7 +19,7 @@ impl WebhookQuery {
     #[graphql(complexity = "list_cost(20, child_complexity)")]
     async fn webhook_endpoints(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpoint>, ApiError> {
         let channel = ctx.calling_channel("reading webhook endpoints")?;
-        let endpoints = ctx.store().webhook_endpoints(channel).await?;
+        let endpoints = webhooks::webhook_endpoints(ctx.store(), channel).await?;
         Ok(endpoints.into_iter().map(WebhookEndpoint).collect())
     }
 
@@ -32,7 +32,7 @@ impl WebhookQuery {
     ) -> Result<WebhookEndpoint, ApiError> {
         let channel = ctx.calling_channel("reading webhook endpoints")?;
         let id = global_id::webhook_id(&id)?;
-        let endpoint = booking::webhook_endpoint_of(ctx.store(), channel, id).await?;
+        let endpoint = webhooks::webhook_endpoint_of(ctx.store(), channel, id).await?;
         Ok(WebhookEndpoint(endpoint))
     }
 }

@@ -3,15 +3,14 @@
 
 use bson::doc;
 
-use super::codec::{date, ObjectIdExt};
-use super::command_metrics::Call;
-use super::documents::{
-    AttemptDoc, DeliveryStatus, EventDoc, WebhookDeliveryDoc, ATTEMPTS_KEPT, SCHEMA_VERSION,
-};
-use super::{filters, names, Store, BACKGROUND};
+use super::documents::{AttemptDoc, DeliveryStatus, WebhookDeliveryDoc, ATTEMPTS_KEPT};
 use crate::domain::ids::WebhookId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
+use crate::store::codec::{date, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::documents::{EventDoc, SCHEMA_VERSION};
+use crate::store::{filters, names, Store, BACKGROUND};
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct DeliveryKey(i64, String);
@@ -19,7 +18,7 @@ struct DeliveryKey(i64, String);
 impl Store {
     /// Records `attempt` at sending `event` to endpoint `endpoint`, and where the delivery
     /// stands after it (one upsert).
-    pub async fn record_webhook_attempt(
+    pub(in crate::webhooks) async fn record_webhook_attempt(
         &self,
         endpoint: WebhookId,
         event: &EventDoc,
@@ -53,7 +52,7 @@ impl Store {
 
     /// Endpoint `endpoint`'s deliveries, the latest event first (index `endpoint_sequence`).
     #[tracing::instrument(skip(self))]
-    pub async fn webhook_deliveries(
+    pub(in crate::webhooks) async fn webhook_deliveries(
         &self,
         endpoint: WebhookId,
         page: &PageRequest,

@@ -7,35 +7,40 @@ use chrono::{DateTime, Utc};
 use futures::TryStreamExt;
 use mongodb::options::ReturnDocument;
 
-use super::codec::{date, ObjectIdExt};
-use super::command_metrics::Call;
 use super::documents::WebhookEndpointDoc;
-use super::{names, Store, BACKGROUND};
 use crate::domain::ids::{ResourceId, WebhookId};
 use crate::error::ApiError;
-
-/// The most endpoints a channel may have.
-pub const MAX_ENDPOINTS_PER_CHANNEL: usize = 20;
+use crate::store::codec::{date, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::{is_duplicate_key, names, Store, BACKGROUND};
+use crate::webhooks::rules::MAX_ENDPOINTS_PER_CHANNEL;
 
 impl Store {
-    /// Makes an endpoint.
+    /// Makes an endpoint; false when its cap slot is another endpoint's (a racing create
+    /// took it).
     #[tracing::instrument(skip(self, endpoint), fields(endpoint = %endpoint.id))]
-    pub async fn insert_webhook_endpoint(
+    pub(in crate::webhooks) async fn insert_webhook_endpoint(
         &self,
         endpoint: &WebhookEndpointDoc,
-    ) -> Result<(), ApiError> {
-        self.bounded(
-            Call::new(names::WEBHOOK_ENDPOINTS, "insert"),
-            self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS)
-                .insert_one(endpoint),
-        )
-        .await?;
-        Ok(())
+    ) -> Result<bool, ApiError> {
+        let inserted = self
+            .bounded_raw(
+                Call::new(names::WEBHOOK_ENDPOINTS, "insert"),
+                self.collection::<WebhookEndpointDoc>(names::WEBHOOK_ENDPOINTS)
+                    .insert_one(endpoint),
+            )
+            .await?;
+        match inserted {
+            Ok(_) => Ok(true),
+            // The id is new, so only the slot can be taken.
+            Err(error) if is_duplicate_key(&error) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// `channel`'s endpoints, oldest first (index `channel`).
     #[tracing::instrument(skip(self))]
-    pub async fn webhook_endpoints(
+    pub(in crate::webhooks) async fn webhook_endpoints(
         &self,
         channel: &str,
     ) -> Result<Vec<WebhookEndpointDoc>, ApiError> {
@@ -51,7 +56,7 @@ impl Store {
 
     /// Endpoint `id` of `channel`, if it has it.
     #[tracing::instrument(skip(self))]
-    pub async fn webhook_endpoint(
+    pub(in crate::webhooks) async fn webhook_endpoint(
         &self,
         channel: &str,
         id: WebhookId,
@@ -66,7 +71,7 @@ impl Store {
 
     /// Deletes endpoint `id` of `channel`; false when it has none such.
     #[tracing::instrument(skip(self))]
-    pub async fn delete_webhook_endpoint(
+    pub(in crate::webhooks) async fn delete_webhook_endpoint(
         &self,
         channel: &str,
         id: WebhookId,
@@ -84,7 +89,7 @@ impl Store {
     /// Asks for event `event` to be sent to endpoint `id` of `channel` again; false when the
     /// channel has no such endpoint.
     #[tracing::instrument(skip(self))]
-    pub async fn ask_redelivery(
+    pub(in crate::webhooks) async fn ask_redelivery(
         &self,
         channel: &str,
         id: WebhookId,
@@ -98,7 +103,7 @@ impl Store {
                         doc! { "_id": id.oid(), "channel": channel },
                         doc! {
                             "$addToSet": { "redeliver": event },
-                            "$min": { "dueAt": date(super::now()) },
+                            "$min": { "dueAt": date(crate::store::now()) },
                         },
                     ),
             )
@@ -108,7 +113,9 @@ impl Store {
 
     /// The channels that have an endpoint (one `distinct`, index `channel`): the relay marks
     /// only their endpoints due.
-    pub async fn channels_with_webhooks(&self) -> Result<Vec<String>, ApiError> {
+    pub(in crate::webhooks) async fn channels_with_webhooks(
+        &self,
+    ) -> Result<Vec<String>, ApiError> {
         let found = self
             .bounded(
                 Call::new(names::WEBHOOK_ENDPOINTS, "distinct"),
@@ -125,13 +132,16 @@ impl Store {
 
     /// Marks the endpoints of `channels` due now (events were appended to their logs), except
     /// those waiting to retry a failure, whose time stays.
-    pub async fn mark_endpoints_due(&self, channels: &[String]) -> Result<(), ApiError> {
+    pub(in crate::webhooks) async fn mark_endpoints_due(
+        &self,
+        channels: &[String],
+    ) -> Result<(), ApiError> {
         self.bounded(
             Call::new(names::WEBHOOK_ENDPOINTS, "update"),
             self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
                 .update_many(
                     doc! { "channel": { "$in": channels }, "failures": 0 },
-                    doc! { "$min": { "dueAt": date(super::now()) } },
+                    doc! { "$min": { "dueAt": date(crate::store::now()) } },
                 )
                 .comment(BACKGROUND),
         )
@@ -140,7 +150,7 @@ impl Store {
     }
 
     /// Endpoints due by `now` (index `due`), at most `limit`.
-    pub async fn due_webhook_endpoints(
+    pub(in crate::webhooks) async fn due_webhook_endpoints(
         &self,
         now: DateTime<Utc>,
         limit: usize,
@@ -161,7 +171,7 @@ impl Store {
 
     /// Takes endpoint `id` for delivery under lease `token` until `until`, if it is due by
     /// `now` and nobody holds a live lease on it; the endpoint as taken.
-    pub async fn take_webhook_endpoint(
+    pub(in crate::webhooks) async fn take_webhook_endpoint(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -189,7 +199,7 @@ impl Store {
 
     /// One write of the holder of lease `token` on endpoint `id`; false when it no longer
     /// holds it (fenced).
-    pub async fn leased_webhook_write(
+    pub(in crate::webhooks) async fn leased_webhook_write(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -210,7 +220,7 @@ impl Store {
     }
 
     /// Extends lease `token` on endpoint `id` to `until`; false when it was lost.
-    pub async fn renew_webhook_lease(
+    pub(in crate::webhooks) async fn renew_webhook_lease(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -223,7 +233,7 @@ impl Store {
 
     /// Records that endpoint `id` is done with the log up to `sequence` (and with
     /// `redelivered`, if given), extending the lease to `until`; false when fenced.
-    pub async fn advance_webhook_endpoint(
+    pub(in crate::webhooks) async fn advance_webhook_endpoint(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -239,7 +249,7 @@ impl Store {
     }
 
     /// Drops the redelivery of event `event` from endpoint `id`'s list; false when fenced.
-    pub async fn forget_redelivery(
+    pub(in crate::webhooks) async fn forget_redelivery(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -252,7 +262,7 @@ impl Store {
 
     /// Records a failed attempt at endpoint `id`'s next event: `failures` in a row, the next
     /// try at `retry_at`; the lease is given up.
-    pub async fn defer_webhook_endpoint(
+    pub(in crate::webhooks) async fn defer_webhook_endpoint(
         &self,
         id: WebhookId,
         token: ResourceId,
@@ -269,7 +279,7 @@ impl Store {
 
     /// Gives up lease `token` on endpoint `id`, with nothing left to send: it is no longer
     /// due, unless it was marked due again since `due_at` (events appended meanwhile).
-    pub async fn release_webhook_endpoint(
+    pub(in crate::webhooks) async fn release_webhook_endpoint(
         &self,
         id: WebhookId,
         token: ResourceId,

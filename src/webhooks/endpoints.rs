@@ -1,14 +1,16 @@
-//! A channel's webhook endpoints: made (the secret shown once), listed, deleted, asked to send
-//! an event again, and their deliveries read.
+//! A channel's webhook endpoints: made (the secret shown once, never more than the cap), listed,
+//! deleted, asked to send an event again, their deliveries read, and marked due when the
+//! channel's log grows (by the channel events relay).
 
+use super::rules::{cap_slots, check_url, WebhookSecret, MAX_ENDPOINTS_PER_CHANNEL};
+use super::store::documents::{WebhookDeliveryDoc, WebhookEndpointDoc};
 use crate::domain::events::EventType;
 use crate::domain::ids::WebhookId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::ticket_codes::TicketSecret;
-use crate::domain::webhooks::{check_url, WebhookSecret};
 use crate::error::ApiError;
-use crate::store::documents::{WebhookDeliveryDoc, WebhookEndpointDoc, SCHEMA_VERSION};
-use crate::store::{self, Store, MAX_ENDPOINTS_PER_CHANNEL};
+use crate::store::documents::SCHEMA_VERSION;
+use crate::store::{self, Store};
 
 /// Makes an endpoint of `channel` that is sent the channel's events of `types` (all when
 /// empty) appended from now on, and returns it with its signing secret (shown this once,
@@ -26,12 +28,9 @@ pub async fn create_webhook_endpoint(
     let mut types = types;
     types.sort_by_key(|kind| kind.as_str());
     types.dedup();
-    if store.webhook_endpoints(channel).await?.len() >= MAX_ENDPOINTS_PER_CHANNEL {
-        return Err(ApiError::bad_input(format!(
-            "a channel has at most {MAX_ENDPOINTS_PER_CHANNEL} webhook endpoints: delete one first"
-        )));
-    }
-    let endpoint = WebhookEndpointDoc {
+    let existing = store.webhook_endpoints(channel).await?;
+    let slots: Vec<Option<u32>> = existing.iter().map(WebhookEndpointDoc::slot).collect();
+    let mut endpoint = WebhookEndpointDoc {
         id: store::new_id(),
         schema_version: SCHEMA_VERSION,
         channel: channel.to_owned(),
@@ -44,10 +43,38 @@ pub async fn create_webhook_endpoint(
         lease: None,
         failures: 0,
         redeliver: Vec::new(),
+        cap_slot: None,
     };
-    store.insert_webhook_endpoint(&endpoint).await?;
-    let secret = WebhookSecret::of(server_secret, endpoint.id);
-    Ok((endpoint, secret))
+    // A slot another create took since the reading is tried no more; past the room the
+    // reading left, none is (see `cap_slots`).
+    for slot in cap_slots(&slots) {
+        endpoint.cap_slot = Some(WebhookEndpointDoc::cap_slot_of(channel, slot));
+        if store.insert_webhook_endpoint(&endpoint).await? {
+            let secret = WebhookSecret::of(server_secret, endpoint.id);
+            return Ok((endpoint, secret));
+        }
+    }
+    Err(ApiError::bad_input(format!(
+        "a channel has at most {MAX_ENDPOINTS_PER_CHANNEL} webhook endpoints: delete one first"
+    )))
+}
+
+/// `channel`'s endpoints, oldest first (at most the cap).
+pub async fn webhook_endpoints(
+    store: &Store,
+    channel: &str,
+) -> Result<Vec<WebhookEndpointDoc>, ApiError> {
+    store.webhook_endpoints(channel).await
+}
+
+/// The channels that have an endpoint: the relay marks only theirs due.
+pub async fn channels_with_endpoints(store: &Store) -> Result<Vec<String>, ApiError> {
+    store.channels_with_webhooks().await
+}
+
+/// Marks the endpoints of `channels` due now: events were appended to their logs.
+pub async fn mark_endpoints_due(store: &Store, channels: &[String]) -> Result<(), ApiError> {
+    store.mark_endpoints_due(channels).await
 }
 
 /// Endpoint `id` of `channel`; NOT_FOUND when the channel has none such.

@@ -4,13 +4,12 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use super::channel_event::ChannelEventType;
-use super::{connection, page_cost};
-use crate::booking;
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::store::documents::{self, WebhookDeliveryDoc, WebhookEndpointDoc};
+use crate::graphql::types::{connection, page_cost, ChannelEventType};
+use crate::webhooks;
+use crate::webhooks::store::documents::{self, WebhookDeliveryDoc, WebhookEndpointDoc};
 
 /// A URL the calling channel's events are POSTed to, signed, in the log's order.
 pub struct WebhookEndpoint(pub WebhookEndpointDoc);
@@ -63,14 +62,14 @@ impl WebhookEndpoint {
         let page = ctx.page(first, after)?;
         // Boxed: see `graphql::types`.
         let deliveries =
-            Box::pin(booking::webhook_deliveries(ctx.store(), self.0.id, &page)).await?;
+            Box::pin(webhooks::webhook_deliveries(ctx.store(), self.0.id, &page)).await?;
         Ok(connection(deliveries, WebhookDelivery))
     }
 }
 
 /// Where an event's delivery stands.
 #[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
-#[graphql(remote = "crate::store::documents::DeliveryStatus")]
+#[graphql(remote = "crate::webhooks::store::documents::DeliveryStatus")]
 pub enum DeliveryStatus {
     /// Tried and not taken yet: it is tried again after a backoff.
     Pending,
