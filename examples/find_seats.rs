@@ -159,20 +159,17 @@ async fn explain(
     before: DateTime<Utc>,
 ) -> anyhow::Result<()> {
     use boxoffice::domain::geo::GeoPoint;
-    use boxoffice::domain::seat_search::{SearchWindow, SEARCH_CINEMAS, SEARCH_SHOWTIMES};
+    use boxoffice::seat_search::rules::{SearchWindow, SEARCH_CINEMAS, SEARCH_SHOWTIMES};
+    use boxoffice::seat_search::store::{cinemas_near, explain_showtimes, SearchedShowtimes};
     let point = GeoPoint::new(latitude, longitude)?;
-    let near = store
-        .cinemas_near_for_search(point, 5000.0, SEARCH_CINEMAS)
-        .await?;
+    let near = cinemas_near(store, point, 5000.0, SEARCH_CINEMAS).await?;
     let cinemas: Vec<_> = near.iter().map(|cinema| cinema.id).collect();
-    let search = boxoffice::store::SearchedShowtimes {
+    let search = SearchedShowtimes {
         cinemas: &cinemas,
         movie: None,
         window: SearchWindow::new(Some(from), Some(before), Utc::now())?,
     };
-    let explained = store
-        .explain_showtimes_for_search(&search, SEARCH_SHOWTIMES)
-        .await?;
+    let explained = explain_showtimes(store, &search, SEARCH_SHOWTIMES).await?;
     let plan = explained
         .get_document("queryPlanner")
         .and_then(|planner| planner.get_document("winningPlan"))

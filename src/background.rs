@@ -81,15 +81,16 @@ pub async fn run(
             Err(error) => tracing::warn!(%error, "finishing propagations failed"),
         }
         // Want-to-see marks and unmarks a gateway left between the list's two sides.
-        match crate::booking::repair_want_lists(&store, crate::booking::REPAIR_AFTER).await {
+        match crate::want_to_see::repair_want_lists(&store, crate::want_to_see::REPAIR_AFTER).await
+        {
             Ok(0) => {}
             Ok(repaired) => tracing::info!(repaired, "finished want-to-see marks left half done"),
             Err(error) => tracing::warn!(%error, "repairing want-to-see lists failed"),
         }
     });
     // The shown want-to-see counts, set to the exact ones (what dead gateways held is lost).
-    let counts = every(crate::booking::RECONCILE_EVERY, &shutdown, || async {
-        match crate::booking::reconcile_want_to_see(&store).await {
+    let counts = every(crate::want_to_see::RECONCILE_EVERY, &shutdown, || async {
+        match crate::want_to_see::reconcile_counts(&store).await {
             Ok(0) => {}
             Ok(corrected) => {
                 tracing::info!(corrected, "set shown want-to-see counts to the exact ones")

@@ -5,7 +5,7 @@
 //! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
 //! catalogue. Features are moving into folders of their own, each with its rules, use
-//! cases, store code and GraphQL types: `webhooks` so far. See ARCHITECTURE.md.
+//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters` and `seat_search` so far. See ARCHITECTURE.md.
 
 #[cfg(test)]
 mod alloc_count;
@@ -13,6 +13,7 @@ pub mod background;
 pub mod booking;
 pub mod catalogue;
 pub mod config;
+pub mod counters;
 pub mod demo;
 pub mod domain;
 pub mod error;
@@ -20,9 +21,11 @@ pub mod graphql;
 pub mod http;
 pub mod live;
 pub mod overload;
+pub mod seat_search;
 pub mod shutdown;
 pub mod store;
 pub mod telemetry;
+pub mod want_to_see;
 pub mod webhooks;
 
 pub use graphql::schema;

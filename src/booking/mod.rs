@@ -19,13 +19,10 @@ mod orders;
 mod reconciler;
 mod refunds;
 mod sales;
-mod seat_search;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
-mod tally;
 mod uncleared;
-mod want_to_see;
 
 pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use event_log::{list_events, read_cursor};
@@ -42,19 +39,12 @@ pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, CancelRequest};
 pub use sales::project_sales;
-pub use seat_search::{find_seats, SeatOption, SeatSearch};
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,
 };
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;
-pub(crate) use tally::started as started_tally;
-pub use tally::{reconcile_want_to_see, Tally, FLUSH_EVERY, RECONCILE_EVERY};
-pub use want_to_see::{
-    mark_want_to_see, repair_want_lists, unmark_want_to_see, want_list_page, wanters_page,
-    REPAIR_AFTER,
-};
 
 use crate::error::ApiError;
 use crate::store::{CrashPoint, Store};
@@ -62,9 +52,5 @@ use crate::store::{CrashPoint, Store};
 /// Stops here, as a gateway killed at `point` would, when a test armed it (never in a
 /// production build: see `store::faults`).
 fn crash_point(store: &Store, point: CrashPoint) -> Result<(), ApiError> {
-    if store.crash_armed(point) {
-        Err(ApiError::internal(format!("injected crash at {point:?}")))
-    } else {
-        Ok(())
-    }
+    store.crash_point(point)
 }

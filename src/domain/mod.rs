@@ -30,8 +30,6 @@ pub mod schedule;
 pub mod seat;
 pub mod seat_blocks;
 pub mod seat_changes;
-pub mod seat_search;
 pub mod text;
 pub mod ticket_codes;
 pub mod time_range;
-pub mod want_to_see;

@@ -72,8 +72,8 @@ pub struct RequestSettings {
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
     pub admission_window: crate::domain::admission::AdmissionWindow,
     pub webhook_targets: crate::webhooks::rules::WebhookTargets,
-    /// The process's approximate counters (`booking::Tally`).
-    pub tally: Arc<crate::booking::Tally>,
+    /// The process's approximate counters (`counters::Tally`).
+    pub tally: Arc<crate::counters::Tally>,
     /// The in-flight cap, whose share for holds a hold takes (`Admission::try_start`).
     pub admission: crate::overload::Admission,
 }
@@ -129,7 +129,7 @@ pub trait ContextExt {
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
     /// The process's approximate counters.
-    fn tally(&self) -> &crate::booking::Tally;
+    fn tally(&self) -> &crate::counters::Tally;
 }
 
 impl ContextExt for Context<'_> {
@@ -216,7 +216,7 @@ impl ContextExt for Context<'_> {
         PageRequest::new(first, after, *self.data_unchecked::<PageLimits>())
     }
 
-    fn tally(&self) -> &crate::booking::Tally {
-        self.data_unchecked::<Arc<crate::booking::Tally>>()
+    fn tally(&self) -> &crate::counters::Tally {
+        self.data_unchecked::<Arc<crate::counters::Tally>>()
     }
 }

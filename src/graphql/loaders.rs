@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use super::batch_loader::BatchLoader;
 use super::dispatch::Dispatch;
+use crate::counters::{self, Counted};
 use crate::domain::ids::{CinemaId, HallId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
 use crate::domain::list_caps::MAX_PRICE_REVISIONS;
 use crate::store::documents::{
     CinemaDoc, DetailFields, HallDoc, MovieDetailsDoc, MovieDoc, OrderDoc, PriceRevisionDoc,
     RegionDoc, ReviewDoc, SeatMapDoc, ShowtimeDoc,
 };
-use crate::store::{Counted, Store, TallyDoc};
+use crate::store::Store;
 
 /// One loader per collection, keyed by the newtype id of its documents.
 pub struct Loaders {
@@ -30,7 +31,7 @@ pub struct Loaders {
     /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
     /// The approximate counters (`tallies`) of movies and showtimes.
-    pub tallies: BatchLoader<Counted, Arc<TallyDoc>>,
+    pub tallies: BatchLoader<Counted, i64>,
     /// Orders (federation entities; their channel is checked by the caller).
     pub orders: BatchLoader<OrderId, Arc<OrderDoc>>,
     /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
@@ -112,20 +113,11 @@ fn price_history(store: &Store) -> BatchLoader<ShowtimeId, Arc<Vec<PriceRevision
 }
 
 /// The counters loader: one `find` of `tallies` per batch, movies and showtimes together.
-fn tallies(store: &Store) -> BatchLoader<Counted, Arc<TallyDoc>> {
+fn tallies(store: &Store) -> BatchLoader<Counted, i64> {
     let store = store.clone();
     BatchLoader::new(move |keys: Vec<Counted>| {
         let store = store.clone();
-        Box::pin(async move {
-            let found = store.tallies(&keys).await?;
-            Ok(keys
-                .into_iter()
-                .filter_map(|key| {
-                    let tally = found.iter().find(|tally| tally.counts(key))?;
-                    Some((key, Arc::new(tally.clone())))
-                })
-                .collect())
-        })
+        Box::pin(async move { counters::counts(&store, &keys).await })
     })
 }
 

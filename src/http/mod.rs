@@ -92,7 +92,7 @@ pub struct AppState {
     /// made (running from the moment the state is made inside a runtime).
     pub relay: Arc<crate::booking::EventRelay>,
     /// This process's changes to the approximate counters, written once a second.
-    pub tally: Arc<crate::booking::Tally>,
+    pub tally: Arc<crate::counters::Tally>,
 }
 
 impl AppState {
@@ -107,7 +107,7 @@ impl AppState {
         let runtime = tokio::runtime::Handle::try_current()
             .expect("AppState::new runs inside a Tokio runtime: it starts the event relay");
         runtime.spawn(Arc::clone(&relay).run());
-        let tally = crate::booking::started_tally(&store);
+        let tally = crate::counters::started(&store);
         AppState {
             tally,
             webhooks_allow_private: false,

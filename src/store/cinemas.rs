@@ -163,7 +163,7 @@ impl Store {
 /// national demo on SecantusDB, where the `$geoNear` aggregation, which also returns the
 /// distances, takes 150 ms; so the readers compute distances themselves
 /// (`GeoJsonPoint::distance_from`).
-pub(super) fn nearest_first(
+pub(crate) fn nearest_first(
     point: GeoPoint,
     radius_meters: f64,
     from_meters: Option<f64>,

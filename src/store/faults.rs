@@ -149,6 +149,18 @@ impl super::Store {
         }
     }
 
+    /// Stops here, as a gateway killed at `point` would, when a test armed it: INTERNAL,
+    /// the request's effect half done. Always `Ok` without the `test-hooks` feature.
+    pub(crate) fn crash_point(&self, point: CrashPoint) -> Result<(), crate::error::ApiError> {
+        if self.crash_armed(point) {
+            Err(crate::error::ApiError::internal(format!(
+                "injected crash at {point:?}"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Waits at `point` until the test resumes it, when a test armed a pause there. Returns at
     /// once without the `test-hooks` feature.
     pub(crate) async fn pause_point(&self, point: PausePoint) {

@@ -41,16 +41,11 @@ mod refunds;
 mod regions;
 mod sales;
 mod schedule;
-mod seat_search;
 mod shapes;
 mod showtimes;
 mod sold_seats;
-mod tallies;
 mod ticket_types;
 mod transactions;
-mod want_to_see;
-mod want_to_see_by_movie;
-mod want_to_see_counts;
 mod warm_up;
 
 use std::future::IntoFuture;
@@ -70,6 +65,7 @@ pub use change_feed::{
     ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
 };
 pub(crate) use channels::is_duplicate_key;
+pub(crate) use cinemas::nearest_first;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
@@ -91,11 +87,8 @@ pub use readiness::Readiness;
 pub use references::{Copied, Propagation};
 pub use refunds::WholeCancel;
 pub use schedule::{ScheduleRefusal, Scheduled};
-pub use seat_search::{NearbyCinema, SearchedShowtimes};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
-pub use tallies::{Counted, Increment, TallyDoc};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
-pub use want_to_see::Listed;
 
 use crate::domain::events::Retention;
 use crate::error::ApiError;
@@ -431,6 +424,12 @@ impl Store {
     #[cfg(feature = "test-hooks")]
     pub fn faults(&self) -> &Faults {
         &self.faults
+    }
+
+    /// The database, for store code that runs a command no collection method sends
+    /// (`explain`).
+    pub(crate) fn db(&self) -> &Database {
+        &self.db
     }
 
     /// The database name.

@@ -1,12 +1,12 @@
-//! The approximate counters (`booking::Tally`): every page view counted once, by one gateway
+//! The approximate counters (`counters::Tally`): every page view counted once, by one gateway
 //! or two racing; a flush whose answer is lost counted once, one a stopped database does not
 //! answer kept and sent again; old flush marks pruned without touching the counts.
 
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{Tally, FLUSH_EVERY};
+use boxoffice::counters::{Counted, Tally, FLUSH_EVERY};
 use boxoffice::domain::ids::ShowtimeId;
-use boxoffice::store::{Counted, CrashPoint, DatabaseOptions, Store};
+use boxoffice::store::{CrashPoint, DatabaseOptions, Store};
 use futures::future::join_all;
 use serde_json::json;
 
@@ -41,8 +41,10 @@ async fn views_reach(app: &TestApp, showtime: &str, expected: i64) {
 
 /// What `counted` says in the database now.
 async fn stored(store: &Store, counted: Counted) -> i64 {
-    let found = store.tallies(&[counted]).await.unwrap();
-    found.first().map_or(0, |tally| tally.of(counted))
+    let found = boxoffice::counters::counts(store, &[counted])
+        .await
+        .unwrap();
+    found.get(&counted).copied().unwrap_or(0)
 }
 
 /// The gateways' flush marks on a counter's document.
@@ -151,9 +153,13 @@ async fn flush_marks_older_than_the_horizon_are_pruned_and_the_counts_kept() {
     let uri = crate::helpers::mongodb_uri();
     assert_eq!(flush_marks(&uri, store, sale.showtime_id).await.len(), 2);
     let now = chrono::Utc::now().timestamp_millis();
-    store.prune_flush_marks(now - 60_000).await.unwrap();
+    boxoffice::counters::inspect::prune_flush_marks_before(store, now - 60_000)
+        .await
+        .unwrap();
     assert_eq!(flush_marks(&uri, store, sale.showtime_id).await.len(), 2);
-    store.prune_flush_marks(now + 60_000).await.unwrap();
+    boxoffice::counters::inspect::prune_flush_marks_before(store, now + 60_000)
+        .await
+        .unwrap();
     assert!(flush_marks(&uri, store, sale.showtime_id).await.is_empty());
     assert_eq!(stored(store, counted).await, 7);
     // A gateway whose mark was pruned counts on.

@@ -2,7 +2,7 @@
 //! in three reads whatever the number of cinemas, and refusing bad input with a code.
 
 use boxoffice::domain::geo::GeoPoint;
-use boxoffice::domain::seat_search::{METERS_PER_POINT, SEARCH_SHOWTIMES};
+use boxoffice::seat_search::rules::{METERS_PER_POINT, SEARCH_SHOWTIMES};
 use boxoffice::store::documents::{CinemaDoc, HallDoc, MovieDoc, ShowtimeDoc};
 use boxoffice::store::SentCommand;
 use chrono::{Duration, Utc};
@@ -323,21 +323,20 @@ async fn a_search_reads_three_times_whatever_the_number_of_cinemas_and_showtimes
     // The showtimes are read through `cinema_starts` (unhinted), and no document outside the
     // cinemas' window is examined.
     let cinemas: Vec<_> = catalogue_cinemas(&app, "上海").await;
-    let search = boxoffice::store::SearchedShowtimes {
+    let search = boxoffice::seat_search::store::SearchedShowtimes {
         cinemas: &cinemas,
         movie: None,
-        window: boxoffice::domain::seat_search::SearchWindow::new(
+        window: boxoffice::seat_search::rules::SearchWindow::new(
             None,
             Some(Utc::now() + Duration::hours(4)),
             Utc::now(),
         )
         .unwrap(),
     };
-    let explained = app
-        .store
-        .explain_showtimes_for_search(&search, SEARCH_SHOWTIMES)
-        .await
-        .unwrap();
+    let explained =
+        boxoffice::seat_search::store::explain_showtimes(&app.store, &search, SEARCH_SHOWTIMES)
+            .await
+            .unwrap();
     let plan = explained
         .get_document("queryPlanner")
         .and_then(|planner| planner.get_document("winningPlan"))

@@ -6,9 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use boxoffice::domain::ids::MovieId;
-use boxoffice::domain::want_to_see::{CustomerId, BUCKET_SIZE};
-use boxoffice::store::documents::{MovieDoc, WantState};
+use boxoffice::store::documents::MovieDoc;
 use boxoffice::store::{CrashPoint, Store};
+use boxoffice::want_to_see::inspect;
+use boxoffice::want_to_see::rules::{CustomerId, BUCKET_SIZE};
+use boxoffice::want_to_see::store::documents::WantState;
 use futures::future::join_all;
 use serde_json::{json, Value};
 
@@ -94,7 +96,9 @@ async fn both_sides_on(
     }
     let mut by_movie = BTreeSet::new();
     for &movie in movies {
-        let buckets = store.wanter_buckets(movie, i64::MAX, 10_000).await.unwrap();
+        let buckets = inspect::wanter_buckets(store, movie, i64::MAX, 10_000)
+            .await
+            .unwrap();
         for bucket in buckets {
             assert!(bucket.entries.len() as i64 <= BUCKET_SIZE);
             for entry in bucket.entries {
@@ -175,23 +179,25 @@ async fn a_crash_between_the_two_sides_is_finished_by_the_next_mark_or_by_the_re
         .graphql_as(&c.maoyan, MARK, input(&c.movies[0], "c-1"))
         .await;
     assert_eq!(crashed.error_code(), "INTERNAL");
-    let list = store.want_list("maoyan/c-1").await.unwrap().unwrap();
+    let list = inspect::want_list(store, "maoyan/c-1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(list.movies[0].state, WantState::Adding);
-    assert!(store
-        .wanter_buckets(ids[0], i64::MAX, 10)
+    assert!(inspect::wanter_buckets(store, ids[0], i64::MAX, 10)
         .await
         .unwrap()
         .is_empty());
     // The repair pass leaves it to a live request for a while, then finishes it.
     let live = Duration::from_secs(3600);
     assert_eq!(
-        boxoffice::booking::repair_want_lists(store, live)
+        boxoffice::want_to_see::repair_want_lists(store, live)
             .await
             .unwrap(),
         0
     );
     assert_eq!(
-        boxoffice::booking::repair_want_lists(store, Duration::ZERO)
+        boxoffice::want_to_see::repair_want_lists(store, Duration::ZERO)
             .await
             .unwrap(),
         1
@@ -227,7 +233,7 @@ async fn a_crash_between_the_two_sides_is_finished_by_the_next_mark_or_by_the_re
         .await;
     assert_eq!(nodes(&page.data()["wantToSee"]).len(), 1);
     assert_eq!(
-        boxoffice::booking::repair_want_lists(store, Duration::ZERO)
+        boxoffice::want_to_see::repair_want_lists(store, Duration::ZERO)
             .await
             .unwrap(),
         1
@@ -266,10 +272,7 @@ async fn racing_markers_and_unmarkers_leave_both_sides_in_agreement() {
             .or_default() += 1;
     }
     for (movie, count) in listed {
-        let exact = c
-            .app
-            .store
-            .exact_wanter_count(MovieId::parse_hex(&movie).unwrap())
+        let exact = inspect::exact_wanter_count(&c.app.store, MovieId::parse_hex(&movie).unwrap())
             .await
             .unwrap();
         assert_eq!(exact as usize, count);
@@ -287,7 +290,7 @@ async fn a_blockbuster_grows_buckets_is_flagged_an_outlier_and_pages_through_all
         join_all(chunk.iter().map(|i| {
             let customer = CustomerId::parse(&format!("c-{i}")).unwrap();
             async move {
-                boxoffice::booking::mark_want_to_see(store, "maoyan", &customer, movie)
+                boxoffice::want_to_see::mark_want_to_see(store, "maoyan", &customer, movie)
                     .await
                     .unwrap()
             }
@@ -296,7 +299,9 @@ async fn a_blockbuster_grows_buckets_is_flagged_an_outlier_and_pages_through_all
     }
     // Two buckets, newest first, none over its size. (A bucket may hold a few less: a mark
     // whose sequence number the database did not say takes another, leaving a gap.)
-    let buckets = store.wanter_buckets(movie, i64::MAX, 10).await.unwrap();
+    let buckets = inspect::wanter_buckets(store, movie, i64::MAX, 10)
+        .await
+        .unwrap();
     let numbers: Vec<i64> = buckets.iter().map(|b| b.bucket).collect();
     assert_eq!(numbers, [1, 0], "newest bucket first");
     let sizes: Vec<usize> = buckets.iter().map(|b| b.entries.len()).collect();
@@ -358,7 +363,13 @@ async fn bad_marks_are_refused_with_a_code_and_change_nothing() {
     // Nothing was written on either side.
     let (by_customer, by_movie) = both_sides(&c.app.store, &[movie.id]).await;
     assert!(by_customer.is_empty() && by_movie.is_empty());
-    assert_eq!(c.app.store.want_counts(movie.id).await.unwrap().next, 0);
+    assert_eq!(
+        inspect::sequence(&c.app.store, movie.id)
+            .await
+            .unwrap()
+            .next,
+        0
+    );
 }
 
 #[tokio::test]
@@ -440,7 +451,7 @@ async fn sixty_four_racing_markers_are_shown_within_the_bound_and_then_exactly()
     }
     // Never more than the exact count, and the exact count within two flushes.
     let deadline = std::time::Instant::now()
-        + 2 * boxoffice::booking::FLUSH_EVERY
+        + 2 * boxoffice::counters::FLUSH_EVERY
         + Duration::from_millis(500);
     loop {
         let now = shown(&c.app, movie).await;
@@ -477,7 +488,7 @@ async fn sixty_four_racing_markers_are_shown_within_the_bound_and_then_exactly()
         assert_eq!(unmarked.data()["unmarkWantToSee"], true);
     }
     let deadline = std::time::Instant::now()
-        + 2 * boxoffice::booking::FLUSH_EVERY
+        + 2 * boxoffice::counters::FLUSH_EVERY
         + Duration::from_millis(500);
     while shown(&c.app, movie).await != 54 {
         assert!(std::time::Instant::now() < deadline);
@@ -493,20 +504,20 @@ async fn marks_a_dead_gateway_never_wrote_are_counted_again_by_the_reconciliatio
     // Five marks through the booking layer alone: as a gateway that died before its flush.
     for i in 0..5 {
         let customer = CustomerId::parse(&format!("c-{i}")).unwrap();
-        boxoffice::booking::mark_want_to_see(store, "maoyan", &customer, movie.id)
+        boxoffice::want_to_see::mark_want_to_see(store, "maoyan", &customer, movie.id)
             .await
             .unwrap();
     }
     assert_eq!(shown(&c.app, movie).await, 0);
     assert_eq!(
-        boxoffice::booking::reconcile_want_to_see(store)
+        boxoffice::want_to_see::reconcile_counts(store)
             .await
             .unwrap(),
         1
     );
     assert_eq!(shown(&c.app, movie).await, 5);
     assert_eq!(
-        boxoffice::booking::reconcile_want_to_see(store)
+        boxoffice::want_to_see::reconcile_counts(store)
             .await
             .unwrap(),
         0
@@ -526,10 +537,7 @@ async fn a_new_customer_marking_many_movies_at_once_gets_them_all() {
     for marked in join_all(marks).await {
         marked.data();
     }
-    let list = c
-        .app
-        .store
-        .want_list("maoyan/new-customer")
+    let list = inspect::want_list(&c.app.store, "maoyan/new-customer")
         .await
         .unwrap()
         .unwrap();
@@ -591,7 +599,10 @@ async fn a_mark_whose_database_stops_between_the_sides_is_finished_once_it_answe
     let (marked, ()) = tokio::join!(mark, stop);
     assert_eq!(marked.error_code(), "UNAVAILABLE");
     database.thaw();
-    let list = c.app.store.want_list("maoyan/c-1").await.unwrap().unwrap();
+    let list = inspect::want_list(&c.app.store, "maoyan/c-1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(list.movies[0].state, WantState::Adding);
     // The customer's retry finishes it: once on each side.
     c.app

@@ -10,7 +10,6 @@ mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
 mod ticket_types;
-mod want_to_see;
 
 use async_graphql::MergedObject;
 
@@ -29,5 +28,5 @@ pub struct Mutation(
     ticket_types::TicketTypeMutation,
     admissions::AdmissionMutation,
     crate::webhooks::graphql::WebhookMutation,
-    want_to_see::WantToSeeMutation,
+    crate::want_to_see::graphql::WantToSeeMutation,
 );

@@ -10,10 +10,8 @@ mod movies;
 mod node;
 mod orders;
 mod regions;
-mod seat_search;
 mod showtimes;
 mod ticket_types;
-mod want_to_see;
 
 use async_graphql::MergedObject;
 
@@ -48,6 +46,6 @@ query_roots!(
     door_keys::DoorKeyQuery,
     events::EventQuery,
     crate::webhooks::graphql::WebhookQuery,
-    seat_search::SeatSearchQuery,
-    want_to_see::WantToSeeQuery,
+    crate::seat_search::graphql::SeatSearchQuery,
+    crate::want_to_see::graphql::WantToSeeQuery,
 );

@@ -4,12 +4,13 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
+use crate::counters::Counted;
 use crate::domain::time_range::TimeRange;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, Channel, Showtime};
-use crate::store::{Counted, ShowtimeFilter};
+use crate::store::ShowtimeFilter;
 
 #[derive(Default)]
 pub struct ShowtimeQuery;

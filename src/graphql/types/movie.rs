@@ -9,13 +9,13 @@ use super::lazy::Lazy;
 use super::movie_details::MovieDetails;
 use super::sales::Sales;
 use super::{connection, page_cost, Review};
+use crate::counters::Counted;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::list_cost;
 use crate::store::documents::{MovieDoc, MovieRef};
-use crate::store::Counted;
 
 /// A movie as lists show it.
 pub struct Movie {
@@ -77,8 +77,8 @@ impl Movie {
     /// second, and the count is set to the exact one every 10 minutes (see the README).
     async fn want_to_see_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
         let counted = Counted::WantToSee(self.doc.id);
-        let tally = ctx.loaders().tallies.load_one(counted).await?;
-        Ok(tally.map_or(0, |tally| tally.of(counted)))
+        let count = ctx.loaders().tallies.load_one(counted).await?;
+        Ok(count.unwrap_or(0))
     }
 
     /// The title shown in China.

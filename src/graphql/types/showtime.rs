@@ -10,6 +10,7 @@ use super::seat_map::SeatKind;
 use super::seat_map::{SeatMap, Viewer};
 use super::ticket_type::TicketRule;
 use super::{Cinema, Hall, Movie};
+use crate::counters::Counted;
 use crate::domain;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
@@ -20,7 +21,7 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
 use crate::graphql::types::list_cost;
 use crate::store::documents::{self, ChannelDoc, PriceRevisionDoc, ShowtimeDoc};
-use crate::store::{Counted, ShowtimeParts};
+use crate::store::ShowtimeParts;
 
 /// One screening of a movie in a hall at a time.
 ///
@@ -81,8 +82,8 @@ impl Showtime {
     /// graceful stop loses the views of its last second.
     async fn view_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
         let counted = Counted::Views(self.showtime_id());
-        let tally = ctx.loaders().tallies.load_one(counted).await?;
-        Ok(tally.map_or(0, |tally| tally.of(counted)))
+        let count = ctx.loaders().tallies.load_one(counted).await?;
+        Ok(count.unwrap_or(0))
     }
 
     /// When the film starts.

@@ -25,7 +25,6 @@ mod movies;
 mod orders;
 mod showtimes;
 mod ticket_types;
-mod want_to_see;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
@@ -47,9 +46,6 @@ pub use showtimes::{
     StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
 pub use ticket_types::TicketTypeDoc;
-pub use want_to_see::{
-    WantBucketDoc, WantCountDoc, WantListDoc, WantState, WantedMovieDoc, WanterDoc,
-};
 
 /// The shape version written by this code.
 pub const SCHEMA_VERSION: i32 = 1;

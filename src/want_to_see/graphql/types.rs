@@ -4,8 +4,8 @@
 use async_graphql::{Object, SimpleObject};
 use chrono::{DateTime, Utc};
 
-use super::Movie;
-use crate::store::documents::{WantedMovieDoc, WanterDoc};
+use crate::graphql::types::Movie;
+use crate::want_to_see::store::documents::{WantedMovieDoc, WanterDoc};
 
 /// A movie on a customer's want-to-see list.
 pub struct WantedMovie(pub WantedMovieDoc);

@@ -2,13 +2,13 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking;
+use super::types::WantedMovie;
+use crate::counters::Counted;
 use crate::domain::global_id;
-use crate::domain::want_to_see::CustomerId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::WantedMovie;
-use crate::store::Counted;
+use crate::want_to_see;
+use crate::want_to_see::rules::CustomerId;
 
 #[derive(Default)]
 pub struct WantToSeeMutation;
@@ -36,7 +36,7 @@ impl WantToSeeMutation {
         let customer = CustomerId::parse(&input.customer_id)?;
         let movie = global_id::movie_id(&input.movie_id)?;
         let (marked, added) =
-            booking::mark_want_to_see(ctx.store(), channel, &customer, movie).await?;
+            want_to_see::mark_want_to_see(ctx.store(), channel, &customer, movie).await?;
         if added {
             ctx.tally().add(Counted::WantToSee(movie), 1);
         }
@@ -53,7 +53,8 @@ impl WantToSeeMutation {
         let channel = ctx.calling_channel("unmarking movies")?;
         let customer = CustomerId::parse(&input.customer_id)?;
         let movie = global_id::movie_id(&input.movie_id)?;
-        let removed = booking::unmark_want_to_see(ctx.store(), channel, &customer, movie).await?;
+        let removed =
+            want_to_see::unmark_want_to_see(ctx.store(), channel, &customer, movie).await?;
         if removed {
             ctx.tally().add(Counted::WantToSee(movie), -1);
         }

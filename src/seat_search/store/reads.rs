@@ -5,13 +5,13 @@
 use bson::{doc, Bson, DateTime, Document};
 use serde::Deserialize;
 
-use super::codec::{self, ObjectIdExt};
-use super::documents::{GeoJsonPoint, ShowtimeDoc};
-use super::{names, Store};
 use crate::domain::geo::GeoPoint;
 use crate::domain::ids::{CinemaId, MovieId, RegionId};
-use crate::domain::seat_search::SearchWindow;
 use crate::error::ApiError;
+use crate::seat_search::rules::SearchWindow;
+use crate::store::codec::{self, ObjectIdExt};
+use crate::store::documents::{GeoJsonPoint, ShowtimeDoc};
+use crate::store::{names, nearest_first, Store};
 
 /// A cinema near the searched point.
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +45,7 @@ impl Store {
     /// The `limit` cinemas nearest `point` within `radius_meters`, nearest first, with their
     /// distances: one `find` (`cinemas::nearest_first`) reading ids and locations only.
     #[tracing::instrument(skip(self))]
-    pub async fn cinemas_near_for_search(
+    pub(in crate::seat_search) async fn cinemas_near_for_search(
         &self,
         point: GeoPoint,
         radius_meters: f64,
@@ -54,7 +54,7 @@ impl Store {
         let places: Vec<CinemaPlace> = self
             .find_limited(
                 names::CINEMAS,
-                super::cinemas::nearest_first(point, radius_meters, None),
+                nearest_first(point, radius_meters, None),
                 None,
                 Some(doc! { "_id": 1, "location": 1 }),
                 limit,
@@ -71,7 +71,7 @@ impl Store {
 
     /// Up to `limit` ids of the cinemas under `region` (index `region_city_name`).
     #[tracing::instrument(skip(self))]
-    pub async fn cinema_ids_in_region(
+    pub(in crate::seat_search) async fn cinema_ids_in_region(
         &self,
         region: RegionId,
         limit: usize,
@@ -101,7 +101,7 @@ impl Store {
     /// sells in the window, nationwide: 90–120 ms on the national demo against 13–45 ms), and
     /// a `hint` costs it 230 ms more.
     #[tracing::instrument(skip(self))]
-    pub async fn showtimes_for_search(
+    pub(in crate::seat_search) async fn showtimes_for_search(
         &self,
         search: &SearchedShowtimes<'_>,
         limit: usize,
@@ -119,13 +119,13 @@ impl Store {
     /// The winning plan and execution figures of [`Store::showtimes_for_search`]'s query (for
     /// the test that it reads through an index).
     #[tracing::instrument(skip(self))]
-    pub async fn explain_showtimes_for_search(
+    pub(in crate::seat_search) async fn explain_showtimes_for_search(
         &self,
         search: &SearchedShowtimes<'_>,
         limit: usize,
     ) -> Result<Document, ApiError> {
         Ok(self
-            .db
+            .db()
             .run_command(doc! {
                 "explain": {
                     "find": names::SHOWTIMES,
@@ -137,6 +137,28 @@ impl Store {
             })
             .await?)
     }
+}
+
+/// The plan and execution figures of a search's showtimes read (see
+/// `Store::showtimes_for_search`).
+pub async fn explain_showtimes(
+    store: &Store,
+    search: &SearchedShowtimes<'_>,
+    limit: usize,
+) -> Result<Document, ApiError> {
+    store.explain_showtimes_for_search(search, limit).await
+}
+
+/// The `limit` cinemas nearest `point` within `radius_meters`, as a search reads them.
+pub async fn cinemas_near(
+    store: &Store,
+    point: GeoPoint,
+    radius_meters: f64,
+    limit: usize,
+) -> Result<Vec<NearbyCinema>, ApiError> {
+    store
+        .cinemas_near_for_search(point, radius_meters, limit)
+        .await
 }
 
 fn search_filter(search: &SearchedShowtimes<'_>) -> Document {

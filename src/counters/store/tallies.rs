@@ -1,6 +1,6 @@
 //! `tallies`: the approximate counters shown on listings (a movie's want-to-see count, a
 //! showtime's page views), one document per counted movie or showtime, `_id` its id. They
-//! are written by each gateway's `booking::Tally`, one `$inc` per counter per second, and a
+//! are written by each gateway's `counters::Tally`, one `$inc` per counter per second, and a
 //! movie's want-to-see count is set again from the exact count now and then.
 //!
 //! `flushes` maps each gateway that wrote the document to the number of its last flush
@@ -11,23 +11,20 @@ use bson::{doc, Document};
 use futures::future::join_all;
 use serde::Deserialize;
 
-use super::channels::is_duplicate_key;
-use super::codec::ObjectIdExt;
-use super::command_metrics::Call;
-use super::{names, Store, BACKGROUND};
-use crate::domain::ids::{MovieId, ShowtimeId};
+use crate::counters::rules::{Counted, Increment};
+use crate::domain::ids::MovieId;
 use crate::error::ApiError;
+use crate::store::codec::ObjectIdExt;
+use crate::store::command_metrics::Call;
+use crate::store::{is_duplicate_key, names, Store, BACKGROUND};
 
-/// A counter kept approximately.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Counted {
-    /// How many customers want to see a movie.
-    WantToSee(MovieId),
-    /// How many times a showtime's page was read.
-    Views(ShowtimeId),
+/// Where a counter is stored: its document's id and its field.
+trait Stored {
+    fn id(self) -> bson::oid::ObjectId;
+    fn field(self) -> &'static str;
 }
 
-impl Counted {
+impl Stored for Counted {
     fn id(self) -> bson::oid::ObjectId {
         match self {
             Counted::WantToSee(movie) => movie.oid(),
@@ -41,18 +38,6 @@ impl Counted {
             Counted::Views(_) => "views",
         }
     }
-}
-
-/// One gateway's change to one counter, numbered by the flush that first sent it (sent again
-/// with that number until acknowledged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Increment {
-    /// The counter.
-    pub counted: Counted,
-    /// How much it moves (negative for unmarks).
-    pub by: i64,
-    /// The number of the flush that first sent it: rising for each gateway.
-    pub flush: i64,
 }
 
 /// A movie's or a showtime's counters, as written so far.
@@ -69,7 +54,7 @@ pub struct TallyDoc {
 
 impl TallyDoc {
     /// The value of `counted` (a document holds one movie's or one showtime's).
-    pub fn of(&self, counted: Counted) -> i64 {
+    pub(in crate::counters) fn of(&self, counted: Counted) -> i64 {
         match counted {
             Counted::WantToSee(_) => self.want_to_see,
             Counted::Views(_) => self.views,
@@ -77,7 +62,7 @@ impl TallyDoc {
     }
 
     /// Whether this is `counted`'s document.
-    pub fn counts(&self, counted: Counted) -> bool {
+    pub(in crate::counters) fn counts(&self, counted: Counted) -> bool {
         self.id == counted.id()
     }
 }
@@ -87,7 +72,7 @@ impl Store {
     /// at once, each answered on its own. An increment the counter took already (its
     /// number is not above the gateway's mark) is acknowledged without counting it again.
     #[tracing::instrument(skip(self, increments), fields(counters = increments.len()))]
-    pub async fn add_tallies(
+    pub(in crate::counters) async fn add_tallies(
         &self,
         gateway: &str,
         increments: &[Increment],
@@ -131,7 +116,7 @@ impl Store {
     /// Forgets every gateway's flush mark older than `before` (milliseconds since the
     /// epoch), so that a counter's document does not grow with every gateway ever started.
     #[tracing::instrument(skip(self))]
-    pub async fn prune_flush_marks(&self, before: i64) -> Result<(), ApiError> {
+    pub(in crate::counters) async fn prune_flush_marks(&self, before: i64) -> Result<(), ApiError> {
         let tallies = self.collection::<Document>(names::TALLIES);
         let marks = doc! { "$objectToArray": "$flushes" };
         let stale =
@@ -152,7 +137,10 @@ impl Store {
 
     /// The counters of `counted`, in one `find` (absent: nothing counted yet).
     #[tracing::instrument(skip(self))]
-    pub async fn tallies(&self, counted: &[Counted]) -> Result<Vec<TallyDoc>, ApiError> {
+    pub(in crate::counters) async fn tallies(
+        &self,
+        counted: &[Counted],
+    ) -> Result<Vec<TallyDoc>, ApiError> {
         let ids: Vec<bson::oid::ObjectId> = counted.iter().map(|c| c.id()).collect();
         self.find_limited(
             names::TALLIES,
@@ -166,7 +154,11 @@ impl Store {
 
     /// Sets `movie`'s want-to-see counter to `exact`.
     #[tracing::instrument(skip(self))]
-    pub async fn set_want_to_see_tally(&self, movie: MovieId, exact: i64) -> Result<(), ApiError> {
+    pub(in crate::counters) async fn set_want_to_see_tally(
+        &self,
+        movie: MovieId,
+        exact: i64,
+    ) -> Result<(), ApiError> {
         let tallies = self.collection::<Document>(names::TALLIES);
         self.bounded(
             Call::new(names::TALLIES, "update"),

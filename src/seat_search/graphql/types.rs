@@ -2,15 +2,14 @@
 
 use async_graphql::Object;
 
-use super::money::Money;
-use super::Showtime;
-use crate::booking;
+use crate::graphql::types::{Money, Showtime};
+use crate::seat_search;
 
 /// One answer of `findSeats` (see `SeatOption` in the schema).
-pub struct SeatOption(booking::SeatOption);
+pub struct SeatOption(seat_search::SeatOption);
 
-impl From<booking::SeatOption> for SeatOption {
-    fn from(option: booking::SeatOption) -> Self {
+impl From<seat_search::SeatOption> for SeatOption {
+    fn from(option: seat_search::SeatOption) -> Self {
         SeatOption(option)
     }
 }

@@ -4,13 +4,13 @@
 use bson::{doc, Document};
 use futures::TryStreamExt;
 
-use super::channels::is_duplicate_key;
-use super::codec::ObjectIdExt;
-use super::command_metrics::Call;
-use super::documents::{WantBucketDoc, WanterDoc, SCHEMA_VERSION};
-use super::{names, Store};
+use super::documents::{WantBucketDoc, WanterDoc};
 use crate::domain::ids::{MarkId, MovieId};
 use crate::error::ApiError;
+use crate::store::codec::ObjectIdExt;
+use crate::store::command_metrics::Call;
+use crate::store::documents::SCHEMA_VERSION;
+use crate::store::{is_duplicate_key, names, Store};
 
 fn bucket_id(movie: MovieId, bucket: i64) -> String {
     format!("{movie}/{bucket}")
@@ -19,7 +19,7 @@ fn bucket_id(movie: MovieId, bucket: i64) -> String {
 impl Store {
     /// Puts `wanter` in `movie`'s bucket `bucket` unless it is there already: one upsert.
     #[tracing::instrument(skip(self, wanter))]
-    pub async fn add_wanter(
+    pub(in crate::want_to_see) async fn add_wanter(
         &self,
         movie: MovieId,
         bucket: i64,
@@ -54,7 +54,7 @@ impl Store {
 
     /// Takes mark `op`'s entry of `wanter` out of `movie`'s bucket `bucket`.
     #[tracing::instrument(skip(self))]
-    pub async fn remove_wanter(
+    pub(in crate::want_to_see) async fn remove_wanter(
         &self,
         movie: MovieId,
         bucket: i64,
@@ -76,7 +76,7 @@ impl Store {
     /// `movie`'s buckets from `from` down, newest first, `limit` of them (index
     /// `movie_bucket`).
     #[tracing::instrument(skip(self))]
-    pub async fn wanter_buckets(
+    pub(in crate::want_to_see) async fn wanter_buckets(
         &self,
         movie: MovieId,
         from: i64,
@@ -95,10 +95,12 @@ impl Store {
     /// How many wanters each movie with buckets has, exactly, in one aggregation (the
     /// reconciliation of the shown counts; movies without buckets are not listed).
     #[tracing::instrument(skip(self))]
-    pub async fn exact_wanter_counts(&self) -> Result<Vec<(MovieId, i64)>, ApiError> {
+    pub(in crate::want_to_see) async fn exact_wanter_counts(
+        &self,
+    ) -> Result<Vec<(MovieId, i64)>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Summed {
-            #[serde(rename = "_id", with = "super::codec::id")]
+            #[serde(rename = "_id", with = "crate::store::codec::id")]
             movie: MovieId,
             n: i64,
         }
@@ -123,7 +125,10 @@ impl Store {
     /// How many wanters `movie` has, exactly: the sizes of its buckets, summed by the server
     /// (one bucket per thousand wanters is read; for the platform operator, not listings).
     #[tracing::instrument(skip(self))]
-    pub async fn exact_wanter_count(&self, movie: MovieId) -> Result<i64, ApiError> {
+    pub(in crate::want_to_see) async fn exact_wanter_count(
+        &self,
+        movie: MovieId,
+    ) -> Result<i64, ApiError> {
         let buckets = self.collection::<Document>(names::WANT_TO_SEE_BY_MOVIE);
         let pipeline = [
             doc! { "$match": { "movie": movie.oid() } },

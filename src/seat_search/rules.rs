@@ -11,11 +11,11 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::best_seats::BestBlock;
-use super::cursor;
-use super::geo::GeoPoint;
-use super::ids::{RegionId, ShowtimeId};
-use super::seat::SeatKind;
+use crate::domain::best_seats::BestBlock;
+use crate::domain::cursor;
+use crate::domain::geo::GeoPoint;
+use crate::domain::ids::{RegionId, ShowtimeId};
+use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
 
 /// The largest radius of a search near a point: a moviegoer travels across a city, not a

@@ -4,12 +4,12 @@
 use bson::{doc, Document};
 use mongodb::options::ReturnDocument;
 
-use super::codec::ObjectIdExt;
-use super::command_metrics::Call;
 use super::documents::WantCountDoc;
-use super::{names, Store};
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
+use crate::store::codec::ObjectIdExt;
+use crate::store::command_metrics::Call;
+use crate::store::{names, Store};
 
 impl Store {
     /// Takes `movie`'s next mark sequence number: `next` of the counts returned is one more
@@ -20,7 +20,10 @@ impl Store {
     /// post-images are distinct. An upsert that inserted the document may come back empty on
     /// SecantusDB; the number it took is then unknown, and another is taken.
     #[tracing::instrument(skip(self))]
-    pub async fn next_mark(&self, movie: MovieId) -> Result<WantCountDoc, ApiError> {
+    pub(in crate::want_to_see) async fn next_mark(
+        &self,
+        movie: MovieId,
+    ) -> Result<WantCountDoc, ApiError> {
         let counts = self.collection::<WantCountDoc>(names::WANT_TO_SEE_COUNTS);
         for _ in 0..3 {
             let after = self
@@ -46,7 +49,10 @@ impl Store {
 
     /// Flags `movie` an outlier: its wanters outgrew the first bucket.
     #[tracing::instrument(skip(self))]
-    pub async fn flag_want_outlier(&self, movie: MovieId) -> Result<(), ApiError> {
+    pub(in crate::want_to_see) async fn flag_want_outlier(
+        &self,
+        movie: MovieId,
+    ) -> Result<(), ApiError> {
         let counts = self.collection::<Document>(names::WANT_TO_SEE_COUNTS);
         self.bounded(
             Call::new(names::WANT_TO_SEE_COUNTS, "update"),
@@ -61,7 +67,10 @@ impl Store {
 
     /// `movie`'s counts (zero when nobody marked it).
     #[tracing::instrument(skip(self))]
-    pub async fn want_counts(&self, movie: MovieId) -> Result<WantCountDoc, ApiError> {
+    pub(in crate::want_to_see) async fn want_counts(
+        &self,
+        movie: MovieId,
+    ) -> Result<WantCountDoc, ApiError> {
         let counts = self.collection::<WantCountDoc>(names::WANT_TO_SEE_COUNTS);
         let found = self
             .bounded(
@@ -75,10 +84,13 @@ impl Store {
     /// Every movie someone marked (at most `limit`), for the reconciliation of the shown
     /// counts.
     #[tracing::instrument(skip(self))]
-    pub async fn marked_movies(&self, limit: usize) -> Result<Vec<MovieId>, ApiError> {
+    pub(in crate::want_to_see) async fn marked_movies(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<MovieId>, ApiError> {
         #[derive(serde::Deserialize)]
         struct Marked {
-            #[serde(rename = "_id", with = "super::codec::id")]
+            #[serde(rename = "_id", with = "crate::store::codec::id")]
             id: MovieId,
         }
         let marked: Vec<Marked> = self

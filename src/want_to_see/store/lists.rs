@@ -1,17 +1,17 @@
-//! `want_to_see`: each customer's want-to-see list, by customer (`domain::want_to_see`). Every
+//! `want_to_see`: each customer's want-to-see list, by customer (`want_to_see::rules`). Every
 //! write names the entry's movie and, once it has one, the mark (`op`) it assumes.
 
 use bson::{doc, Document};
 use chrono::{DateTime, Utc};
 
-use super::channels::is_duplicate_key;
-use super::codec::{self, ObjectIdExt};
-use super::command_metrics::Call;
-use super::documents::{WantListDoc, WantState, WantedMovieDoc, SCHEMA_VERSION};
-use super::{names, Store};
+use super::documents::{WantListDoc, WantState, WantedMovieDoc};
 use crate::domain::ids::{MarkId, MovieId};
-use crate::domain::want_to_see::MAX_MOVIES_PER_CUSTOMER;
 use crate::error::ApiError;
+use crate::store::codec::{self, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::documents::SCHEMA_VERSION;
+use crate::store::{is_duplicate_key, names, Store};
+use crate::want_to_see::rules::MAX_MOVIES_PER_CUSTOMER;
 
 /// What putting a movie on a list did.
 #[derive(Debug, Clone)]
@@ -32,7 +32,7 @@ impl Store {
     /// Puts `entry` (ADDING) on `wanter`'s list, unless its movie is on it or the list is full:
     /// one upsert whose filter says so.
     #[tracing::instrument(skip(self, entry))]
-    pub async fn list_wanted_movie(
+    pub(in crate::want_to_see) async fn list_wanted_movie(
         &self,
         wanter: &str,
         channel: &str,
@@ -89,7 +89,7 @@ impl Store {
     /// Mark `op`'s entry ADDING (or already DONE) becomes DONE. False when the entry is not
     /// that mark's any more, or is being removed.
     #[tracing::instrument(skip(self))]
-    pub async fn finish_listing(
+    pub(in crate::want_to_see) async fn finish_listing(
         &self,
         wanter: &str,
         movie: MovieId,
@@ -116,7 +116,7 @@ impl Store {
     /// `movie`'s entry on `wanter`'s list becomes REMOVING (since `now`); returns it as it was,
     /// None when the movie is not on the list.
     #[tracing::instrument(skip(self))]
-    pub async fn start_unlisting(
+    pub(in crate::want_to_see) async fn start_unlisting(
         &self,
         wanter: &str,
         movie: MovieId,
@@ -139,7 +139,7 @@ impl Store {
 
     /// Takes mark `op`'s entry of `movie` off `wanter`'s list, if it is being removed.
     #[tracing::instrument(skip(self))]
-    pub async fn unlist_wanted_movie(
+    pub(in crate::want_to_see) async fn unlist_wanted_movie(
         &self,
         wanter: &str,
         movie: MovieId,
@@ -159,7 +159,10 @@ impl Store {
 
     /// `wanter`'s list, as stored.
     #[tracing::instrument(skip(self))]
-    pub async fn want_list(&self, wanter: &str) -> Result<Option<WantListDoc>, ApiError> {
+    pub(in crate::want_to_see) async fn want_list(
+        &self,
+        wanter: &str,
+    ) -> Result<Option<WantListDoc>, ApiError> {
         let lists = self.collection::<WantListDoc>(names::WANT_TO_SEE);
         self.bounded(
             Call::new(names::WANT_TO_SEE, "find"),
@@ -171,7 +174,7 @@ impl Store {
     /// Lists with an entry in flight since before `before` (index `since`), for the repair
     /// pass; at most `limit`.
     #[tracing::instrument(skip(self))]
-    pub async fn lists_in_flight(
+    pub(in crate::want_to_see) async fn lists_in_flight(
         &self,
         before: DateTime<Utc>,
         limit: usize,

@@ -1,4 +1,4 @@
-//! Want-to-see lists (`domain::want_to_see`): marking and unmarking a movie for a channel's
+//! Want-to-see lists (`want_to_see::rules`): marking and unmarking a movie for a channel's
 //! customer, kept in step on both sides, and the repair pass that finishes what a crash left
 //! between them.
 //!
@@ -11,14 +11,14 @@
 
 use std::time::Duration;
 
-use super::crash_point;
+use super::rules::{bucket_of, time_key, wanter, CustomerId};
+use super::store::documents::{WantState, WantedMovieDoc, WanterDoc};
+use super::store::Listed;
 use crate::domain::cursor;
 use crate::domain::ids::MovieId;
 use crate::domain::paging::{Page, PageRequest};
-use crate::domain::want_to_see::{bucket_of, time_key, wanter, CustomerId};
 use crate::error::ApiError;
-use crate::store::documents::{WantState, WantedMovieDoc, WanterDoc};
-use crate::store::{self, CrashPoint, Listed, PausePoint, Store};
+use crate::store::{self, CrashPoint, PausePoint, Store};
 
 /// How old an attempt in flight must be before the repair pass finishes it: far longer than
 /// a live request takes (a request that is still running finishes it the same way).
@@ -62,7 +62,7 @@ pub async fn mark_want_to_see(
             .await?
         {
             Listed::Added => {
-                crash_point(store, CrashPoint::MarkBetweenSides)?;
+                store.crash_point(CrashPoint::MarkBetweenSides)?;
                 store.pause_point(PausePoint::MarkBetweenSides).await;
                 finish_mark(store, &who, &entry).await?;
                 return Ok((entry.done(), true));
@@ -79,7 +79,7 @@ pub async fn mark_want_to_see(
             Listed::Full => {
                 return Err(ApiError::bad_input(format!(
                     "the customer already wants to see {} movies, the most one list holds",
-                    crate::domain::want_to_see::MAX_MOVIES_PER_CUSTOMER
+                    crate::want_to_see::rules::MAX_MOVIES_PER_CUSTOMER
                 )))
             }
         }
@@ -101,7 +101,7 @@ pub async fn unmark_want_to_see(
     let Some(entry) = store.start_unlisting(&who, movie, store::now()).await? else {
         return Ok(false);
     };
-    crash_point(store, CrashPoint::UnmarkBetweenSides)?;
+    store.crash_point(CrashPoint::UnmarkBetweenSides)?;
     store.pause_point(PausePoint::UnmarkBetweenSides).await;
     finish_unmark(store, &who, &entry).await?;
     Ok(true)

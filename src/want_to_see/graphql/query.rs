@@ -4,13 +4,13 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
-use crate::booking;
+use super::types::{WantToSeeCount, WantedMovie, Wanter};
 use crate::domain::global_id;
-use crate::domain::want_to_see::CustomerId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, WantToSeeCount, WantedMovie, Wanter};
-use crate::store::Counted;
+use crate::graphql::types::{connection, page_cost};
+use crate::want_to_see;
+use crate::want_to_see::rules::CustomerId;
 
 #[derive(Default)]
 pub struct WantToSeeQuery;
@@ -33,7 +33,7 @@ impl WantToSeeQuery {
         let channel = ctx.calling_channel("reading want-to-see lists")?;
         let customer = CustomerId::parse(&customer_id)?;
         let page = ctx.page(first, after)?;
-        let found = booking::want_list_page(ctx.store(), channel, &customer, &page).await?;
+        let found = want_to_see::want_list_page(ctx.store(), channel, &customer, &page).await?;
         Ok(connection(found, WantedMovie))
     }
 
@@ -53,7 +53,7 @@ impl WantToSeeQuery {
         platform_only(ctx).await?;
         let movie = global_id::movie_id(&movie_id)?;
         let page = ctx.page(first, after)?;
-        let found = booking::wanters_page(ctx.store(), movie, &page).await?;
+        let found = want_to_see::wanters_page(ctx.store(), movie, &page).await?;
         Ok(connection(found, |(_, wanter)| Wanter(wanter)))
     }
 
@@ -67,16 +67,10 @@ impl WantToSeeQuery {
     ) -> Result<WantToSeeCount, ApiError> {
         platform_only(ctx).await?;
         let movie = global_id::movie_id(&movie_id)?;
-        let store = ctx.store();
-        let counted = [Counted::WantToSee(movie)];
-        let (exact, counts, shown) = futures::try_join!(
-            Box::pin(store.exact_wanter_count(movie)),
-            Box::pin(store.want_counts(movie)),
-            Box::pin(store.tallies(&counted))
-        )?;
+        let counts = want_to_see::want_counts(ctx.store(), movie).await?;
         Ok(WantToSeeCount {
-            exact,
-            shown: shown.first().map_or(0, |tally| tally.of(counted[0])),
+            exact: counts.exact,
+            shown: counts.shown,
             outlier: counts.outlier,
         })
     }

@@ -1,4 +1,4 @@
-//! Want-to-see lists (`domain::want_to_see`): `want_to_see` (by customer),
+//! Want-to-see lists (`want_to_see::rules`): `want_to_see` (by customer),
 //! `want_to_see_by_movie` (a movie's wanters, in buckets) and `want_to_see_counts` (a movie's
 //! mark sequence, its approximate count, its outlier flag).
 
@@ -30,7 +30,7 @@ pub struct WantedMovieDoc {
     pub title: String,
     #[serde(with = "codec::time")]
     pub at: DateTime<Utc>,
-    /// `domain::want_to_see::time_key(at, movie)`.
+    /// `want_to_see::rules::time_key(at, movie)`.
     pub key: String,
     /// The mark that put it there: its movie-side entry carries the same id, so an unmark
     /// (or a late attempt of this mark) pulls exactly that entry.
@@ -93,7 +93,7 @@ pub struct WanterDoc {
     pub wanter: String,
     #[serde(with = "codec::time")]
     pub at: DateTime<Utc>,
-    /// `domain::want_to_see::time_key(at, wanter)`.
+    /// `want_to_see::rules::time_key(at, wanter)`.
     pub key: String,
     #[serde(with = "codec::id")]
     pub op: MarkId,

@@ -2,12 +2,12 @@
 //! showtime's page views, shown on listings, are not written on every change. Each gateway
 //! adds its changes up in memory and writes each counter once a [`FLUSH_EVERY`] (one `$inc`
 //! per counter that moved); the want-to-see counts are set again from the exact count (the
-//! by-movie buckets) every [`RECONCILE_EVERY`].
+//! by-movie buckets) every `want_to_see::RECONCILE_EVERY`.
 //!
 //! Every increment is written once, even when the database applies it and the answer is
 //! lost: it carries its gateway's name and the number of the flush that first sent it, and
 //! the counter's document remembers the last number it took from each gateway (see
-//! `store::tallies`). A refused or unanswered increment is sent again, with the same number,
+//! `counters::store`). A refused or unanswered increment is sent again, with the same number,
 //! until the database says it has it; what the gateway counts meanwhile waits for it.
 //!
 //! So a stored view count is exact for every view a gateway flushed, and late by at most
@@ -21,15 +21,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use super::rules::{Counted, Increment};
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
-use crate::store::{Counted, CrashPoint, Increment, Store};
+use crate::store::{CrashPoint, Store};
 
 /// How often a gateway writes the counters that moved.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// How often the shown want-to-see counts are set to the exact ones (and old flush marks
-/// pruned).
-pub const RECONCILE_EVERY: Duration = Duration::from_secs(600);
 /// How long a counter remembers a gateway's last flush: an increment unanswered for longer
 /// than this (a database down for a day) could be counted twice once it answers.
 pub const FLUSH_MARKS_KEPT: Duration = Duration::from_secs(24 * 3600);
@@ -145,34 +143,30 @@ impl Tally {
     }
 }
 
-/// Sets each marked movie's shown want-to-see count to its exact count (the sizes of its
-/// buckets, summed for every movie in one aggregation); returns how many were off. Run every
-/// [`RECONCILE_EVERY`], with the pruning of flush marks older than [`FLUSH_MARKS_KEPT`].
-#[tracing::instrument(skip(store))]
-pub async fn reconcile_want_to_see(store: &Store) -> Result<usize, ApiError> {
-    let movies = store.marked_movies(100_000).await?;
-    let exact: HashMap<MovieId, i64> = store.exact_wanter_counts().await?.into_iter().collect();
-    let mut corrected = 0;
-    for chunk in movies.chunks(1000) {
-        let counted: Vec<Counted> = chunk.iter().map(|&m| Counted::WantToSee(m)).collect();
-        let shown = store.tallies(&counted).await?;
-        for (&movie, &counted) in chunk.iter().zip(&counted) {
-            let exact = exact.get(&movie).copied().unwrap_or(0);
-            let now = shown
-                .iter()
-                .find(|tally| tally.counts(counted))
-                .map_or(0, |tally| tally.of(counted));
-            if now != exact {
-                store.set_want_to_see_tally(movie, exact).await?;
-                corrected += 1;
-            }
-        }
-    }
+/// The counters of `counted` as written so far (one `find`); a counter never written is
+/// left out (it is 0).
+pub async fn counts(store: &Store, counted: &[Counted]) -> Result<HashMap<Counted, i64>, ApiError> {
+    let found = store.tallies(counted).await?;
+    Ok(counted
+        .iter()
+        .filter_map(|&key| {
+            let tally = found.iter().find(|tally| tally.counts(key))?;
+            Some((key, tally.of(key)))
+        })
+        .collect())
+}
+
+/// Sets `movie`'s shown want-to-see count to `exact` (the reconciliation's correction).
+pub async fn set_want_to_see(store: &Store, movie: MovieId, exact: i64) -> Result<(), ApiError> {
+    store.set_want_to_see_tally(movie, exact).await
+}
+
+/// Forgets the gateways' flush marks older than [`FLUSH_MARKS_KEPT`].
+pub async fn prune_flush_marks(store: &Store) -> Result<(), ApiError> {
     let kept = chrono::Duration::from_std(FLUSH_MARKS_KEPT).expect("a day fits");
     store
         .prune_flush_marks((chrono::Utc::now() - kept).timestamp_millis())
-        .await?;
-    Ok(corrected)
+        .await
 }
 
 /// The tally of a gateway whose state is made by `AppState::new`, flushing in the background

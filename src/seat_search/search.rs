@@ -1,22 +1,23 @@
 //! `findSeats`: the best options for a party across the showtimes of an area, in three reads
 //! whatever the number of cinemas (the area's cinemas, their showtimes in the window, those
-//! showtimes' seat maps), bounded as `domain::seat_search` says. It only reads: holding an
+//! showtimes' seat maps), bounded as `seat_search::rules` says. It only reads: holding an
 //! option's seats is `holdSeats` with its labels, which may find them taken by then.
 
 use std::collections::HashMap;
 
+use super::rules::{
+    OptionKey, Score, SearchArea, SearchWindow, REGION_CINEMAS, SEARCH_CINEMAS, SEARCH_SHOWTIMES,
+};
+use super::store::SearchedShowtimes;
 use crate::domain::best_seats::{best_block, Cell, SeatGrid};
 use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
 use crate::domain::layout::seat_label;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::pricing::{seat_prices, TicketType};
 use crate::domain::seat::{SeatKind, SeatState};
-use crate::domain::seat_search::{
-    OptionKey, Score, SearchArea, SearchWindow, REGION_CINEMAS, SEARCH_CINEMAS, SEARCH_SHOWTIMES,
-};
 use crate::error::ApiError;
 use crate::store::documents::{SeatMapDoc, ShowtimeDoc, ShowtimeStatus};
-use crate::store::{SearchedShowtimes, Store};
+use crate::store::Store;
 
 /// What a search asks for.
 #[derive(Debug, Clone)]

@@ -4,14 +4,15 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
-use crate::booking::{self, SeatSearch};
+use super::types::SeatOption;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::pricing;
-use crate::domain::seat_search::{validate_party, SearchArea, SearchWindow};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, SeatKind, SeatOption};
+use crate::graphql::types::{connection, page_cost, SeatKind};
+use crate::seat_search::rules::{validate_party, SearchArea, SearchWindow};
+use crate::seat_search::{self, SeatSearch};
 
 #[derive(Default)]
 pub struct SeatSearchQuery;
@@ -76,7 +77,7 @@ impl SeatSearchQuery {
     ) -> Result<Connection<String, SeatOption>, ApiError> {
         let page = ctx.page(first, after)?;
         let search = search_of(ctx, input)?;
-        let found = Box::pin(booking::find_seats(ctx.store(), &search, &page)).await?;
+        let found = Box::pin(seat_search::find_seats(ctx.store(), &search, &page)).await?;
         Ok(connection(found, SeatOption::from))
     }
 }
