@@ -350,8 +350,8 @@ impl SalesArgs {
     }
 
     /// When tickets admit at the door.
-    pub fn admission_window(&self) -> crate::domain::admission::AdmissionWindow {
-        crate::domain::admission::AdmissionWindow {
+    pub fn admission_window(&self) -> crate::admissions::AdmissionWindow {
+        crate::admissions::AdmissionWindow {
             opens_before: chrono::Duration::minutes(self.admission_opens_minutes.into()),
             closes_after: chrono::Duration::minutes(self.admission_closes_minutes.into()),
         }

@@ -5,8 +5,9 @@
 //! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
 //! catalogue. Features are moving into folders of their own, each with its rules, use
-//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters` and `seat_search` so far. See ARCHITECTURE.md.
+//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search` and `admissions` so far. See ARCHITECTURE.md.
 
+pub mod admissions;
 #[cfg(test)]
 mod alloc_count;
 pub mod background;

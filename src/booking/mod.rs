@@ -1,13 +1,15 @@
-//! Booking use cases: finding seats across showtimes, holding and releasing seats, confirming
-//! a hold into an order, cancelling an order, and cancelling a whole showtime (its holds and
-//! orders).
+//! Booking use cases: holding, extending and releasing seats, confirming a hold into an order,
+//! cancelling an order or some of its seats (refunds), and cancelling a whole showtime (its
+//! holds and orders); the idempotency keys they run under; and, until they move into folders
+//! of their own (issue 35), the channel event relay and log, the sales projection and the
+//! gateways' membership. Seat search, want-to-see lists, counters, admissions and webhooks
+//! have moved out (`crate::seat_search`, …).
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks
 //! the precondition of each seat it changes, so a stale read can only make a write miss (and
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
-mod admissions;
 mod event_log;
 mod events;
 mod gateways;
@@ -24,7 +26,6 @@ mod showtime_locks;
 mod sweeper;
 mod uncleared;
 
-pub use admissions::{admit_ticket, Admission, DoorAt};
 pub use event_log::{list_events, read_cursor};
 pub use events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};

@@ -10,8 +10,8 @@ use rand::RngCore;
 
 use super::access::cinema_exists;
 use super::{authorize, record, Audited};
+use crate::admissions::rules::validate_door_name;
 use crate::booking::Attempt;
-use crate::domain::admission::validate_door_name;
 use crate::domain::api_key::ApiKey;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;

@@ -3,7 +3,6 @@
 //!
 //! Pure Rust: nothing here knows MongoDB or GraphQL, so every rule is unit-tested inline.
 
-pub mod admission;
 pub mod api_key;
 pub mod best_seats;
 pub mod catalogue;

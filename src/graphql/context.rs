@@ -70,7 +70,7 @@ pub struct RequestSettings {
     pub catalogue_rules: CatalogueRules,
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
-    pub admission_window: crate::domain::admission::AdmissionWindow,
+    pub admission_window: crate::admissions::AdmissionWindow,
     pub webhook_targets: crate::webhooks::rules::WebhookTargets,
     /// The process's approximate counters (`counters::Tally`).
     pub tally: Arc<crate::counters::Tally>,

@@ -85,7 +85,7 @@ pub struct AppState {
     /// What ticket codes are derived from (random unless configured).
     pub ticket_secret: Arc<TicketSecret>,
     /// When a showtime's tickets admit at the door.
-    pub admission_window: crate::domain::admission::AdmissionWindow,
+    pub admission_window: crate::admissions::AdmissionWindow,
     /// Whether webhook endpoints may be `http` and internal (tests and the demo).
     pub webhooks_allow_private: bool,
     /// Appends the events this process's changes leave to the channels' logs, as they are
@@ -150,7 +150,7 @@ impl AppState {
     /// The same state admitting tickets in `window` around their showtime's start.
     pub fn with_admission_window(
         self,
-        admission_window: crate::domain::admission::AdmissionWindow,
+        admission_window: crate::admissions::AdmissionWindow,
     ) -> Self {
         AppState {
             admission_window,

@@ -22,7 +22,7 @@ use crate::error::ApiError;
 pub(super) const VERSION: &str = "version";
 
 /// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
-pub(super) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
+pub(crate) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     let (row, number) = parse_seat_label(label)?;
     Ok(format!("seats.{row}.{}.{field}", number - 1))
 }

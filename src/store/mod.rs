@@ -4,7 +4,6 @@
 //! write, one file per collection. Other layers call typed functions with domain ids and get
 //! documents back; they never build a filter.
 
-mod admissions;
 mod audit;
 mod blocked_seats;
 mod cancellations;
@@ -55,7 +54,6 @@ use std::time::Duration;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
-pub use admissions::AdmissionSeat;
 pub use cancellations::CancellationState;
 pub use catalogue_updates::{
     CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,
@@ -79,6 +77,7 @@ pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
 pub use gateways::RECORD_TTL;
+pub(crate) use holds::seat_path;
 pub use holds::HoldFence;
 pub use movies::MovieFilter;
 pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};

@@ -114,7 +114,7 @@ impl Store {
 
     /// One conditional update of `showtime`'s inventory that, when it matches, leaves
     /// `entries` in its outbox (and notes the document for the relay). True when it matched.
-    pub(super) async fn update_inventory_telling(
+    pub(crate) async fn update_inventory_telling(
         &self,
         showtime: ShowtimeId,
         filter: Document,

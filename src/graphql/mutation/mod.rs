@@ -1,7 +1,7 @@
 //! The mutation roots, one per domain, merged into `Mutation`.
 
-mod admissions;
 mod cinemas;
+mod door_keys;
 mod halls;
 mod holds;
 mod movies;
@@ -26,7 +26,8 @@ pub struct Mutation(
     halls::HallMutation,
     movies::MovieMutation,
     ticket_types::TicketTypeMutation,
-    admissions::AdmissionMutation,
+    crate::admissions::graphql::AdmissionMutation,
+    door_keys::DoorKeyMutation,
     crate::webhooks::graphql::WebhookMutation,
     crate::want_to_see::graphql::WantToSeeMutation,
 );

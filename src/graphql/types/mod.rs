@@ -6,11 +6,11 @@
 //! every `name` of a page's cinemas and movies paid for the size of `Cinema.showtimes`'s find:
 //! 4% of the gateway's CPU on the loaded showtimes page went to those copies.
 
-mod admission;
 mod audit_entry;
 mod channel_event;
 mod cinema;
 mod connection;
+mod door_key;
 mod hall;
 mod hold;
 mod lazy;
@@ -28,11 +28,11 @@ mod seat_map_event;
 mod showtime;
 mod ticket_type;
 
-pub use admission::{Admission, DoorKey};
 pub use audit_entry::AuditEntry;
 pub use channel_event::{ChannelEvent, ChannelEventType};
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, list_cost, page_cost};
+pub use door_key::DoorKey;
 pub use hall::Hall;
 pub use hold::Hold;
 pub use money::Money;

@@ -1,7 +1,7 @@
 //! Admitting a ticket at the door.
 //!
 //! The code is checked without the database (its HMAC, its cinema against the door's), then
-//! the seat is admitted in one conditional update that reads nothing (`store::admit_seat`).
+//! the seat is admitted in one conditional update that reads nothing (`admissions::store`).
 //! Only a miss reads the seat, to say why: admitted already (when, at which door), cancelled,
 //! or outside the window. The admission records the request's id (its idempotency key's
 //! resource id), so a retry of the key that finds the seat admitted by an earlier attempt of
@@ -11,8 +11,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{crash_point, once, Attempt, KeyPolicy};
-use crate::domain::admission::{refusal, AdmissionWindow, Admitted, SeatFound};
+use super::rules::{refusal, AdmissionWindow, Admitted, SeatFound};
+use crate::booking::{once, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::seat::SeatState;
@@ -107,7 +107,7 @@ async fn admit_once(
     {
         crate::telemetry::metrics::ticket_admitted();
         store.delay_point(DelayPoint::AdmitAfterWrite).await;
-        crash_point(store, CrashPoint::AdmitAfterWrite)?;
+        store.crash_point(CrashPoint::AdmitAfterWrite)?;
         return Ok(admitted(Admitted {
             at: admission.at,
             door: admission.door,

@@ -6,16 +6,14 @@
 use bson::doc;
 use serde::Deserialize;
 
-use super::codec::{date, ObjectIdExt};
-use super::command_metrics::Call;
-use super::documents::{AdmissionDoc, EventDetailsDoc, SeatCellDoc};
-use super::holds::seat_path;
-use super::outbox::new_entry;
-use super::{names, Store};
-use crate::domain::admission::AdmissionWindow;
+use crate::admissions::rules::AdmissionWindow;
 use crate::domain::events::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
+use crate::store::codec::{date, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::documents::{AdmissionDoc, EventDetailsDoc, SeatCellDoc};
+use crate::store::{names, new_entry, seat_path, Store};
 
 /// What an admission that matched nothing reads of the seat: enough to say why.
 #[derive(Debug, Clone)]
@@ -34,7 +32,7 @@ impl Store {
     /// cancelled, and the database's clock is inside `window` around the start. Reads
     /// nothing. False when it did not match.
     #[tracing::instrument(skip(self, admission), fields(door = %admission.door))]
-    pub async fn admit_seat(
+    pub(in crate::admissions) async fn admit_seat(
         &self,
         showtime: ShowtimeId,
         label: &str,
@@ -85,7 +83,7 @@ impl Store {
     /// Seat `label` of `showtime` as an admission that matched nothing needs it (one `find`,
     /// projected to that seat); `None` when the showtime has no inventory.
     #[tracing::instrument(skip(self))]
-    pub async fn admission_seat(
+    pub(in crate::admissions) async fn admission_seat(
         &self,
         showtime: ShowtimeId,
         label: &str,
@@ -93,7 +91,7 @@ impl Store {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Found {
-            #[serde(with = "super::codec::time")]
+            #[serde(with = "crate::store::codec::time")]
             starts_at: chrono::DateTime<chrono::Utc>,
             #[serde(default)]
             cancelled: bool,
