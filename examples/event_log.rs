@@ -87,7 +87,7 @@ fn main() -> anyhow::Result<()> {
             commands as f64 / made as f64,
         );
     }
-    let appended = server.block_on(store.last_event_sequence("bench"))?;
+    let appended = server.block_on(boxoffice::channel_events::last_sequence(&store, "bench"))?;
     println!("events in the log: {appended} (a hold and a confirmation per pair)");
 
     println!("\nwebhooks: {EVENTS} events of one channel, one gateway delivering");
@@ -200,7 +200,7 @@ async fn deliver(
     }
     // The channel's events, appended by the relay as bookings would leave them.
     let (showtimes, _) = bench_catalogue::insert(&store, EVENTS.div_ceil(400), 30).await?;
-    let relay = boxoffice::booking::EventRelay::new(store.clone());
+    let relay = boxoffice::channel_events::EventRelay::new(store.clone());
     tokio::spawn(Arc::clone(&relay).run());
     let policy = SalesArgs::default().hold_policy();
     let locks = Arc::default();
@@ -217,7 +217,7 @@ async fn deliver(
         boxoffice::booking::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
             .await?;
     }
-    while store.last_event_sequence("bench").await? < EVENTS as i64 {
+    while boxoffice::channel_events::last_sequence(&store, "bench").await? < EVENTS as i64 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let deliverer = Deliverer::new(store.clone(), Sender::new(true), Arc::new(secret));

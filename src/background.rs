@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::booking::{
-    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, EventRelay,
-    Membership, CANCEL_GRACE, PENDING_GRACE, STALE_AFTER,
+    project_sales, resume_cancellations, settle_orders, sweep_expired_holds, Membership,
+    CANCEL_GRACE, PENDING_GRACE,
 };
 use crate::catalogue;
+use crate::channel_events::{EventRelay, STALE_AFTER};
 use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::telemetry::lag::{self, Task};

@@ -251,8 +251,8 @@ impl EventArgs {
         std::time::Duration::from_millis(self.webhook_lease_ms)
     }
 
-    pub fn retention(&self) -> crate::domain::events::Retention {
-        crate::domain::events::Retention::hours(self.event_retention_hours)
+    pub fn retention(&self) -> crate::channel_events::rules::Retention {
+        crate::channel_events::rules::Retention::hours(self.event_retention_hours)
             .expect("clap checks the range")
     }
 }

@@ -5,7 +5,7 @@
 //! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
 //! catalogue. Features are moving into folders of their own, each with its rules, use
-//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search` and `admissions` so far. See ARCHITECTURE.md.
+//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search`, `admissions` and `channel_events` so far. See ARCHITECTURE.md.
 
 pub mod admissions;
 #[cfg(test)]
@@ -13,6 +13,7 @@ mod alloc_count;
 pub mod background;
 pub mod booking;
 pub mod catalogue;
+pub mod channel_events;
 pub mod config;
 pub mod counters;
 pub mod demo;

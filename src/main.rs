@@ -4,12 +4,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use boxoffice::channel_events::rules::EventType;
 use boxoffice::config::{
     ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, OperatorCommand, ServeArgs,
     WebhookCommand,
 };
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
-use boxoffice::domain::events::EventType;
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::domain::ticket_codes::TicketSecret;

@@ -369,7 +369,8 @@ fn main() -> anyhow::Result<()> {
                 }
                 Path::Booking => {
                     // The relay of this process's events, as `AppState` runs it.
-                    let relay = servers.spawn(booking::EventRelay::new(store.clone()).run());
+                    let relay = servers
+                        .spawn(boxoffice::channel_events::EventRelay::new(store.clone()).run());
                     let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
                     let run =
                         servers.block_on(measure(meters, clients, &showtimes, move |showtime| {

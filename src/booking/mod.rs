@@ -1,17 +1,15 @@
 //! Booking use cases: holding, extending and releasing seats, confirming a hold into an order,
 //! cancelling an order or some of its seats (refunds), and cancelling a whole showtime (its
 //! holds and orders); the idempotency keys they run under; and, until they move into folders
-//! of their own (issue 35), the channel event relay and log, the sales projection and the
-//! gateways' membership. Seat search, want-to-see lists, counters, admissions and webhooks
-//! have moved out (`crate::seat_search`, …).
+//! of their own (issue 35), the sales projection and the
+//! gateways' membership. Seat search, want-to-see lists, counters, admissions, channel events and
+//! webhooks have moved out (`crate::seat_search`, …).
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks
 //! the precondition of each seat it changes, so a stale read can only make a write miss (and
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
-mod event_log;
-mod events;
 mod gateways;
 mod hold_extension;
 mod hold_reads;
@@ -24,10 +22,7 @@ mod sales;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
-mod uncleared;
 
-pub use event_log::{list_events, read_cursor};
-pub use events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use hold_extension::extend_hold;
 pub use hold_reads::{hold_of_channel, holds_of_channel};

@@ -9,7 +9,6 @@ pub mod catalogue;
 pub mod catalogue_rules;
 pub mod clock;
 pub mod cursor;
-pub mod events;
 pub mod geo;
 pub mod global_id;
 pub mod hold_extension;

@@ -18,7 +18,7 @@ mod query;
 mod query_text;
 pub mod seat_map_tap;
 mod shape_limits;
-mod subscription;
+pub(crate) mod subscription;
 pub mod types;
 
 use std::sync::Arc;

@@ -90,7 +90,7 @@ pub struct AppState {
     pub webhooks_allow_private: bool,
     /// Appends the events this process's changes leave to the channels' logs, as they are
     /// made (running from the moment the state is made inside a runtime).
-    pub relay: Arc<crate::booking::EventRelay>,
+    pub relay: Arc<crate::channel_events::EventRelay>,
     /// This process's changes to the approximate counters, written once a second.
     pub tally: Arc<crate::counters::Tally>,
 }
@@ -101,7 +101,7 @@ impl AppState {
         let share = Arc::<crate::domain::rate_limit::Share>::default();
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
-        let relay = crate::booking::EventRelay::new(store.clone());
+        let relay = crate::channel_events::EventRelay::new(store.clone());
         // No state without its relay: changes would leave their events on their documents
         // (every later write rewriting a larger one) until a background pass took them.
         let runtime = tokio::runtime::Handle::try_current()

@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::Live;
-use crate::domain::events::{ChannelEvent, EventCursor, EventType};
+use crate::channel_events::rules::{ChannelEvent, EventCursor, EventType};
 use crate::error::ApiError;
 
 /// The subscribers of one channel's events; `None` says some may have been missed.
@@ -87,7 +87,7 @@ impl Follower {
         let store = &self.live.inner.store;
         let mut last = match after {
             Some(cursor) => cursor.sequence,
-            None => store.last_event_sequence(&self.channel).await?,
+            None => crate::channel_events::last_sequence(store, &self.channel).await?,
         };
         loop {
             match self.read_log(&mut last, sink).await {
@@ -127,10 +127,10 @@ impl Follower {
     async fn read_log(&self, last: &mut i64, sink: &Sink) -> Result<(), Result<Gone, ApiError>> {
         let store = &self.live.inner.store;
         loop {
-            let page = (store
-                .events_after(&self.channel, *last, None, LOG_PAGE)
-                .await)
-                .map_err(Err)?;
+            let page =
+                (crate::channel_events::events_after(store, &self.channel, *last, None, LOG_PAGE)
+                    .await)
+                    .map_err(Err)?;
             let full = page.len() == LOG_PAGE;
             for event in page {
                 *last = event.sequence;

@@ -13,7 +13,7 @@ use super::documents::{EventDetailsDoc, HoldDoc, ShowtimeStatus};
 use super::holds::{end_hold, hold_event};
 use super::outbox::new_entry;
 use super::{names, Store};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;

@@ -11,7 +11,7 @@ use super::documents::{
     EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT,
 };
 use super::{names, Store};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::layout::parse_seat_label;
 use crate::domain::seat::SeatState;

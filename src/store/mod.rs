@@ -16,7 +16,6 @@ pub(crate) mod codec;
 mod command_log;
 pub(crate) mod command_metrics;
 pub mod documents;
-mod events;
 mod explain;
 mod faults;
 mod fenced_writes;
@@ -67,7 +66,6 @@ pub(crate) use cinemas::nearest_first;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
-pub use events::Appended;
 pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
@@ -89,7 +87,7 @@ pub use schedule::{ScheduleRefusal, Scheduled};
 pub use showtimes::{ShowtimeFilter, ShowtimeParts};
 pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 
-use crate::domain::events::Retention;
+use crate::channel_events::rules::Retention;
 use crate::error::ApiError;
 use command_metrics::Call;
 

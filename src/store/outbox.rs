@@ -21,7 +21,7 @@ use super::codec::{self, date, oids, ObjectIdExt};
 use super::command_metrics::Call;
 use super::documents::{EventDetailsDoc, OutboxEntryDoc};
 use super::{names, Store, BACKGROUND};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
 use crate::error::ApiError;
 

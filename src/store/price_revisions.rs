@@ -22,7 +22,7 @@ use super::documents::{
 };
 use super::outbox::{new_entry, push_entries, OutboxKind, OutboxSource};
 use super::{names, Store};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
 

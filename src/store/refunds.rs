@@ -12,7 +12,7 @@ use super::documents::{CancelReason, EventDetailsDoc, OrderDoc, RefundDoc};
 use super::holds::{seat_path, VERSION};
 use super::outbox::new_entry;
 use super::Store;
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::error::ApiError;
 

@@ -8,7 +8,7 @@ use bson::doc;
 use super::documents::HoldDoc;
 use super::holds::{end_hold, hold_event, with_expiry};
 use super::Store;
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;

@@ -24,7 +24,7 @@ use chrono::Utc;
 use super::rules::{backoff, WebhookSecret};
 use super::sender::{Sender, Sent};
 use super::store::documents::{AttemptDoc, DeliveryStatus, WebhookEndpointDoc};
-use crate::domain::events::{ChannelEvent, EXPIRY_SLACK};
+use crate::channel_events::rules::{ChannelEvent, EXPIRY_SLACK};
 use crate::domain::ids::{ResourceId, WebhookId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
@@ -149,7 +149,7 @@ impl Run<'_> {
         let store = &self.deliverer.store;
         let (id, channel) = (self.endpoint.id, self.endpoint.channel.as_str());
         for event in &self.endpoint.redeliver {
-            if let Some(found) = store.event_by_id(channel, event).await? {
+            if let Some(found) = crate::channel_events::event_by_id(store, channel, event).await? {
                 if let Err(_stop) = self.send(&found, true).await? {
                     return Ok(0);
                 }
@@ -160,7 +160,8 @@ impl Run<'_> {
         }
         let (mut done, mut sent) = (self.endpoint.delivered, 0);
         loop {
-            let events = store.events_after(channel, done, None, BATCH).await?;
+            let events =
+                crate::channel_events::events_after(store, channel, done, None, BATCH).await?;
             if events.is_empty() {
                 store
                     .release_webhook_endpoint(id, self.token, self.endpoint.due_at)

@@ -4,7 +4,7 @@
 
 use super::rules::{cap_slots, check_url, WebhookSecret, MAX_ENDPOINTS_PER_CHANNEL};
 use super::store::documents::{WebhookDeliveryDoc, WebhookEndpointDoc};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::WebhookId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::ticket_codes::TicketSecret;
@@ -38,7 +38,7 @@ pub async fn create_webhook_endpoint(
         types,
         created_at: store::now(),
         // From the end of the log as it is now: earlier events are read with `events`.
-        delivered: store.last_event_sequence(channel).await?,
+        delivered: crate::channel_events::last_sequence(store, channel).await?,
         due_at: None,
         lease: None,
         failures: 0,
@@ -112,7 +112,10 @@ pub async fn redeliver_webhook_event(
     id: WebhookId,
     event: &str,
 ) -> Result<(), ApiError> {
-    if store.event_by_id(channel, event).await?.is_none() {
+    if crate::channel_events::event_by_id(store, channel, event)
+        .await?
+        .is_none()
+    {
         return Err(ApiError::not_found(format!(
             "the channel's event log holds no event {event:?}"
         )));

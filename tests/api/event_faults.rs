@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{EventRelay, CLEAR_AFTER, STALE_AFTER};
+use boxoffice::channel_events::inspect;
+use boxoffice::channel_events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
 use boxoffice::store::PausePoint;
 use futures::future::join_all;
 use serde_json::json;
@@ -18,10 +19,7 @@ use crate::sale::{sale, Sale, HOLD};
 
 /// Checks the channel's stored log counts 1..=n in order, and returns n.
 async fn gap_free(sale: &Sale, channel: &str) -> usize {
-    let stored = sale
-        .app
-        .store
-        .events_after(channel, 0, None, 10_000)
+    let stored = boxoffice::channel_events::events_after(&sale.app.store, channel, 0, None, 10_000)
         .await
         .unwrap();
     let sequences: Vec<i64> = stored.iter().map(|event| event.sequence).collect();
@@ -196,7 +194,7 @@ async fn events_of_a_gateway_killed_before_its_relay_are_relayed_by_another_once
 
 #[tokio::test]
 async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
-    use boxoffice::domain::events::EventType;
+    use boxoffice::channel_events::rules::EventType;
     use boxoffice::store::documents::{EventDoc, SCHEMA_VERSION};
     let sale = sale().await;
     let store = &sale.app.store;
@@ -212,25 +210,25 @@ async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
         details: Default::default(),
     };
     assert_eq!(
-        store
-            .append_events(&[event("a", 1), event("b", 2)])
+        inspect::append_events(store, &[event("a", 1), event("b", 2)])
             .await
             .unwrap(),
         2
     );
     // c is appended; the copy of b after it is refused, and nothing after that is tried.
     let run = [event("c", 3), event("b", 4), event("d", 5)];
-    assert_eq!(store.append_events(&run).await.unwrap(), 1);
+    assert_eq!(inspect::append_events(store, &run).await.unwrap(), 1);
     // Sequence 4 taken by another relay first: none of this run is appended.
-    store.append_event(&event("e", 4)).await.unwrap();
+    inspect::append_event(store, &event("e", 4)).await.unwrap();
     assert_eq!(
-        store
-            .append_events(&[event("d", 4), event("f", 5)])
+        inspect::append_events(store, &[event("d", 4), event("f", 5)])
             .await
             .unwrap(),
         0
     );
-    let log = store.events_after("maoyan", 0, None, 10).await.unwrap();
+    let log = boxoffice::channel_events::events_after(store, "maoyan", 0, None, 10)
+        .await
+        .unwrap();
     let ids: Vec<&str> = log.iter().map(|event| event.id.as_str()).collect();
     assert_eq!(ids, ["a:maoyan", "b:maoyan", "c:maoyan", "e:maoyan"]);
     assert_eq!(gap_free(&sale, "maoyan").await, 4);

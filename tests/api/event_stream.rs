@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use boxoffice::domain::events::Retention;
+use boxoffice::channel_events::rules::Retention;
 use serde_json::{json, Value};
 
 use crate::events::{log_of, read_log, types_of};

@@ -180,7 +180,9 @@ impl TestApp {
     }
 
     /// A gateway keeping channels' events for `retention` (seconds, for the expiry tests).
-    pub async fn spawn_with_retention(retention: boxoffice::domain::events::Retention) -> TestApp {
+    pub async fn spawn_with_retention(
+        retention: boxoffice::channel_events::rules::Retention,
+    ) -> TestApp {
         let store = connect_test_store(&fresh_database_name())
             .await
             .with_event_retention(retention);

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::CLEAR_AFTER;
+use boxoffice::channel_events::CLEAR_AFTER;
 use boxoffice::store::SentCommand;
 
 use crate::event_faults::outbox_empty;

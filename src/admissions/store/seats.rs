@@ -7,7 +7,7 @@ use bson::doc;
 use serde::Deserialize;
 
 use crate::admissions::rules::AdmissionWindow;
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::codec::{date, ObjectIdExt};

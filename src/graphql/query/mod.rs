@@ -4,7 +4,6 @@ mod audit;
 mod cinemas;
 mod door_keys;
 mod entities;
-mod events;
 mod holds;
 mod movies;
 mod node;
@@ -14,8 +13,6 @@ mod showtimes;
 mod ticket_types;
 
 use async_graphql::MergedObject;
-
-pub(crate) use events::event_types;
 
 /// The query roots: [`Query`], every read of the API, and [`FederatedQuery`], the same with
 /// the Apollo Federation entities. One list, so the two never differ but for those (a merged
@@ -44,7 +41,7 @@ query_roots!(
     audit::AuditQuery,
     ticket_types::TicketTypeQuery,
     door_keys::DoorKeyQuery,
-    events::EventQuery,
+    crate::channel_events::graphql::EventQuery,
     crate::webhooks::graphql::WebhookQuery,
     crate::seat_search::graphql::SeatSearchQuery,
     crate::want_to_see::graphql::WantToSeeQuery,

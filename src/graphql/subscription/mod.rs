@@ -1,7 +1,6 @@
 //! The subscription roots, one per domain, merged into `Subscription`. They run over the
 //! WebSocket transport only (`http::websocket`), with the process's live hub in their data.
 
-mod events;
 mod orders;
 mod seat_maps;
 
@@ -15,11 +14,11 @@ use crate::live::Live;
 pub struct Subscription(
     seat_maps::SeatMapSubscription,
     orders::OrderSubscription,
-    events::EventSubscription,
+    crate::channel_events::graphql::EventSubscription,
 );
 
 /// The process's live hub, which the WebSocket transport puts in every subscription's data.
-fn live<'a>(ctx: &'a Context<'_>) -> Result<&'a Live, ApiError> {
+pub(crate) fn live<'a>(ctx: &'a Context<'_>) -> Result<&'a Live, ApiError> {
     ctx.data::<Live>().map_err(|_| {
         ApiError::bad_input("subscriptions run over WebSocket (graphql-transport-ws) only")
     })

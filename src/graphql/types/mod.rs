@@ -7,7 +7,6 @@
 //! 4% of the gateway's CPU on the loaded showtimes page went to those copies.
 
 mod audit_entry;
-mod channel_event;
 mod cinema;
 mod connection;
 mod door_key;
@@ -29,7 +28,6 @@ mod showtime;
 mod ticket_type;
 
 pub use audit_entry::AuditEntry;
-pub use channel_event::{ChannelEvent, ChannelEventType};
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, list_cost, page_cost};
 pub use door_key::DoorKey;

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::events::{ChannelEvent, EventDetails, EventType};
+use crate::channel_events::rules::{ChannelEvent, EventDetails, EventType};
 use crate::domain::ids::{EventId, HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::store::codec;
 
@@ -85,7 +85,7 @@ pub struct EventDoc {
     pub kind: EventType,
     #[serde(with = "codec::time")]
     pub at: DateTime<Utc>,
-    /// When the TTL index deletes it (the retention, and a slack: see `domain::events`).
+    /// When the TTL index deletes it (the retention, and a slack: see `channel_events::rules`).
     #[serde(with = "codec::time")]
     pub expires_at: DateTime<Utc>,
     #[serde(flatten)]

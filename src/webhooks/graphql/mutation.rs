@@ -5,13 +5,13 @@ use std::sync::Arc;
 use async_graphql::{Context, InputObject, Object, ID};
 
 use super::types::{CreatedWebhookEndpoint, WebhookEndpoint};
-use crate::domain::events::EventType;
+use crate::channel_events::graphql::ChannelEventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::global_id;
 use crate::domain::input_caps;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::ChannelEventType;
 use crate::webhooks;
 use crate::webhooks::rules::WebhookTargets;
 

@@ -4,10 +4,11 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
+use crate::channel_events::graphql::ChannelEventType;
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, ChannelEventType};
+use crate::graphql::types::{connection, page_cost};
 use crate::webhooks;
 use crate::webhooks::store::documents::{self, WebhookDeliveryDoc, WebhookEndpointDoc};
 

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::domain::ids::{ResourceId, WebhookId};
 use crate::store::codec;
 

@@ -3,14 +3,14 @@
 use async_graphql::{Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use super::money::Money;
-use crate::domain::events::ChannelEvent as Event;
+use crate::channel_events::rules::ChannelEvent as Event;
 use crate::domain::global_id::GlobalId;
 use crate::domain::money::CNY;
+use crate::graphql::types::Money;
 
 /// What happened.
 #[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
-#[graphql(remote = "crate::domain::events::EventType")]
+#[graphql(remote = "crate::channel_events::rules::EventType")]
 pub enum ChannelEventType {
     /// Seats were held for the channel.
     HoldPlaced,

@@ -7,12 +7,11 @@ use bson::doc;
 use futures::TryStreamExt;
 use serde::Deserialize;
 
-use super::channels::is_duplicate_key;
-use super::command_metrics::Call;
-use super::documents::EventDoc;
-use super::{names, Store, BACKGROUND};
-use crate::domain::events::EventType;
+use crate::channel_events::rules::EventType;
 use crate::error::ApiError;
+use crate::store::command_metrics::Call;
+use crate::store::documents::EventDoc;
+use crate::store::{is_duplicate_key, names, Store, BACKGROUND};
 
 /// What appending an event did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +27,10 @@ pub enum Appended {
 impl Store {
     /// The sequence number of `channel`'s last event (0 when its log is empty).
     #[tracing::instrument(skip(self))]
-    pub async fn last_event_sequence(&self, channel: &str) -> Result<i64, ApiError> {
+    pub(in crate::channel_events) async fn last_event_sequence(
+        &self,
+        channel: &str,
+    ) -> Result<i64, ApiError> {
         #[derive(Deserialize)]
         struct Sequence {
             sequence: i64,
@@ -50,7 +52,10 @@ impl Store {
     /// log (or it is 1), so the log stays a gap-free prefix; the unique indexes refuse a
     /// second copy of the event and a second event with the same sequence number.
     #[tracing::instrument(skip(self, event), fields(event = %event.id, sequence = event.sequence))]
-    pub async fn append_event(&self, event: &EventDoc) -> Result<Appended, ApiError> {
+    pub(in crate::channel_events) async fn append_event(
+        &self,
+        event: &EventDoc,
+    ) -> Result<Appended, ApiError> {
         let events = self.collection::<EventDoc>(names::EVENTS);
         let inserted = self
             .bounded_raw(
@@ -86,7 +91,10 @@ impl Store {
     /// (in the log already, or its sequence number taken): the caller appends the rest one
     /// at a time ([`Store::append_event`] tells those cases apart).
     #[tracing::instrument(skip_all, fields(events = events.len()))]
-    pub async fn append_events(&self, events: &[EventDoc]) -> Result<usize, ApiError> {
+    pub(in crate::channel_events) async fn append_events(
+        &self,
+        events: &[EventDoc],
+    ) -> Result<usize, ApiError> {
         use mongodb::error::{ErrorKind, InsertManyError};
         let inserted = self
             .bounded_raw(
@@ -118,7 +126,7 @@ impl Store {
     /// Up to `limit` events of `channel` after sequence number `after`, of `types` when
     /// given, in the log's order (index `channel_sequence`).
     #[tracing::instrument(skip(self))]
-    pub async fn events_after(
+    pub(in crate::channel_events) async fn events_after(
         &self,
         channel: &str,
         after: i64,
@@ -144,7 +152,11 @@ impl Store {
 
     /// Event `id` of `channel`'s log, if the log still holds it.
     #[tracing::instrument(skip(self))]
-    pub async fn event_by_id(&self, channel: &str, id: &str) -> Result<Option<EventDoc>, ApiError> {
+    pub(in crate::channel_events) async fn event_by_id(
+        &self,
+        channel: &str,
+        id: &str,
+    ) -> Result<Option<EventDoc>, ApiError> {
         self.bounded(
             Call::new(names::EVENTS, "find"),
             self.collection::<EventDoc>(names::EVENTS)

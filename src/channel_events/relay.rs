@@ -25,11 +25,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::store::Appended;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
-use crate::store::{self, Appended, DelayPoint, OutboxSource, PausePoint, Store};
+use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
 use crate::webhooks::EndpointChannels;
 
 /// How old an unrelayed entry is before the background pass takes it from the gateway that

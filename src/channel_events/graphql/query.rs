@@ -3,12 +3,13 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object};
 
-use crate::booking;
-use crate::domain::events::EventType;
+use super::types::{ChannelEvent, ChannelEventType};
+use crate::channel_events;
+use crate::channel_events::rules::EventType;
 use crate::domain::input_caps;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, ChannelEvent, ChannelEventType};
+use crate::graphql::types::{connection, page_cost};
 
 #[derive(Default)]
 pub struct EventQuery;
@@ -35,7 +36,8 @@ impl EventQuery {
         let channel = ctx.calling_channel("reading events")?;
         let page = ctx.page(first, after)?;
         let types = event_types(types)?;
-        let events = booking::list_events(ctx.store(), channel, &page, types.as_deref()).await?;
+        let events =
+            channel_events::list_events(ctx.store(), channel, &page, types.as_deref()).await?;
         Ok(connection(events, ChannelEvent))
     }
 }

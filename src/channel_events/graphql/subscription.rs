@@ -3,11 +3,11 @@
 use async_graphql::{Context, Subscription};
 use futures::{Stream, StreamExt};
 
-use crate::booking;
+use super::query::event_types;
+use super::types::{ChannelEvent, ChannelEventType};
+use crate::channel_events;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::query::event_types;
-use crate::graphql::types::{ChannelEvent, ChannelEventType};
 
 #[derive(Default)]
 pub struct EventSubscription;
@@ -29,9 +29,9 @@ impl EventSubscription {
         >,
     ) -> Result<impl Stream<Item = Result<ChannelEvent, ApiError>>, ApiError> {
         let channel = ctx.calling_channel("watching events")?;
-        let after = booking::read_cursor(after.as_deref())?;
+        let after = channel_events::read_cursor(after.as_deref())?;
         let types = event_types(types)?;
-        let live = super::live(ctx)?;
+        let live = crate::graphql::subscription::live(ctx)?;
         let events = live.channel_events(channel, after, types);
         Ok(events.map(|event| event.map(ChannelEvent)))
     }

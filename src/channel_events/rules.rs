@@ -10,9 +10,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::cursor;
-use super::global_id::GlobalId;
-use super::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
+use crate::domain::cursor;
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
 use crate::error::ApiError;
 
 /// What happened.

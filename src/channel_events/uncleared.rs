@@ -31,7 +31,7 @@ impl Uncleared {
     /// When they are to be pulled off: [`CLEAR_AFTER`](super::CLEAR_AFTER) after the oldest
     /// was appended; `None` when there are none.
     pub fn clear_due(&self) -> Option<Instant> {
-        self.since.map(|since| since + super::CLEAR_AFTER)
+        self.since.map(|since| since + super::relay::CLEAR_AFTER)
     }
 
     /// Drops from `found` the entries already appended (read again before their pull).
@@ -56,7 +56,7 @@ impl Uncleared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::events::EventType;
+    use crate::channel_events::rules::EventType;
     use crate::domain::ids::ShowtimeId;
     use crate::store::{new_entry, new_id, OutboxKind};
 
@@ -73,7 +73,7 @@ mod tests {
         let before = Instant::now();
         uncleared.add(vec![(source, vec![first.id, second.id])]);
         let due = uncleared.clear_due().expect("entries to pull off");
-        assert!(due >= before + super::super::CLEAR_AFTER);
+        assert!(due >= before + crate::channel_events::CLEAR_AFTER);
         // A later change's read finds the two and a third: only the third is new.
         let mut found = vec![(source, vec![first.clone(), second.clone(), third.clone()])];
         uncleared.drop_appended(&mut found);

@@ -1,8 +1,9 @@
 //! Reading a channel's event log (the relay in `events` writes it).
 
-use crate::domain::events::{ChannelEvent, EventCursor, EventType};
+use crate::channel_events::rules::{ChannelEvent, EventCursor, EventType};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
+use crate::store::documents::EventDoc;
 use crate::store::{self, Store};
 
 /// One page of `channel`'s events after the page's cursor (from the start of the log kept
@@ -32,4 +33,30 @@ pub fn read_cursor(cursor: Option<&str>) -> Result<Option<EventCursor>, ApiError
     cursor
         .map(|cursor| EventCursor::decode(cursor, store::now()))
         .transpose()
+}
+
+/// The sequence number of `channel`'s last event (0 when its log is empty).
+pub async fn last_sequence(store: &Store, channel: &str) -> Result<i64, ApiError> {
+    store.last_event_sequence(channel).await
+}
+
+/// `channel`'s event `id` (its log id), if the log still holds it.
+pub async fn event_by_id(
+    store: &Store,
+    channel: &str,
+    id: &str,
+) -> Result<Option<EventDoc>, ApiError> {
+    store.event_by_id(channel, id).await
+}
+
+/// `channel`'s events after sequence number `after`, of `types` (all when `None`), at most
+/// `limit`, in the log's order.
+pub async fn events_after(
+    store: &Store,
+    channel: &str,
+    after: i64,
+    types: Option<&[EventType]>,
+    limit: usize,
+) -> Result<Vec<EventDoc>, ApiError> {
+    store.events_after(channel, after, types, limit).await
 }

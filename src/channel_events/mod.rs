@@ -1,0 +1,22 @@
+//! Channel events (seed 004's event log): what happened to a channel's holds and orders, in
+//! one log per channel, read with a cursor (`Query.events`), followed live
+//! (`Subscription.channelEvents`) and sent to webhooks.
+//!
+//! A change a channel must hear of leaves an outbox entry in the changed document, in the same
+//! update (`store::outbox`, shared by every feature that writes seats or showtimes); the relay
+//! (`relay`) appends the entries to the channels' logs, numbered in order, and clears them; it
+//! marks the channels' webhook endpoints due (`webhooks`). It owns the `events` collection
+//! (`store/log.rs`). Laid out as every feature is: `rules` (pure: the event types, the cursor,
+//! the retention), the use cases (`relay`, `log`), `store`, `graphql`.
+
+pub mod graphql;
+#[cfg(feature = "test-hooks")]
+pub mod inspect;
+pub mod log;
+pub mod relay;
+pub mod rules;
+pub mod store;
+mod uncleared;
+
+pub use log::{event_by_id, events_after, last_sequence, list_events, read_cursor};
+pub use relay::{EventRelay, CLEAR_AFTER, STALE_AFTER};
