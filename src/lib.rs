@@ -5,7 +5,7 @@
 //! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
 //! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
 //! catalogue. Features are moving into folders of their own, each with its rules, use
-//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search`, `admissions` and `channel_events` so far. See ARCHITECTURE.md.
+//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search`, `admissions`, `channel_events` and `sales` so far. See ARCHITECTURE.md.
 
 pub mod admissions;
 #[cfg(test)]
@@ -23,6 +23,7 @@ pub mod graphql;
 pub mod http;
 pub mod live;
 pub mod overload;
+pub mod sales;
 pub mod seat_search;
 pub mod shutdown;
 pub mod store;

@@ -1,9 +1,8 @@
 //! Booking use cases: holding, extending and releasing seats, confirming a hold into an order,
 //! cancelling an order or some of its seats (refunds), and cancelling a whole showtime (its
-//! holds and orders); the idempotency keys they run under; and, until they move into folders
-//! of their own (issue 35), the sales projection and the
-//! gateways' membership. Seat search, want-to-see lists, counters, admissions, channel events and
-//! webhooks have moved out (`crate::seat_search`, …).
+//! holds and orders); the idempotency keys they run under; and, until it moves into a folder
+//! of its own (issue 35), the gateways' membership. Seat search, want-to-see lists, counters, admissions, channel events,
+//! sales figures and webhooks have moved out (`crate::seat_search`, …).
 //!
 //! This layer sequences the domain's rules and the store's atomic updates. It may read before
 //! it writes, to choose seats or to report what was taken, but every write's filter re-checks
@@ -18,7 +17,6 @@ mod idempotency;
 mod orders;
 mod reconciler;
 mod refunds;
-mod sales;
 mod showtime_cancel;
 mod showtime_locks;
 mod sweeper;
@@ -34,7 +32,6 @@ pub use idempotency::{fence, once, once_unless_refused, Attempt, KeyPolicy};
 pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, CancelRequest};
-pub use sales::project_sales;
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,

@@ -37,7 +37,6 @@ mod readiness;
 mod references;
 mod refunds;
 mod regions;
-mod sales;
 mod schedule;
 mod shapes;
 mod showtimes;

@@ -23,7 +23,7 @@ impl Store {
     /// returning `Ok(false)` or an error aborts; `Ok(true)` commits. All attempts together
     /// take at most `TRANSACTION_TIMEOUTS` operation timeouts (a dropped session's transaction
     /// is aborted by the server).
-    pub(super) async fn in_transaction<F>(&self, body: F) -> Result<bool, ApiError>
+    pub(crate) async fn in_transaction<F>(&self, body: F) -> Result<bool, ApiError>
     where
         F: for<'a> Fn(
                 &'a Store,

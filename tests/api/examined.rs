@@ -138,7 +138,7 @@ async fn every_booking_command_reads_one_document_through_an_index() {
 
     // The background passes find what they work on through their indexes too.
     sale.app.store.commands().start();
-    boxoffice::booking::project_sales(&sale.app.store)
+    boxoffice::sales::project_sales(&sale.app.store)
         .await
         .unwrap();
     boxoffice::booking::settle_orders(&sale.app.store, std::time::Duration::ZERO)

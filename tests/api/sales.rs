@@ -37,7 +37,9 @@ async fn movie_sales(sale: &Sale) -> Value {
 }
 
 async fn project(sale: &Sale) -> usize {
-    booking::project_sales(&sale.app.store).await.unwrap()
+    boxoffice::sales::project_sales(&sale.app.store)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -121,7 +123,7 @@ async fn concurrent_projections_count_every_order_exactly_once() {
     let projectors: Vec<_> = (0..8)
         .map(|_| {
             let sale = Arc::clone(&sale);
-            tokio::spawn(async move { booking::project_sales(&sale.app.store).await })
+            tokio::spawn(async move { boxoffice::sales::project_sales(&sale.app.store).await })
         })
         .collect();
     for projector in projectors {

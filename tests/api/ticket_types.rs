@@ -2,7 +2,6 @@
 //! types naming their rule; couple seats in pairs; operators' own types; every refusal
 //! changing nothing.
 
-use boxoffice::booking;
 use boxoffice::config::SalesArgs;
 use serde_json::{json, Value};
 
@@ -143,7 +142,9 @@ async fn each_seat_is_priced_by_kind_and_ticket_type_through_hold_order_and_sale
     assert_eq!(types, ["ADULT", "CHILD", "ADULT", "STUDENT"]);
 
     // The sales figures count what the order's seats cost, to the fen.
-    booking::project_sales(&sale.app.store).await.unwrap();
+    boxoffice::sales::project_sales(&sale.app.store)
+        .await
+        .unwrap();
     let sales = sale
         .app
         .graphql(
@@ -635,7 +636,9 @@ async fn racing_priced_holds_sell_each_seat_once_at_its_price_and_the_figures_ag
     }
     sale.check_invariants().await;
     sale.check_orders_agree_with_seats().await;
-    booking::project_sales(&sale.app.store).await.unwrap();
+    boxoffice::sales::project_sales(&sale.app.store)
+        .await
+        .unwrap();
     let sales = sale
         .app
         .graphql(

@@ -8,7 +8,6 @@ use chrono::{DateTime, Utc};
 
 use super::lazy::Lazy;
 use super::money::Money;
-use super::sales::HourlySales;
 use super::{connection, page_cost, Hall, Region, Showtime};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
@@ -16,6 +15,7 @@ use crate::domain::paging::Page;
 use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::sales::{self, graphql::HourlySales};
 use crate::store::documents::{CinemaDoc, CinemaRef};
 use crate::store::{CinemaFilter, CinemaWithDistance, ShowtimeFilter};
 
@@ -218,7 +218,7 @@ impl Cinema {
     ) -> Result<Connection<String, HourlySales>, ApiError> {
         let range = TimeRange::new(from, before)?;
         let page = ctx.page(first, after)?;
-        let buckets = Box::pin(ctx.store().list_hourly_sales(self.doc.id, range, &page)).await?;
+        let buckets = Box::pin(sales::hourly_sales(ctx.store(), self.doc.id, range, &page)).await?;
         Ok(connection(buckets, HourlySales::from))
     }
 }

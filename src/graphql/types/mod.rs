@@ -21,7 +21,6 @@ mod order;
 mod order_change;
 mod region;
 mod review;
-mod sales;
 mod seat_map;
 mod seat_map_event;
 mod showtime;

@@ -7,7 +7,6 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 
 use super::lazy::Lazy;
 use super::movie_details::MovieDetails;
-use super::sales::Sales;
 use super::{connection, page_cost, Review};
 use crate::counters::Counted;
 use crate::domain::global_id::GlobalId;
@@ -15,6 +14,7 @@ use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::list_cost;
+use crate::sales::graphql::Sales;
 use crate::store::documents::{MovieDoc, MovieRef};
 
 /// A movie as lists show it.

@@ -34,8 +34,8 @@ pub use inventory::{
     RELEASE_NOTES_KEPT,
 };
 pub use movies::{
-    CastMemberDoc, DetailFields, ExternalRatingDoc, HourlySalesDoc, MovieDetailsDoc, MovieDoc,
-    RatingSummary, ReviewDoc, SalesDoc,
+    CastMemberDoc, DetailFields, ExternalRatingDoc, MovieDetailsDoc, MovieDoc, RatingSummary,
+    ReviewDoc, SalesDoc,
 };
 pub use orders::{
     CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, RefundDoc,

@@ -1,10 +1,10 @@
-//! The shapes of the films: `movies` (with their embedded `reviews` and sales totals),
-//! `movie_details`, and the `cinema_sales_hourly` buckets of the sales projection.
+//! The shapes of the films: `movies` (with their embedded `reviews` and sales totals) and
+//! `movie_details`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{CinemaId, MovieId, ReviewId};
+use crate::domain::ids::{MovieId, ReviewId};
 use crate::store::codec;
 
 /// A review as embedded in a movie (the 10 latest) and as stored in `reviews`.
@@ -64,23 +64,6 @@ pub struct SalesDoc {
     /// Minor units (fen).
     pub revenue: i64,
     pub orders: i64,
-}
-
-/// `cinema_sales_hourly`: one document per cinema per hour of sale (bucket pattern), kept by the
-/// sales projection from the orders sold in that hour (and back when they are cancelled).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HourlySalesDoc {
-    /// `<cinema id>:<hour in epoch milliseconds>`.
-    #[serde(rename = "_id")]
-    pub id: String,
-    #[serde(with = "codec::id")]
-    pub cinema_id: CinemaId,
-    /// The start of the hour (UTC).
-    #[serde(with = "codec::time")]
-    pub hour: DateTime<Utc>,
-    #[serde(flatten)]
-    pub sales: SalesDoc,
 }
 
 /// One member of the full cast.

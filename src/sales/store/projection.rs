@@ -12,14 +12,15 @@ use std::collections::BTreeMap;
 use bson::{doc, DateTime, Document};
 use serde::{Deserialize, Serialize};
 
-use super::codec::{oids, ObjectIdExt};
-use super::documents::{HourlySalesDoc, OrderDoc, OrderStatus, SalesFigureDoc};
-use super::{filters, names, Store};
+use super::documents::HourlySalesDoc;
 use crate::domain::ids::{CinemaId, MovieId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::refunds::SalesFigure;
 use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
+use crate::store::codec::{oids, ObjectIdExt};
+use crate::store::documents::{OrderDoc, OrderStatus, SalesFigureDoc};
+use crate::store::{filters, names, Store};
 
 #[derive(Serialize, Deserialize)]
 struct HourKey(i64);
@@ -27,7 +28,7 @@ struct HourKey(i64);
 impl Store {
     /// A cinema's hourly sales buckets in `range`, newest hour first (index `cinema_newest`).
     #[tracing::instrument(skip(self))]
-    pub async fn list_hourly_sales(
+    pub(in crate::sales) async fn list_hourly_sales(
         &self,
         cinema: CinemaId,
         range: TimeRange,
@@ -107,7 +108,10 @@ impl Store {
     /// still counted, or refunded since they were counted. At most `limit` (indexes
     /// `status_sales` and `sales_stale`).
     #[tracing::instrument(skip(self))]
-    pub async fn orders_to_project(&self, limit: usize) -> Result<Vec<OrderDoc>, ApiError> {
+    pub(in crate::sales) async fn orders_to_project(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<OrderDoc>, ApiError> {
         let filter = doc! { "$or": [
             { "status": "CONFIRMED", "salesCounted": false },
             { "status": "CANCELLED", "salesCounted": true },
@@ -132,7 +136,10 @@ impl Store {
     /// None, and nothing changed, when one of them changed meanwhile (a cancellation, another
     /// projector): the next pass sees it again.
     #[tracing::instrument(skip(self, orders), fields(orders = orders.len()))]
-    pub async fn project_sales(&self, orders: &[OrderDoc]) -> Result<Option<usize>, ApiError> {
+    pub(in crate::sales) async fn project_sales(
+        &self,
+        orders: &[OrderDoc],
+    ) -> Result<Option<usize>, ApiError> {
         let mut movies: BTreeMap<MovieId, Delta> = BTreeMap::new();
         let mut buckets: BTreeMap<(CinemaId, i64), Delta> = BTreeMap::new();
         let (mut counted, mut uncounted, mut recounts) = (Vec::new(), Vec::new(), Vec::new());

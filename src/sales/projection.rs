@@ -1,6 +1,10 @@
 //! The sales projection: moves each movie's totals and each cinema's hourly bucket by the
 //! orders confirmed or cancelled since its last pass, exactly once per order.
 
+use super::store::documents::HourlySalesDoc;
+use crate::domain::ids::CinemaId;
+use crate::domain::paging::{Page, PageRequest};
+use crate::domain::time_range::TimeRange;
 use crate::error::ApiError;
 use crate::store::Store;
 
@@ -25,4 +29,14 @@ pub async fn project_sales(store: &Store) -> Result<usize, ApiError> {
             return Ok(projected);
         }
     }
+}
+
+/// A page of `cinema`'s hourly buckets within `range`, oldest first.
+pub async fn hourly_sales(
+    store: &Store,
+    cinema: CinemaId,
+    range: TimeRange,
+    page: &PageRequest,
+) -> Result<Page<HourlySalesDoc>, ApiError> {
+    store.list_hourly_sales(cinema, range, page).await
 }

@@ -3,9 +3,10 @@
 use async_graphql::SimpleObject;
 use chrono::{DateTime, Utc};
 
-use super::money::Money;
 use crate::domain::money;
-use crate::store::documents::{HourlySalesDoc, SalesDoc};
+use crate::graphql::types::Money;
+use crate::sales::store::documents::HourlySalesDoc;
+use crate::store::documents::SalesDoc;
 
 /// Tickets sold and what they brought in, net of cancellations.
 #[derive(SimpleObject)]
