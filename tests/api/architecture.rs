@@ -164,6 +164,29 @@ fn no_feature_reaches_into_another_features_store() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
+/// The shared plumbing below the features (`src/store/`, `src/domain/`) may read a feature's
+/// pure rules (its event types, say), never its use cases, store code or GraphQL part.
+#[test]
+fn plumbing_uses_only_the_rules_of_a_feature() {
+    let mut found = Vec::new();
+    for feature in features() {
+        let whole = format!("crate::{feature}");
+        let rules = format!("crate::{feature}::rules");
+        for (file, code) in sources() {
+            if !(file.starts_with("src/store/") || file.starts_with("src/domain/")) {
+                continue;
+            }
+            // Every mention of the feature must be of its rules.
+            let all = code.matches(&whole).count();
+            let of_rules = code.matches(&rules).count();
+            if all > of_rules {
+                found.push(format!("{file} uses {whole} beyond its rules"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
 #[test]
 fn the_parts_are_told_apart_by_path() {
     assert!(is_store_part("src/webhooks/store/endpoints.rs"));
