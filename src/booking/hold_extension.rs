@@ -3,7 +3,7 @@
 
 use super::hold_reads::hold_of_channel;
 use super::holds::HeldSeats;
-use super::{crash_point, Attempt};
+use super::Attempt;
 use crate::domain::hold_extension::extended_expiry;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -52,7 +52,7 @@ pub async fn extend_hold(
         };
         if store.extend_hold(showtime_id, &hold, &extended).await? {
             store.delay_point(DelayPoint::ExtendAfterWrite).await;
-            crash_point(store, CrashPoint::ExtendAfterWrite)?;
+            store.crash_point(CrashPoint::ExtendAfterWrite)?;
             return Ok(HeldSeats {
                 showtime,
                 hold: extended,

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{crash_point, Attempt, ShowtimeLocks};
+use super::{Attempt, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::holds::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -420,7 +420,7 @@ pub async fn release_hold(
     let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
-            crash_point(store, CrashPoint::ReleaseAfterFree)?;
+            store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }
     }

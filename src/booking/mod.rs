@@ -38,12 +38,3 @@ pub use showtime_cancel::{
 };
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;
-
-use crate::error::ApiError;
-use crate::store::{CrashPoint, Store};
-
-/// Stops here, as a gateway killed at `point` would, when a test armed it (never in a
-/// production build: see `store::faults`).
-fn crash_point(store: &Store, point: CrashPoint) -> Result<(), ApiError> {
-    store.crash_point(point)
-}

@@ -4,7 +4,7 @@
 
 use super::holds::with_kinds;
 use super::refunds::finish_refund;
-use super::{crash_point, Attempt};
+use super::Attempt;
 use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
@@ -153,9 +153,9 @@ pub async fn confirm_hold(
     let mut order = store
         .insert_pending_order(&order, attempt.taken_over())
         .await?;
-    crash_point(store, CrashPoint::ConfirmBeforeSell)?;
+    store.crash_point(CrashPoint::ConfirmBeforeSell)?;
     if store.sell_hold(showtime_id, &hold, order.id).await? {
-        crash_point(store, CrashPoint::ConfirmAfterSell)?;
+        store.crash_point(CrashPoint::ConfirmAfterSell)?;
         let id = order.id;
         if !mark_confirmed(store, id).await? {
             // A reconciler settled it first: return what it made of it.

@@ -9,7 +9,7 @@
 //! id): a retry of the key finds its refund instead of making a second.
 
 use super::orders::{load_order, settle_order};
-use super::{crash_point, Attempt};
+use super::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
@@ -209,7 +209,7 @@ async fn start(
     }
     store.delay_point(DelayPoint::RefundAfterRecord).await;
     store.pause_point(PausePoint::RefundAfterRecord).await;
-    crash_point(store, CrashPoint::CancelBeforeFree)?;
+    store.crash_point(CrashPoint::CancelBeforeFree)?;
     if let Some(whole) = whole {
         crate::telemetry::metrics::order_cancelled();
         order.status = OrderStatus::Cancelling;
@@ -242,7 +242,7 @@ pub(super) async fn finish_refund(
             store
                 .free_sold_seats(&order, &remaining, true, None, true)
                 .await?;
-            crash_point(store, CrashPoint::CancelAfterFree)?;
+            store.crash_point(CrashPoint::CancelAfterFree)?;
             store
                 .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
                 .await?;
@@ -269,7 +269,7 @@ pub(super) async fn finish_refund(
         store.withdraw_refund(order.id, &refund, whole).await?;
         return withdrawn(order, &refund, whole);
     }
-    crash_point(store, CrashPoint::CancelAfterFree)?;
+    store.crash_point(CrashPoint::CancelAfterFree)?;
     record_refund(store, &order, &refund).await?;
     store.finish_refund(order.id, refund_id, whole).await?;
     order.refunding = None;

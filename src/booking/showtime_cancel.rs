@@ -19,7 +19,6 @@
 
 use std::time::Duration;
 
-use super::crash_point;
 use super::refunds::cancel_for_showtime;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
@@ -116,7 +115,7 @@ pub async fn begin_cancellation(
 #[tracing::instrument(skip(store))]
 pub async fn resume_cancellation(store: &Store, id: ShowtimeId) -> Result<(), ApiError> {
     store.mark_inventory_cancelled(id).await?;
-    crash_point(store, CrashPoint::ShowtimeCancelAfterMark)?;
+    store.crash_point(CrashPoint::ShowtimeCancelAfterMark)?;
     if let Some(inventory) = store.inventory(id).await? {
         // No hold can be placed after the mark: these are all there will ever be.
         for hold in &inventory.holds {
@@ -142,7 +141,7 @@ pub async fn resume_cancellation(store: &Store, id: ShowtimeId) -> Result<(), Ap
             if cancel_for_showtime(store, order).await? {
                 cancelled += 1;
                 if cancelled == 1 {
-                    crash_point(store, CrashPoint::ShowtimeCancelBetweenOrders)?;
+                    store.crash_point(CrashPoint::ShowtimeCancelBetweenOrders)?;
                 }
                 store
                     .delay_point(DelayPoint::ShowtimeCancelBetweenOrders)

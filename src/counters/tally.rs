@@ -146,14 +146,7 @@ impl Tally {
 /// The counters of `counted` as written so far (one `find`); a counter never written is
 /// left out (it is 0).
 pub async fn counts(store: &Store, counted: &[Counted]) -> Result<HashMap<Counted, i64>, ApiError> {
-    let found = store.tallies(counted).await?;
-    Ok(counted
-        .iter()
-        .filter_map(|&key| {
-            let tally = found.iter().find(|tally| tally.counts(key))?;
-            Some((key, tally.of(key)))
-        })
-        .collect())
+    store.tallies(counted).await
 }
 
 /// Sets `movie`'s shown want-to-see count to `exact` (the reconciliation's correction).

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::sales;
 use boxoffice::store::documents::ShowtimeStatus;
 use boxoffice::store::{CrashPoint, DelayPoint};
 use serde_json::{json, Value};
@@ -101,12 +102,7 @@ async fn a_cancelled_showtime_releases_its_holds_cancels_its_orders_and_sells_no
     let live_hold = sale.hold_id(&sale.maoyan, &["C1", "C2"]).await;
     sale.hold(&sale.wechat, &["A5"]).await.data();
     sale.block(&chain, &["A6"], json!({})).await.data();
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        2
-    );
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 2);
     assert_eq!(sale.movie_sales().await["ticketsSold"], 3);
 
     let cancelled = sale.cancel_showtime(&chain, None).await;
@@ -177,18 +173,8 @@ async fn a_cancelled_showtime_releases_its_holds_cancels_its_orders_and_sells_no
     );
 
     // The sales figures are reversed, once.
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        0
-    );
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 2);
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 0);
     assert_eq!(
         sale.movie_sales().await,
         json!({ "ticketsSold": 0, "orders": 0, "revenue": { "amount": 0 } })
@@ -324,12 +310,7 @@ async fn a_cancellation_interrupted_between_orders_is_finished_once_by_the_backg
     }
     sale.hold(&sale.maoyan, &["A5", "A6"]).await.data();
     sale.hold(&sale.wechat, &["B5"]).await.data();
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        4
-    );
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 4);
 
     sale.app
         .store
@@ -390,18 +371,8 @@ async fn a_cancellation_interrupted_between_orders_is_finished_once_by_the_backg
     );
     assert_eq!(answer["showtime"]["status"], "CANCELLED");
     // Counted when confirmed, reversed once when cancelled.
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        4
-    );
-    assert_eq!(
-        boxoffice::sales::project_sales(&sale.app.store)
-            .await
-            .unwrap(),
-        0
-    );
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 4);
+    assert_eq!(sales::project_sales(&sale.app.store).await.unwrap(), 0);
     assert_eq!(sale.movie_sales().await["ticketsSold"], 0);
     assert_eq!(sale.movie_sales().await["orders"], 0);
 }

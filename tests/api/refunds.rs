@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use boxoffice::domain::seat::SeatState;
+use boxoffice::sales;
 use serde_json::{json, Value};
 
 use crate::helpers::{nodes, GqlResponse};
@@ -48,9 +49,7 @@ impl Sale {
     /// The movie's figures and the sum of the cinema's buckets, after a projection:
     /// (tickets, orders, revenue) twice.
     pub async fn projected_sales(&self) -> ((i64, i64, i64), (i64, i64, i64)) {
-        boxoffice::sales::project_sales(&self.app.store)
-            .await
-            .unwrap();
+        sales::project_sales(&self.app.store).await.unwrap();
         let read = self
             .app
             .graphql(MOVIE_SALES, json!({ "id": self.showtime }))
@@ -401,9 +400,7 @@ async fn sales_figures_agree_with_the_orders_after_racing_partial_cancellations(
         let sale = Arc::clone(&sale);
         tokio::spawn(async move {
             for _ in 0..20 {
-                boxoffice::sales::project_sales(&sale.app.store)
-                    .await
-                    .unwrap();
+                sales::project_sales(&sale.app.store).await.unwrap();
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             }
         })

@@ -8,6 +8,7 @@ use boxoffice::booking;
 use boxoffice::config::SalesArgs;
 use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::sales;
 use serde_json::{json, Value};
 
 use crate::orders::CANCEL;
@@ -37,9 +38,7 @@ async fn movie_sales(sale: &Sale) -> Value {
 }
 
 async fn project(sale: &Sale) -> usize {
-    boxoffice::sales::project_sales(&sale.app.store)
-        .await
-        .unwrap()
+    sales::project_sales(&sale.app.store).await.unwrap()
 }
 
 #[tokio::test]
@@ -123,7 +122,7 @@ async fn concurrent_projections_count_every_order_exactly_once() {
     let projectors: Vec<_> = (0..8)
         .map(|_| {
             let sale = Arc::clone(&sale);
-            tokio::spawn(async move { boxoffice::sales::project_sales(&sale.app.store).await })
+            tokio::spawn(async move { sales::project_sales(&sale.app.store).await })
         })
         .collect();
     for projector in projectors {

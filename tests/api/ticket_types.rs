@@ -3,6 +3,7 @@
 //! changing nothing.
 
 use boxoffice::config::SalesArgs;
+use boxoffice::sales;
 use serde_json::{json, Value};
 
 use crate::sale::{sale_in_hall, Sale};
@@ -142,9 +143,7 @@ async fn each_seat_is_priced_by_kind_and_ticket_type_through_hold_order_and_sale
     assert_eq!(types, ["ADULT", "CHILD", "ADULT", "STUDENT"]);
 
     // The sales figures count what the order's seats cost, to the fen.
-    boxoffice::sales::project_sales(&sale.app.store)
-        .await
-        .unwrap();
+    sales::project_sales(&sale.app.store).await.unwrap();
     let sales = sale
         .app
         .graphql(
@@ -636,9 +635,7 @@ async fn racing_priced_holds_sell_each_seat_once_at_its_price_and_the_figures_ag
     }
     sale.check_invariants().await;
     sale.check_orders_agree_with_seats().await;
-    boxoffice::sales::project_sales(&sale.app.store)
-        .await
-        .unwrap();
+    sales::project_sales(&sale.app.store).await.unwrap();
     let sales = sale
         .app
         .graphql(

@@ -7,6 +7,8 @@
 //! taken: an increment whose number is not above it was taken already (its answer was
 //! lost), and the filter refuses it. Marks older than a day are pruned.
 
+use std::collections::HashMap;
+
 use bson::{doc, Document};
 use futures::future::join_all;
 use serde::Deserialize;
@@ -19,12 +21,7 @@ use crate::store::command_metrics::Call;
 use crate::store::{is_duplicate_key, names, Store, BACKGROUND};
 
 /// Where a counter is stored: its document's id and its field.
-trait Stored {
-    fn id(self) -> bson::oid::ObjectId;
-    fn field(self) -> &'static str;
-}
-
-impl Stored for Counted {
+impl Counted {
     fn id(self) -> bson::oid::ObjectId {
         match self {
             Counted::WantToSee(movie) => movie.oid(),
@@ -43,27 +40,22 @@ impl Stored for Counted {
 /// A movie's or a showtime's counters, as written so far.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TallyDoc {
+struct TallyDoc {
     #[serde(rename = "_id")]
     id: bson::oid::ObjectId,
     #[serde(default)]
-    pub want_to_see: i64,
+    want_to_see: i64,
     #[serde(default)]
-    pub views: i64,
+    views: i64,
 }
 
 impl TallyDoc {
     /// The value of `counted` (a document holds one movie's or one showtime's).
-    pub(in crate::counters) fn of(&self, counted: Counted) -> i64 {
+    fn of(&self, counted: Counted) -> i64 {
         match counted {
             Counted::WantToSee(_) => self.want_to_see,
             Counted::Views(_) => self.views,
         }
-    }
-
-    /// Whether this is `counted`'s document.
-    pub(in crate::counters) fn counts(&self, counted: Counted) -> bool {
-        self.id == counted.id()
     }
 }
 
@@ -135,21 +127,29 @@ impl Store {
         Ok(())
     }
 
-    /// The counters of `counted`, in one `find` (absent: nothing counted yet).
+    /// The values of `counted`'s counters, in one `find`, indexed by id (a counter never
+    /// written is left out).
     #[tracing::instrument(skip(self))]
     pub(in crate::counters) async fn tallies(
         &self,
         counted: &[Counted],
-    ) -> Result<Vec<TallyDoc>, ApiError> {
+    ) -> Result<HashMap<Counted, i64>, ApiError> {
         let ids: Vec<bson::oid::ObjectId> = counted.iter().map(|c| c.id()).collect();
-        self.find_limited(
-            names::TALLIES,
-            doc! { "_id": { "$in": ids } },
-            None,
-            Some(doc! { "flushes": 0 }),
-            counted.len(),
-        )
-        .await
+        let found: Vec<TallyDoc> = self
+            .find_limited(
+                names::TALLIES,
+                doc! { "_id": { "$in": ids } },
+                None,
+                Some(doc! { "flushes": 0 }),
+                counted.len(),
+            )
+            .await?;
+        let by_id: HashMap<bson::oid::ObjectId, &TallyDoc> =
+            found.iter().map(|tally| (tally.id, tally)).collect();
+        Ok(counted
+            .iter()
+            .filter_map(|&key| by_id.get(&key.id()).map(|tally| (key, tally.of(key))))
+            .collect())
     }
 
     /// Sets `movie`'s want-to-see counter to `exact`.
