@@ -21,6 +21,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod inventory;
 pub mod live;
 pub mod overload;
 pub mod sales;

@@ -10,8 +10,9 @@ use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::pricing::{seat_prices, TicketType, Unpriced};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
+use crate::inventory::HoldFence;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
-use crate::store::{self, CrashPoint, HoldFence, Store};
+use crate::store::{self, CrashPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
 
 /// A hold request loses a race when another takes its seats between the read and the write;

@@ -13,8 +13,8 @@ use tokio::sync::Notify;
 
 use super::{watched, Inner};
 use crate::domain::ids::ShowtimeId;
+use crate::inventory::HoldsSeen;
 use crate::store::documents::HoldDoc;
-use crate::store::HoldsSeen;
 use crate::telemetry::metrics;
 
 /// After a hold's `expiresAt`, how long before the expiry is tried (the database's `$lt` is

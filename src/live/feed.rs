@@ -6,8 +6,8 @@
 use std::sync::Weak;
 use std::time::Duration;
 
+use super::store::{FeedOpenError, FeedPosition};
 use super::Inner;
-use crate::store::{FeedOpenError, FeedPosition};
 
 const FIRST_RETRY: Duration = Duration::from_millis(100);
 const LAST_RETRY: Duration = Duration::from_secs(5);

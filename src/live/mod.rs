@@ -20,6 +20,7 @@ mod expiry;
 mod feed;
 mod orders;
 mod seat_maps;
+pub mod store;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -34,7 +35,8 @@ use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat_changes::{SeatKinds, SeatMapChange};
 use crate::error::ApiError;
 use crate::store::documents::OrderStatus;
-use crate::store::{FeedEvent, Store};
+use crate::store::Store;
+use store::FeedEvent;
 
 /// How long a new subscriber waits for the change feed to open before it is told UNAVAILABLE.
 const FEED_OPEN_WAIT: Duration = Duration::from_secs(5);

@@ -13,8 +13,8 @@ use crate::domain::ids::ShowtimeId;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
 use crate::domain::seat_changes::{step, SeatKinds, SeatMapChange, Step};
 use crate::error::ApiError;
+use crate::inventory::HoldsSeen;
 use crate::store::documents::SeatMapDoc;
-use crate::store::HoldsSeen;
 
 /// How long a subscriber waits before it reads its map again after a failed read.
 const REREAD_AFTER: Duration = Duration::from_millis(500);

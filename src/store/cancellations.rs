@@ -1,7 +1,7 @@
 //! The writes of a showtime's cancellation (`booking::showtime_cancel` sequences them): the
 //! showtime's status moves (SCHEDULED → CANCELLING → CANCELLED, each conditional on the one
-//! before), the inventory's `cancelled` mark, and the release of each live hold, counted in
-//! the inventory in the same update. The orders are cancelled through `orders`.
+//! before), the inventory's `cancelled` mark and the release of each live hold, counted in
+//! the inventory in the same update (`inventory`). The orders are cancelled through `orders`.
 
 use bson::{doc, Document};
 use chrono::{DateTime, Utc};
@@ -9,13 +9,9 @@ use serde::Deserialize;
 
 use super::codec::{self, date, ObjectIdExt};
 use super::command_metrics::Call;
-use super::documents::{EventDetailsDoc, HoldDoc, ShowtimeStatus};
-use super::holds::{end_hold, hold_event};
-use super::outbox::new_entry;
+use super::documents::ShowtimeStatus;
 use super::{names, Store};
-use crate::channel_events::rules::EventType;
 use crate::domain::ids::{ResourceId, ShowtimeId};
-use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
 /// Where a showtime's cancellation stands, as its document says.
@@ -75,71 +71,6 @@ impl Store {
             )
             .await?;
         Ok(result.modified_count == 1)
-    }
-
-    /// Marks the showtime's inventory cancelled: from now on no hold is placed and no hold is
-    /// sold (their filters require the mark unset). Idempotent.
-    #[tracing::instrument(skip(self))]
-    pub async fn mark_inventory_cancelled(&self, showtime: ShowtimeId) -> Result<(), ApiError> {
-        // Told to every channel that sells the showtime: the relay finds them.
-        let told = new_entry(
-            EventType::ShowtimeCancelled,
-            None,
-            EventDetailsDoc {
-                showtime: Some(showtime),
-                ..Default::default()
-            },
-        );
-        self.update_inventory_telling(
-            showtime,
-            doc! { "_id": showtime.oid(), "cancelled": { "$ne": true } },
-            doc! { "$set": { "cancelled": true } },
-            &[told],
-        )
-        .await?;
-        Ok(())
-    }
-
-    /// Releases live hold `hold` for the showtime's cancellation: the conditional release of
-    /// `holds` (the hold's entry and every seat HELD by it in the filter), which also counts
-    /// it in `cancelledHolds`, in the same update, so the count is exact whoever resumes.
-    /// False when the hold was gone.
-    #[tracing::instrument(skip(self, hold), fields(hold = %hold.id))]
-    pub async fn release_for_cancel(
-        &self,
-        showtime: ShowtimeId,
-        hold: &HoldDoc,
-    ) -> Result<bool, ApiError> {
-        let (seats, mut update) = end_hold(hold, SeatState::Available, None)?;
-        if let Ok(inc) = update.get_document_mut("$inc") {
-            inc.insert("cancelledHolds", 1);
-        }
-        let mut filter = doc! { "_id": showtime.oid() };
-        filter.extend(seats);
-        let mut told = hold_event(EventType::HoldReleased, showtime, hold, None);
-        told.details.reason = Some("SHOWTIME_CANCELLED".to_owned());
-        self.update_inventory_telling(showtime, filter, update, &[told])
-            .await
-    }
-
-    /// How many holds the showtime's cancellation released.
-    #[tracing::instrument(skip(self))]
-    pub async fn cancelled_holds(&self, showtime: ShowtimeId) -> Result<u64, ApiError> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Counted {
-            #[serde(default)]
-            cancelled_holds: i64,
-        }
-        let found = self
-            .bounded(
-                Call::new(names::SEAT_INVENTORY, "find"),
-                self.collection::<Counted>(names::SEAT_INVENTORY)
-                    .find_one(doc! { "_id": showtime.oid() })
-                    .projection(doc! { "cancelledHolds": 1 }),
-            )
-            .await?;
-        Ok(found.map_or(0, |c| u64::try_from(c.cancelled_holds).unwrap_or(0)))
     }
 
     /// The last write of a cancellation: CANCELLING becomes CANCELLED and the showtime leaves

@@ -109,7 +109,7 @@ impl Store {
         showtimes: &[ShowtimeDoc],
         inventories: &[super::documents::SeatInventoryDoc],
     ) -> Result<(), ApiError> {
-        self.insert_all(names::SEAT_INVENTORY, inventories).await?;
+        self.insert_inventories(inventories).await?;
         self.insert_all(names::SHOWTIMES, showtimes).await
     }
 
@@ -183,7 +183,7 @@ impl Store {
         }
     }
 
-    pub(super) async fn insert_all<T: Serialize + Send + Sync>(
+    pub(crate) async fn insert_all<T: Serialize + Send + Sync>(
         &self,
         collection: &str,
         docs: &[T],

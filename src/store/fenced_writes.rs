@@ -76,7 +76,7 @@ impl Store {
 impl Store {
     /// `update_one` of `update` on the document `filter` matches, behind `fence` when there
     /// is one: true when it matched; `Fenced` (nothing written) when the attempt lost its key.
-    pub(super) async fn fenced_update_one(
+    pub(crate) async fn fenced_update_one(
         &self,
         collection: &'static str,
         filter: Document,

@@ -8,7 +8,7 @@ use super::{names, Store};
 use crate::error::ApiError;
 
 /// An index a query relies on.
-struct Wanted {
+pub(crate) struct Wanted {
     collection: &'static str,
     keys: Document,
     name: &'static str,
@@ -19,7 +19,7 @@ struct Wanted {
     expire_after: Option<std::time::Duration>,
 }
 
-fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
+pub(crate) fn index(collection: &'static str, keys: Document, name: &'static str) -> Wanted {
     Wanted {
         collection,
         keys,
@@ -44,8 +44,14 @@ fn unique(collection: &'static str, keys: Document, name: &'static str) -> Wante
     }
 }
 
-/// Every index.
+/// Every index: the seat inventory's (its own module declares them) and these.
 fn wanted() -> Vec<Wanted> {
+    let mut wanted = Store::inventory_indexes();
+    wanted.extend(plumbing_and_features());
+    wanted
+}
+
+fn plumbing_and_features() -> Vec<Wanted> {
     use names::*;
     vec![
         index(
@@ -140,8 +146,6 @@ fn wanted() -> Vec<Wanted> {
         ),
         // One revision per request: a late attempt of a key cannot change the prices twice.
         unique(SHOWTIME_PRICE_REVISIONS, doc! { "request": 1 }, "request"),
-        // The sweeper's search for expired holds.
-        index(SEAT_INVENTORY, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
         index(
             ORDERS,
             doc! { "channel": 1, "createdAt": -1, "_id": -1 },
@@ -197,7 +201,6 @@ fn wanted() -> Vec<Wanted> {
             expire_after: Some(std::time::Duration::ZERO),
             ..index(EVENTS, doc! { "expiresAt": 1 }, "expiry")
         },
-        index(SEAT_INVENTORY, doc! { "outbox.at": 1 }, "outbox"),
         // Webhooks: a channel's endpoints, those due (`dueAt` exists only then), and an
         // endpoint's deliveries in the log's order, deleted with their events.
         index(

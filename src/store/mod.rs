@@ -5,11 +5,9 @@
 //! documents back; they never build a filter.
 
 mod audit;
-mod blocked_seats;
 mod cancellations;
 mod catalogue_updates;
 mod catalogue_writes;
-mod change_feed;
 mod channels;
 mod cinemas;
 pub(crate) mod codec;
@@ -23,11 +21,8 @@ pub(crate) mod filters;
 mod gate;
 mod gateways;
 mod halls;
-mod hold_extension;
-mod holds;
 pub mod idempotency;
 pub mod indexes;
-mod inventory;
 mod movies;
 mod operators;
 mod orders;
@@ -40,7 +35,6 @@ mod regions;
 mod schedule;
 mod shapes;
 mod showtimes;
-mod sold_seats;
 mod ticket_types;
 mod transactions;
 mod warm_up;
@@ -57,9 +51,6 @@ pub use catalogue_updates::{
     CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,
 };
 pub use catalogue_writes::CatalogueBatch;
-pub use change_feed::{
-    ChangeFeed, FeedEvent, FeedOpenError, FeedPosition, HoldsSeen, InventoryUpdate,
-};
 pub(crate) use channels::is_duplicate_key;
 pub(crate) use cinemas::nearest_first;
 pub use cinemas::{CinemaFilter, CinemaWithDistance};
@@ -74,9 +65,8 @@ pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
 pub use gateways::RECORD_TTL;
-pub(crate) use holds::seat_path;
-pub use holds::HoldFence;
 pub use movies::MovieFilter;
+pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};
 pub use price_revisions::{PriceChange, PriceChanged};
 pub use readiness::Readiness;
@@ -90,61 +80,7 @@ use crate::channel_events::rules::Retention;
 use crate::error::ApiError;
 use command_metrics::Call;
 
-/// Collection names.
-pub mod names {
-    pub const CINEMAS: &str = "cinemas";
-    pub const THEATERS: &str = "theaters";
-    pub const MOVIES: &str = "movies";
-    pub const MOVIE_DETAILS: &str = "movie_details";
-    pub const REVIEWS: &str = "reviews";
-    pub const SHOWTIMES: &str = "showtimes";
-    pub const SEAT_INVENTORY: &str = "seat_inventory";
-    pub const CHANNELS: &str = "channels";
-    pub const ORDERS: &str = "orders";
-    pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
-    pub const CINEMA_SALES_HOURLY: &str = "cinema_sales_hourly";
-    pub const GATEWAYS: &str = "gateways";
-    pub const REGIONS: &str = "regions";
-    pub const OPERATORS: &str = "operators";
-    pub const AUDIT_LOG: &str = "audit_log";
-    pub const SHOWTIME_PRICE_REVISIONS: &str = "showtime_price_revisions";
-    pub const TICKET_TYPES: &str = "ticket_types";
-    pub const EVENTS: &str = "events";
-    pub const WEBHOOK_ENDPOINTS: &str = "webhook_endpoints";
-    pub const WEBHOOK_DELIVERIES: &str = "webhook_deliveries";
-    pub const WANT_TO_SEE: &str = "want_to_see";
-    pub const WANT_TO_SEE_BY_MOVIE: &str = "want_to_see_by_movie";
-    pub const WANT_TO_SEE_COUNTS: &str = "want_to_see_counts";
-    pub const TALLIES: &str = "tallies";
-
-    /// Every collection.
-    pub const ALL: [&str; 24] = [
-        CINEMAS,
-        THEATERS,
-        MOVIES,
-        MOVIE_DETAILS,
-        REVIEWS,
-        SHOWTIMES,
-        SEAT_INVENTORY,
-        CHANNELS,
-        ORDERS,
-        IDEMPOTENCY_KEYS,
-        CINEMA_SALES_HOURLY,
-        GATEWAYS,
-        REGIONS,
-        OPERATORS,
-        AUDIT_LOG,
-        SHOWTIME_PRICE_REVISIONS,
-        TICKET_TYPES,
-        EVENTS,
-        WEBHOOK_ENDPOINTS,
-        WEBHOOK_DELIVERIES,
-        WANT_TO_SEE,
-        WANT_TO_SEE_BY_MOVIE,
-        WANT_TO_SEE_COUNTS,
-        TALLIES,
-    ];
-}
+pub mod names;
 
 /// The `comment` on the commands of background work a request does not wait for (the event
 /// relay): the command log leaves them out, so a request's round trips are its own.
@@ -350,6 +286,18 @@ impl Store {
         Store {
             without_events: true,
             ..self.clone()
+        }
+    }
+
+    /// `entries`, or none when this store's changes leave no events (tests that say so).
+    pub(crate) fn events_to_keep<'a>(
+        &self,
+        entries: &'a [documents::OutboxEntryDoc],
+    ) -> &'a [documents::OutboxEntryDoc] {
+        if self.keeps_events() {
+            entries
+        } else {
+            &[]
         }
     }
 

@@ -2,7 +2,7 @@
 //! `outbox` array in the SAME update as the change (a seat inventory, or a showtime for a
 //! price revision), so the event exists exactly when the change does: a write that matched
 //! nothing (a lost race, a fenced attempt) leaves none, and no crash can separate them. The
-//! relay (`booking::events`) then appends each entry to the channels' logs and pulls it off.
+//! relay (`channel_events::relay`) then appends each entry to the channels' logs and pulls it off.
 //!
 //! The process that made the change relays it at once (it notes the document here); a
 //! background pass relays entries older than a few seconds, which only a gateway that died
@@ -17,7 +17,7 @@ use futures::TryStreamExt;
 use serde::Deserialize;
 use tokio::sync::Notify;
 
-use super::codec::{self, date, oids, ObjectIdExt};
+use super::codec::{self, date, oids};
 use super::command_metrics::Call;
 use super::documents::{EventDetailsDoc, OutboxEntryDoc};
 use super::{names, Store, BACKGROUND};
@@ -39,13 +39,6 @@ pub enum OutboxKind {
 
 impl OutboxKind {
     const ALL: [OutboxKind; 2] = [OutboxKind::Inventory, OutboxKind::Showtime];
-
-    fn collection(self) -> &'static str {
-        match self {
-            OutboxKind::Inventory => names::SEAT_INVENTORY,
-            OutboxKind::Showtime => names::SHOWTIMES,
-        }
-    }
 }
 
 /// A document that can carry an outbox (both kinds are keyed by the showtime's id).
@@ -72,7 +65,7 @@ pub fn new_entry(
 }
 
 /// Adds `entries` to `update`'s `$push` (keeping what it pushes already).
-pub(super) fn push_entries(
+pub(crate) fn push_entries(
     update: &mut Document,
     entries: &[OutboxEntryDoc],
 ) -> Result<(), ApiError> {
@@ -103,34 +96,13 @@ const MOST_PENDING: usize = 10_000;
 
 impl Store {
     /// Notes that the change just made to `source` left events for the relay.
-    pub(super) fn note_outbox(&self, source: OutboxSource) {
+    pub(crate) fn note_outbox(&self, source: OutboxSource) {
         let mut sources = self.outbox.sources.lock().expect("outbox notes lock");
         if sources.len() < MOST_PENDING {
             sources.insert(source);
         }
         drop(sources);
         self.outbox.noted.notify_one();
-    }
-
-    /// One conditional update of `showtime`'s inventory that, when it matches, leaves
-    /// `entries` in its outbox (and notes the document for the relay). True when it matched.
-    pub(crate) async fn update_inventory_telling(
-        &self,
-        showtime: ShowtimeId,
-        filter: Document,
-        mut update: Document,
-        entries: &[OutboxEntryDoc],
-    ) -> Result<bool, ApiError> {
-        let entries = if self.keeps_events() { entries } else { &[] };
-        push_entries(&mut update, entries)?;
-        let matched = self.update_inventory(filter, update).await?;
-        if matched && !entries.is_empty() {
-            self.note_outbox(OutboxSource {
-                kind: OutboxKind::Inventory,
-                showtime,
-            });
-        }
-        Ok(matched)
     }
 
     /// Waits until this process noted documents with events, and takes them.
@@ -161,7 +133,7 @@ impl Store {
                 .collect();
             if !ids.is_empty() {
                 let filter = doc! { "_id": { "$in": oids(&ids) } };
-                found.extend(self.find_outboxes(kind, filter, ids.len()).await?);
+                found.extend(self.outboxes_of(kind, filter, ids.len()).await?);
             }
         }
         Ok(found)
@@ -178,13 +150,33 @@ impl Store {
         let mut found = Vec::new();
         for kind in OutboxKind::ALL {
             let filter = doc! { "outbox.at": { "$lt": date(before) } };
-            found.extend(self.find_outboxes(kind, filter, limit).await?);
+            found.extend(self.outboxes_of(kind, filter, limit).await?);
         }
         Ok(found)
     }
 
-    async fn find_outboxes(
+    /// The outboxes of `kind`'s documents that `filter` finds, at most `limit`. The seat
+    /// inventory's are read by its own module (the only one that names its collection).
+    async fn outboxes_of(
         &self,
+        kind: OutboxKind,
+        filter: Document,
+        limit: usize,
+    ) -> Result<Vec<(OutboxSource, Vec<OutboxEntryDoc>)>, ApiError> {
+        match kind {
+            OutboxKind::Inventory => self.inventory_outboxes(filter, limit).await,
+            OutboxKind::Showtime => {
+                self.find_outboxes(names::SHOWTIMES, kind, filter, limit)
+                    .await
+            }
+        }
+    }
+
+    /// The outboxes of the documents of `collection` (of `kind`) that `filter` finds, at most
+    /// `limit`.
+    pub(crate) async fn find_outboxes(
+        &self,
+        collection: &'static str,
         kind: OutboxKind,
         filter: Document,
         limit: usize,
@@ -196,7 +188,6 @@ impl Store {
             #[serde(default)]
             outbox: Vec<OutboxEntryDoc>,
         }
-        let collection = kind.collection();
         let found: Vec<Outbox> = self
             .bounded(Call::new(collection, "find"), async {
                 self.collection::<Outbox>(collection)
@@ -230,28 +221,48 @@ impl Store {
         relayed: &[(OutboxSource, Vec<EventId>)],
     ) -> Result<(), ApiError> {
         for kind in OutboxKind::ALL {
-            let collection = kind.collection();
             let (mut documents, mut entries) = (Vec::new(), Vec::new());
             for (source, ids) in relayed {
                 if source.kind == kind {
-                    documents.push(source.showtime.oid());
-                    entries.extend(ids.iter().map(|id| id.oid()));
+                    documents.push(source.showtime);
+                    entries.extend(ids.iter().copied());
                 }
             }
             if entries.is_empty() {
                 continue;
             }
-            self.bounded(
-                Call::new(collection, "update"),
-                self.collection::<Document>(collection)
-                    .update_many(
-                        doc! { "_id": { "$in": documents } },
-                        doc! { "$pull": { OUTBOX: { "id": { "$in": entries } } } },
-                    )
-                    .comment(BACKGROUND),
-            )
-            .await?;
+            match kind {
+                OutboxKind::Inventory => {
+                    self.clear_inventory_outboxes(&documents, &entries).await?
+                }
+                OutboxKind::Showtime => {
+                    self.pull_outbox_entries(names::SHOWTIMES, &documents, &entries)
+                        .await?
+                }
+            }
         }
+        Ok(())
+    }
+
+    /// Pulls entries `entries` off the outboxes of `documents` of `collection`, in one update
+    /// (entry ids are unique, so each pull touches only its own document's).
+    pub(crate) async fn pull_outbox_entries(
+        &self,
+        collection: &'static str,
+        documents: &[ShowtimeId],
+        entries: &[EventId],
+    ) -> Result<(), ApiError> {
+        let (documents, entries) = (oids(documents), oids(entries));
+        self.bounded(
+            Call::new(collection, "update"),
+            self.collection::<Document>(collection)
+                .update_many(
+                    doc! { "_id": { "$in": documents } },
+                    doc! { "$pull": { OUTBOX: { "id": { "$in": entries } } } },
+                )
+                .comment(BACKGROUND),
+        )
+        .await?;
         Ok(())
     }
 

@@ -64,18 +64,21 @@ fn names(code: &str, path: &str) -> bool {
     })
 }
 
-/// The feature folders: `src/<feature>/` with store code of its own (`store/`). Each is laid
-/// out the same way: `rules` (pure), use cases beside it, `store/`, `graphql/`.
+/// The feature folders: `src/<feature>/` with pure rules (`rules.rs`) or store code
+/// (`store/`) of its own. Each is laid out the same way: `rules` (pure), use cases beside it,
+/// `store/`, `graphql/`, each part there only when the feature has one.
 fn features() -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found: Vec<String> = std::fs::read_dir(src)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.join("store").is_dir())
+        .filter(|path| path.join("store").is_dir() || path.join("rules.rs").is_file())
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     found.sort();
-    assert!(found.contains(&"webhooks".to_owned()), "{found:?}");
+    for feature in ["webhooks", "admissions", "inventory"] {
+        assert!(found.contains(&feature.to_owned()), "{found:?}");
+    }
     found
 }
 
@@ -162,6 +165,21 @@ fn no_feature_reaches_into_another_features_store() {
         );
     }
     assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The seat inventory, the document every seat invariant lives in, is changed by one module:
+/// no file outside `src/inventory/` names its collection, so no other code can build a filter
+/// or an update on it. (`src/store/names.rs`, the registry of every collection's name,
+/// declares it.)
+#[test]
+fn only_the_inventory_names_the_seat_inventory_collection() {
+    let found: Vec<String> = sources()
+        .into_iter()
+        .filter(|(file, _)| !file.starts_with("src/inventory/") && file != "src/store/names.rs")
+        .filter(|(_, code)| code.contains("SEAT_INVENTORY") || code.contains("\"seat_inventory\""))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(found.is_empty(), "name seat_inventory: {found:#?}");
 }
 
 /// The shared plumbing below the features (`src/store/`, `src/domain/`) may read a feature's

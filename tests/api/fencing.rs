@@ -301,8 +301,8 @@ async fn a_release_retried_after_a_crash_answers_the_released_seats() {
 
 #[tokio::test]
 async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
+    use boxoffice::inventory::HoldFence;
     use boxoffice::store::documents::HoldDoc;
-    use boxoffice::store::HoldFence;
 
     let (sale, _other) = two_gateways().await;
     let store = &sale.app.store;

@@ -6,6 +6,7 @@
 use bson::doc;
 use serde::Deserialize;
 
+use super::{seat_path, COLLECTION};
 use crate::admissions::rules::AdmissionWindow;
 use crate::channel_events::rules::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
@@ -13,7 +14,7 @@ use crate::error::ApiError;
 use crate::store::codec::{date, ObjectIdExt};
 use crate::store::command_metrics::Call;
 use crate::store::documents::{AdmissionDoc, EventDetailsDoc, SeatCellDoc};
-use crate::store::{names, new_entry, seat_path, Store};
+use crate::store::{new_entry, Store};
 
 /// What an admission that matched nothing reads of the seat: enough to say why.
 #[derive(Debug, Clone)]
@@ -32,7 +33,7 @@ impl Store {
     /// cancelled, and the database's clock is inside `window` around the start. Reads
     /// nothing. False when it did not match.
     #[tracing::instrument(skip(self, admission), fields(door = %admission.door))]
-    pub(in crate::admissions) async fn admit_seat(
+    pub(crate) async fn admit_seat(
         &self,
         showtime: ShowtimeId,
         label: &str,
@@ -83,7 +84,7 @@ impl Store {
     /// Seat `label` of `showtime` as an admission that matched nothing needs it (one `find`,
     /// projected to that seat); `None` when the showtime has no inventory.
     #[tracing::instrument(skip(self))]
-    pub(in crate::admissions) async fn admission_seat(
+    pub(crate) async fn admission_seat(
         &self,
         showtime: ShowtimeId,
         label: &str,
@@ -107,8 +108,8 @@ impl Store {
         };
         let found = self
             .bounded(
-                Call::new(names::SEAT_INVENTORY, "find"),
-                self.collection::<Found>(names::SEAT_INVENTORY)
+                Call::new(COLLECTION, "find"),
+                self.collection::<Found>(COLLECTION)
                     .find_one(doc! { "_id": showtime.oid() })
                     .projection(projection),
             )

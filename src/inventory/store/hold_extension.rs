@@ -2,12 +2,12 @@
 
 use bson::doc;
 
-use super::codec::{date, ObjectIdExt};
-use super::documents::HoldDoc;
 use super::holds::with_expiry;
-use super::Store;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::store::codec::{date, ObjectIdExt};
+use crate::store::documents::HoldDoc;
+use crate::store::Store;
 
 impl Store {
     /// Replaces hold `hold`'s entry with `extended` (the same hold with a later expiry and

@@ -4,12 +4,12 @@
 
 use bson::{doc, Document};
 
-use super::codec::ObjectIdExt;
-use super::holds::{seat_path, VERSION};
-use super::{names, KeyFence, Store};
+use super::{seat_path, COLLECTION, VERSION};
 use crate::domain::ids::ShowtimeId;
 use crate::domain::seat_blocks::BlockMove;
 use crate::error::ApiError;
+use crate::store::codec::ObjectIdExt;
+use crate::store::{KeyFence, Store};
 
 impl Store {
     /// Moves every seat of `labels` (validated, distinct) one way in one update that matches
@@ -49,7 +49,7 @@ impl Store {
             "$set": set,
             "$inc": { down: -count, up: count, VERSION: 1 },
         };
-        self.fenced_update_one(names::SEAT_INVENTORY, filter, update, fence)
+        self.fenced_update_one(COLLECTION, filter, update, fence)
             .await
     }
 }

@@ -1,17 +1,17 @@
-//! Selling a hold's seats to an order (giving them back is in `refunds`): ONE atomic update
+//! Selling a hold's seats to an order (giving them back is in `sold_seats`): ONE atomic update
 //! of the showtime's inventory document (invariant 1), and that update is the moment the order
 //! takes effect: the inventory document is the authority on which seats an order holds
 //! (invariant 6, see `orders`).
 
 use bson::doc;
 
-use super::documents::HoldDoc;
 use super::holds::{end_hold, hold_event, with_expiry};
-use super::Store;
 use crate::channel_events::rules::EventType;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
+use crate::store::documents::HoldDoc;
+use crate::store::{DelayPoint, Store};
 
 impl Store {
     /// Sells the seats of `hold` to `order`: matches only while the hold's entry is there (id,
@@ -26,7 +26,7 @@ impl Store {
         hold: &HoldDoc,
         order: OrderId,
     ) -> Result<bool, ApiError> {
-        self.delay_point(super::DelayPoint::ConfirmBeforeSell).await;
+        self.delay_point(DelayPoint::ConfirmBeforeSell).await;
         let (seats, update) = end_hold(hold, SeatState::Sold, Some(order))?;
         let mut filter = with_expiry(showtime, hold, "$gt");
         filter.extend(seats);

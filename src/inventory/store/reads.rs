@@ -2,11 +2,11 @@
 
 use bson::doc;
 
-use super::documents::SeatMapDoc;
-use super::holds::VERSION;
-use super::{names, Store};
+use super::{COLLECTION, VERSION};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::store::documents::SeatMapDoc;
+use crate::store::Store;
 
 impl Store {
     /// The seat maps of showtimes `ids`, in one `find`: counts and capacity only, or with
@@ -23,7 +23,7 @@ impl Store {
         } else {
             doc! { "capacity": 1, "counts": 1, "admitted": 1 }
         };
-        self.find_by_ids_projected(names::SEAT_INVENTORY, ids, projection)
+        self.find_by_ids_projected(COLLECTION, ids, projection)
             .await
     }
 
@@ -35,7 +35,7 @@ impl Store {
         let projection =
             doc! { "capacity": 1, "counts": 1, "seats": 1, VERSION: 1, "holds": 1, "admitted": 1 };
         let mut found = self
-            .find_by_ids_projected(names::SEAT_INVENTORY, &[id], projection)
+            .find_by_ids_projected(COLLECTION, &[id], projection)
             .await?;
         Ok(found.pop())
     }

@@ -5,27 +5,17 @@
 use bson::{doc, Bson, Document};
 use chrono::{DateTime, Utc};
 
-use super::codec::{self, date, oids, ObjectIdExt};
-use super::command_metrics::Call;
-use super::documents::{
-    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT,
-};
-use super::{names, Store};
+use super::{seat_path, COLLECTION, VERSION};
 use crate::channel_events::rules::EventType;
 use crate::domain::ids::{HoldId, OrderId, ResourceId, ShowtimeId};
-use crate::domain::layout::parse_seat_label;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
-
-/// The inventory's version field: every update that changes seats adds one to it, in the same
-/// update, so live seat maps can tell a missed change from a late one (`domain::seat_changes`).
-pub(super) const VERSION: &str = "version";
-
-/// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
-pub(crate) fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
-    let (row, number) = parse_seat_label(label)?;
-    Ok(format!("seats.{row}.{}.{field}", number - 1))
-}
+use crate::store::codec::{self, date, oids, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::documents::{
+    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT,
+};
+use crate::store::Store;
 
 /// `$expr` that is true when the document holds `hold` and its expiry compares to the
 /// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
@@ -45,7 +35,11 @@ fn hold_expiry(hold: HoldId, operator: &str) -> Document {
 /// `{$and: [{_id}, {$expr: hold_expiry}]}`: the showtime's inventory while `hold`'s expiry
 /// compares with `operator` to the database's clock. (`$expr` sits inside `$and`, not beside
 /// `_id`: some servers plan the latter as a collection scan.)
-pub(super) fn with_expiry(showtime: ShowtimeId, hold: &HoldDoc, operator: &str) -> Document {
+pub(in crate::inventory) fn with_expiry(
+    showtime: ShowtimeId,
+    hold: &HoldDoc,
+    operator: &str,
+) -> Document {
     doc! { "$and": [{ "_id": showtime.oid() }, hold_expiry(hold.id, operator)] }
 }
 
@@ -53,7 +47,7 @@ pub(super) fn with_expiry(showtime: ShowtimeId, hold: &HoldDoc, operator: &str) 
 /// id, channel and creation) and every one of its seats still HELD by it. The seats move to
 /// `to` (AVAILABLE, or SOLD under `order`), the entry is dropped, and the counts move by its
 /// number of seats.
-pub(super) fn end_hold(
+pub(in crate::inventory) fn end_hold(
     hold: &HoldDoc,
     to: SeatState,
     order: Option<OrderId>,
@@ -90,7 +84,7 @@ pub(super) fn end_hold(
 
 /// The event of a change to `hold` (placed, released, expired, or sold to `order`), told to
 /// the hold's channel.
-pub(super) fn hold_event(
+pub(in crate::inventory) fn hold_event(
     kind: EventType,
     showtime: ShowtimeId,
     hold: &HoldDoc,
@@ -103,7 +97,7 @@ pub(super) fn hold_event(
         seats: hold.seats.clone(),
         ..Default::default()
     };
-    super::outbox::new_entry(kind, Some(&hold.channel), details)
+    crate::store::new_entry(kind, Some(&hold.channel), details)
 }
 
 /// What fencing off earlier attempts' hold ids found.
@@ -118,23 +112,6 @@ pub enum HoldFence {
 }
 
 impl Store {
-    /// Runs one conditional update of an inventory document; true when it matched (and so
-    /// changed every seat it names).
-    pub(super) async fn update_inventory(
-        &self,
-        filter: Document,
-        update: Document,
-    ) -> Result<bool, ApiError> {
-        let result = self
-            .bounded(
-                Call::new(names::SEAT_INVENTORY, "update"),
-                self.collection::<Document>(names::SEAT_INVENTORY)
-                    .update_one(filter, update),
-            )
-            .await?;
-        Ok(result.modified_count == 1)
-    }
-
     /// A showtime's inventory document.
     #[tracing::instrument(skip(self))]
     pub async fn inventory(
@@ -142,8 +119,8 @@ impl Store {
         showtime: ShowtimeId,
     ) -> Result<Option<SeatInventoryDoc>, ApiError> {
         self.bounded(
-            Call::new(names::SEAT_INVENTORY, "find"),
-            self.collection::<SeatInventoryDoc>(names::SEAT_INVENTORY)
+            Call::new(COLLECTION, "find"),
+            self.collection::<SeatInventoryDoc>(COLLECTION)
                 .find_one(doc! { "_id": showtime.oid() }),
         )
         .await
@@ -173,8 +150,8 @@ impl Store {
         }
         let found = self
             .bounded(
-                Call::new(names::SEAT_INVENTORY, "find"),
-                self.collection::<Holds>(names::SEAT_INVENTORY)
+                Call::new(COLLECTION, "find"),
+                self.collection::<Holds>(COLLECTION)
                     .find_one(doc! { "_id": showtime.oid() })
                     .projection(projection),
             )
@@ -220,9 +197,9 @@ impl Store {
             holds: Vec<HoldDoc>,
         }
         use futures::TryStreamExt;
-        let holds = self.collection::<Holds>(names::SEAT_INVENTORY);
+        let holds = self.collection::<Holds>(COLLECTION);
         let found: Vec<Holds> = self
-            .bounded(Call::new(names::SEAT_INVENTORY, "find"), async {
+            .bounded(Call::new(COLLECTION, "find"), async {
                 holds
                     .find(doc! { "holds.expiresAt": { "$lt": date(before) } })
                     .projection(doc! { "holds": 1 })
@@ -312,11 +289,11 @@ impl Store {
         #[serde(rename_all = "camelCase")]
         struct Released {
             #[serde(default)]
-            released_holds: Vec<super::documents::ReleasedHoldDoc>,
+            released_holds: Vec<crate::store::documents::ReleasedHoldDoc>,
         }
         let found = self
-            .bounded(Call::new(names::SEAT_INVENTORY, "find"), 
-                self.collection::<Released>(names::SEAT_INVENTORY)
+            .bounded(Call::new(COLLECTION, "find"), 
+                self.collection::<Released>(COLLECTION)
                     .find_one(doc! { "_id": showtime.oid() })
                     .projection(doc! { "releasedHolds": { "$elemMatch": { "id": hold.oid(), "request": request.oid() } } }),
             )
@@ -334,12 +311,11 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn forget_release(&self, showtime: ShowtimeId, hold: HoldId) -> Result<(), ApiError> {
         self.bounded(
-            Call::new(names::SEAT_INVENTORY, "update"),
-            self.collection::<Document>(names::SEAT_INVENTORY)
-                .update_one(
-                    doc! { "_id": showtime.oid(), "releasedHolds.id": hold.oid() },
-                    doc! { "$pull": { "releasedHolds": { "id": hold.oid() } } },
-                ),
+            Call::new(COLLECTION, "update"),
+            self.collection::<Document>(COLLECTION).update_one(
+                doc! { "_id": showtime.oid(), "releasedHolds.id": hold.oid() },
+                doc! { "$pull": { "releasedHolds": { "id": hold.oid() } } },
+            ),
         )
         .await?;
         Ok(())
@@ -359,12 +335,11 @@ impl Store {
         for _ in 0..3 {
             let fenced = self
                 .bounded(
-                    Call::new(names::SEAT_INVENTORY, "update"),
-                    self.collection::<Document>(names::SEAT_INVENTORY)
-                        .update_one(
-                            doc! { "_id": showtime.oid(), "holds.id": { "$nin": oids(ids) } },
-                            doc! { "$addToSet": { "fencedHolds": { "$each": oids(ids) } } },
-                        ),
+                    Call::new(COLLECTION, "update"),
+                    self.collection::<Document>(COLLECTION).update_one(
+                        doc! { "_id": showtime.oid(), "holds.id": { "$nin": oids(ids) } },
+                        doc! { "$addToSet": { "fencedHolds": { "$each": oids(ids) } } },
+                    ),
                 )
                 .await?;
             if fenced.matched_count == 1 {

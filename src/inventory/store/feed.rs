@@ -1,58 +1,24 @@
-//! The change feed: ONE change stream over the database per gateway process, for live seat
-//! maps, order events and channel events. It passes on the updates of `seat_inventory` (what
-//! changed, read from the update's `updateDescription`, never the whole document), the moves
-//! of `orders` to CONFIRMED or CANCELLED and the events appended to `events`; the server
-//! filters out everything else.
-//!
-//! A feed remembers its position (the resume token of the last event, or of the last empty
-//! batch), so a feed re-opened after a hiccup misses nothing; when the server no longer knows
-//! the position, opening from it fails with [`FeedOpenError::PositionLost`].
+//! The inventory's part of the change feed (`live` opens it): which of its changes the server
+//! passes on, and what an update did to the seat map and the holds, read from the update's
+//! `updateDescription` (never the whole document).
 
 use bson::{doc, Bson, Document};
-use futures::StreamExt;
-use mongodb::change_stream::event::{ChangeStreamEvent, OperationType, ResumeToken};
-use mongodb::change_stream::ChangeStream;
+use mongodb::change_stream::event::{ChangeStreamEvent, OperationType};
 
-use super::codec;
-use super::command_metrics::Call;
-use super::documents::{EventDoc, HoldDoc, OrderStatus};
-use super::holds::VERSION;
-use super::{names, Store};
-use crate::domain::ids::{OrderId, ShowtimeId};
+use super::{COLLECTION, VERSION};
+use crate::domain::ids::ShowtimeId;
 use crate::domain::seat::SeatState;
 use crate::domain::seat_changes::{CountsPatch, SeatDelta, SeatMapChange};
-use crate::error::ApiError;
+use crate::store::codec;
+use crate::store::documents::HoldDoc;
 
-/// An open change stream.
-pub struct ChangeFeed {
-    stream: ChangeStream<ChangeStreamEvent<Document>>,
-}
-
-/// Where a feed had got to: open a new one from here to miss nothing.
-#[derive(Debug, Clone)]
-pub struct FeedPosition(ResumeToken);
-
-/// Why a feed could not be opened.
+/// A change of an inventory the feed passes on.
 #[derive(Debug)]
-pub enum FeedOpenError {
-    /// The server no longer knows the position (its history moved on, or the token is not
-    /// one of its own): changes since then may be lost.
-    PositionLost(ApiError),
-    /// The server could not be reached or refused for another reason: try again later.
-    Failed(ApiError),
-}
-
-/// One change the feed passes on.
-#[derive(Debug)]
-pub enum FeedEvent {
+pub enum FeedChange {
     /// An update of a showtime's seat inventory.
-    Inventory(InventoryUpdate),
+    Updated(InventoryUpdate),
     /// A showtime's inventory was replaced or deleted: what changed is not known.
-    InventoryRewritten(ShowtimeId),
-    /// An order moved to CONFIRMED or CANCELLED.
-    Order { id: OrderId, status: OrderStatus },
-    /// An event was appended to a channel's log.
-    Event(Box<EventDoc>),
+    Rewritten(ShowtimeId),
 }
 
 /// The fields one update of an inventory set, read only when someone wants them.
@@ -71,99 +37,28 @@ pub enum HoldsSeen {
     Added(Vec<HoldDoc>),
 }
 
-impl Store {
-    /// Opens the change feed, from `from` when given (else from now).
-    #[tracing::instrument(skip(self, from), fields(resuming = from.is_some()))]
-    pub async fn open_change_feed(
-        &self,
-        from: Option<&FeedPosition>,
-    ) -> Result<ChangeFeed, FeedOpenError> {
-        let pipeline = [doc! { "$match": { "$or": [
-            {
-                "ns.coll": names::SEAT_INVENTORY,
-                "operationType": { "$in": ["update", "replace", "delete"] },
-            },
-            {
-                "ns.coll": names::ORDERS,
-                "operationType": "update",
-                "updateDescription.updatedFields.status": { "$in": ["CONFIRMED", "CANCELLED"] },
-            },
-            { "ns.coll": names::EVENTS, "operationType": "insert" },
-        ] } }];
-        let watch = self
-            .db
-            .watch()
-            .pipeline(pipeline)
-            .resume_after(from.map(|position| position.0.clone()));
-        match self
-            .bounded_raw(Call::new("none", "changeStream"), watch)
-            .await
-        {
-            Ok(Ok(stream)) => Ok(ChangeFeed { stream }),
-            Ok(Err(error)) if from.is_some() && is_refusal(&error) => {
-                Err(FeedOpenError::PositionLost(error.into()))
-            }
-            Ok(Err(error)) => Err(FeedOpenError::Failed(error.into())),
-            Err(timeout) => Err(FeedOpenError::Failed(timeout)),
-        }
+/// The `$match` clause (one branch of the feed's `$or`) that keeps the inventories' updates,
+/// replacements and deletions.
+pub fn feed_clause() -> Document {
+    doc! {
+        "ns.coll": COLLECTION,
+        "operationType": { "$in": ["update", "replace", "delete"] },
     }
 }
 
-/// Whether the server answered and said no (rather than not answering).
-fn is_refusal(error: &mongodb::error::Error) -> bool {
-    matches!(&*error.kind, mongodb::error::ErrorKind::Command(_))
-        && !matches!(ApiError::from(error.clone()), ApiError::Unavailable(_))
-}
-
-impl ChangeFeed {
-    /// The next change worth passing on; waits until there is one. An error means the feed
-    /// is broken: open a new one from [`ChangeFeed::position`].
-    pub async fn next(&mut self) -> Result<FeedEvent, ApiError> {
-        loop {
-            let event = match self.stream.next().await {
-                Some(event) => event?,
-                None => return Err(ApiError::unavailable("the change stream was closed")),
-            };
-            if let Some(event) = read_event(event) {
-                return Ok(event);
-            }
-        }
+/// The inventory change `event` is, if it is one (its update description is then taken out
+/// of it, not copied).
+pub fn read_feed_change(event: &mut ChangeStreamEvent<Document>) -> Option<FeedChange> {
+    if event.ns.as_ref()?.coll.as_deref()? != COLLECTION {
+        return None;
     }
-
-    /// Where the feed has got to (also past events the server filtered out).
-    pub fn position(&self) -> Option<FeedPosition> {
-        self.stream.resume_token().map(FeedPosition)
-    }
-}
-
-fn read_event(event: ChangeStreamEvent<Document>) -> Option<FeedEvent> {
-    let collection = event.ns.as_ref()?.coll.as_deref()?;
-    if let (names::EVENTS, OperationType::Insert) = (collection, &event.operation_type) {
-        let appended = bson::from_document(event.full_document?).ok()?;
-        return Some(FeedEvent::Event(Box::new(appended)));
-    }
-    let id = event.document_key.as_ref()?.get_object_id("_id").ok()?;
-    match (collection, event.operation_type) {
-        (names::SEAT_INVENTORY, OperationType::Update) => {
-            Some(FeedEvent::Inventory(InventoryUpdate {
-                showtime: codec::id_of(id),
-                updated: event.update_description?.updated_fields,
-            }))
-        }
-        (names::SEAT_INVENTORY, OperationType::Replace | OperationType::Delete) => {
-            Some(FeedEvent::InventoryRewritten(codec::id_of(id)))
-        }
-        (names::ORDERS, OperationType::Update) => {
-            let status = event
-                .update_description?
-                .updated_fields
-                .get("status")?
-                .clone();
-            Some(FeedEvent::Order {
-                id: codec::id_of(id),
-                status: bson::from_bson(status).ok()?,
-            })
-        }
+    let id = codec::id_of(event.document_key.as_ref()?.get_object_id("_id").ok()?);
+    match event.operation_type {
+        OperationType::Update => Some(FeedChange::Updated(InventoryUpdate {
+            showtime: id,
+            updated: event.update_description.take()?.updated_fields,
+        })),
+        OperationType::Replace | OperationType::Delete => Some(FeedChange::Rewritten(id)),
         _ => None,
     }
 }

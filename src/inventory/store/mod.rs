@@ -1,0 +1,88 @@
+//! The inventory's store code: the only code that names `seat_inventory`. Every change to a
+//! seat is ONE conditional update of its showtime's document whose filter checks the state
+//! each seat it changes is assumed to be in (invariant 1); the counts and the version move in
+//! the same update (invariant 5). One file per kind of change.
+
+mod admissions;
+mod blocks;
+mod cancellation;
+mod creation;
+mod feed;
+mod hold_extension;
+mod holds;
+mod outbox;
+mod reads;
+mod sales;
+mod sold_seats;
+
+use bson::{doc, Document};
+
+use crate::domain::ids::ShowtimeId;
+use crate::domain::layout::parse_seat_label;
+use crate::error::ApiError;
+use crate::store::command_metrics::Call;
+use crate::store::documents::OutboxEntryDoc;
+use crate::store::indexes::{index, Wanted};
+use crate::store::{names, OutboxKind, OutboxSource, Store};
+
+pub use admissions::AdmissionSeat;
+pub use feed::{feed_clause, read_feed_change, FeedChange, HoldsSeen, InventoryUpdate};
+pub use holds::HoldFence;
+
+/// The collection: one document per showtime holding the state of every seat.
+const COLLECTION: &str = names::SEAT_INVENTORY;
+
+/// The inventory's version field: every update that changes seats adds one to it, in the same
+/// update, so live seat maps can tell a missed change from a late one (`domain::seat_changes`).
+const VERSION: &str = "version";
+
+/// `seats.D.6.state`: seat D7's `field`. Row labels are capital letters, safe in a path.
+fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
+    let (row, number) = parse_seat_label(label)?;
+    Ok(format!("seats.{row}.{}.{field}", number - 1))
+}
+
+impl Store {
+    /// The indexes the inventory's queries rely on: the sweeper's search for expired holds,
+    /// and the relay's for outbox entries a dead gateway left.
+    pub(crate) fn inventory_indexes() -> Vec<Wanted> {
+        vec![
+            index(COLLECTION, doc! { "holds.expiresAt": 1 }, "hold_expiry"),
+            index(COLLECTION, doc! { "outbox.at": 1 }, "outbox"),
+        ]
+    }
+
+    /// Runs one conditional update of an inventory document; true when it matched (and so
+    /// changed every seat it names).
+    async fn update_inventory(&self, filter: Document, update: Document) -> Result<bool, ApiError> {
+        let result = self
+            .bounded(
+                Call::new(COLLECTION, "update"),
+                self.collection::<Document>(COLLECTION)
+                    .update_one(filter, update),
+            )
+            .await?;
+        Ok(result.modified_count == 1)
+    }
+
+    /// One conditional update of `showtime`'s inventory that, when it matches, leaves
+    /// `entries` in its outbox (and notes the document for the relay). True when it matched.
+    async fn update_inventory_telling(
+        &self,
+        showtime: ShowtimeId,
+        filter: Document,
+        mut update: Document,
+        entries: &[OutboxEntryDoc],
+    ) -> Result<bool, ApiError> {
+        let entries = self.events_to_keep(entries);
+        crate::store::push_entries(&mut update, entries)?;
+        let matched = self.update_inventory(filter, update).await?;
+        if matched && !entries.is_empty() {
+            self.note_outbox(OutboxSource {
+                kind: OutboxKind::Inventory,
+                showtime,
+            });
+        }
+        Ok(matched)
+    }
+}

@@ -1,0 +1,67 @@
+//! Giving sold seats back (a refund, an order's or a showtime's cancellation): ONE conditional
+//! update of the showtime's inventory, with the event the order's channel is told in it.
+
+use bson::{doc, Bson, Document};
+
+use super::{seat_path, VERSION};
+use crate::channel_events::rules::EventType;
+use crate::error::ApiError;
+use crate::store::codec::ObjectIdExt;
+use crate::store::documents::{EventDetailsDoc, OrderDoc, RefundDoc};
+use crate::store::{new_entry, Store};
+
+impl Store {
+    /// Gives seats `labels` of `order` back: matches only while every one of them is SOLD
+    /// under it and, unless `even_admitted` (a cancelled showtime refunds everyone), not
+    /// admitted at the door. The order's channel is told, in the same update: ORDER_CANCELLED
+    /// when `whole`, else ORDER_REFUNDED, with `refund` (none for an order cancelled before
+    /// refunds were recorded). False when it did not match (they were given back already, or
+    /// one was admitted).
+    #[tracing::instrument(skip(self, order, refund), fields(order = %order.id))]
+    pub async fn free_sold_seats(
+        &self,
+        order: &OrderDoc,
+        labels: &[String],
+        even_admitted: bool,
+        refund: Option<&RefundDoc>,
+        whole: bool,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! { "_id": order.showtime.id.oid() };
+        let mut set = Document::new();
+        let mut unset = Document::new();
+        for label in labels {
+            filter.insert(seat_path(label, "state")?, "SOLD");
+            filter.insert(seat_path(label, "order")?, order.id.oid());
+            if even_admitted {
+                unset.insert(seat_path(label, "admitted")?, Bson::String(String::new()));
+            } else {
+                filter.insert(seat_path(label, "admitted")?, doc! { "$exists": false });
+            }
+            set.insert(seat_path(label, "state")?, "AVAILABLE");
+            unset.insert(seat_path(label, "order")?, Bson::String(String::new()));
+        }
+        let count = labels.len() as i64;
+        let update = doc! {
+            "$set": set,
+            "$unset": unset,
+            "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
+        };
+        let kind = match whole {
+            true => EventType::OrderCancelled,
+            false => EventType::OrderRefunded,
+        };
+        let reason = refund.map(|refund| refund.reason).or(order.cancel_reason);
+        let details = EventDetailsDoc {
+            showtime: Some(order.showtime.id),
+            order: Some(order.id),
+            seats: labels.to_vec(),
+            refund: refund.map(|refund| refund.id),
+            amount: refund.map(|refund| refund.amount),
+            reason: reason.map(|reason| reason.as_str().to_owned()),
+            ..Default::default()
+        };
+        let told = new_entry(kind, Some(&order.channel), details);
+        self.update_inventory_telling(order.showtime.id, filter, update, &[told])
+            .await
+    }
+}
