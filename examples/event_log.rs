@@ -205,16 +205,16 @@ async fn deliver(
     let policy = SalesArgs::default().hold_policy();
     let locks = Arc::default();
     for i in 0..EVENTS {
-        let request = boxoffice::booking::HoldRequest {
+        let request = boxoffice::holds::HoldRequest {
             showtime: showtimes[i / 400],
-            choice: boxoffice::booking::SeatChoice::Best {
+            choice: boxoffice::holds::SeatChoice::Best {
                 count: 1,
                 kind: boxoffice::domain::seat::SeatKind::Standard,
             },
             ticket_types: Vec::new(),
         };
         let attempt = boxoffice::booking::Attempt::unkeyed();
-        boxoffice::booking::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
+        boxoffice::holds::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
             .await?;
     }
     while boxoffice::channel_events::last_sequence(&store, "bench").await? < EVENTS as i64 {

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::booking::{
-    resume_cancellations, settle_orders, sweep_expired_holds, Membership, CANCEL_GRACE,
-    PENDING_GRACE,
+    resume_cancellations, settle_orders, Membership, CANCEL_GRACE, PENDING_GRACE,
 };
 use crate::catalogue;
 use crate::channel_events::{EventRelay, STALE_AFTER};
+use crate::holds::sweep_expired_holds;
 use crate::sales::project_sales;
 use crate::shutdown::Shutdown;
 use crate::store::Store;

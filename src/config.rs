@@ -6,11 +6,11 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::booking::KeyPolicy;
-use crate::domain::holds::HoldPolicy;
 use crate::domain::paging::PageLimits;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::graphql::QueryLimits;
+use crate::holds::rules::HoldPolicy;
 use crate::store::{DatabaseOptions, WriteAcknowledgment};
 
 /// Boxoffice: a GraphQL gateway for cinema ticketing on MongoDB.

@@ -20,6 +20,7 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod holds;
 pub mod http;
 pub mod inventory;
 pub mod live;

@@ -30,14 +30,15 @@ mod bench_catalogue;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{self, Attempt, Customer, HoldRequest, SeatChoice, ShowtimeLocks};
+use boxoffice::booking::{self, Attempt, Customer};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
+use boxoffice::holds::rules::HoldPolicy;
+use boxoffice::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use bson::oid::ObjectId;
@@ -484,7 +485,7 @@ async fn booking_pair(
             TicketType::parse("bench", "CHILD").expect("built in"),
         ],
     };
-    let Ok(held) = booking::hold_seats(
+    let Ok(held) = holds::hold_seats(
         &store,
         &locks,
         "bench",

@@ -10,24 +10,13 @@
 //! be retried), never make it wrong. It knows nothing of GraphQL.
 
 mod gateways;
-mod hold_extension;
-mod hold_reads;
-mod holds;
 mod idempotency;
 mod orders;
 mod reconciler;
 mod refunds;
 mod showtime_cancel;
-mod showtime_locks;
-mod sweeper;
 
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
-pub use hold_extension::extend_hold;
-pub use hold_reads::{hold_of_channel, holds_of_channel};
-pub use holds::{
-    forget_release, hold_seats, read_named_seats, release_hold, FirstRead, HeldSeats, HoldRequest,
-    SeatChoice,
-};
 pub use idempotency::{fence, once, once_unless_refused, Attempt, KeyPolicy};
 pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use reconciler::{settle_orders, PENDING_GRACE};
@@ -36,5 +25,3 @@ pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,
 };
-pub use showtime_locks::ShowtimeLocks;
-pub use sweeper::sweep_expired_holds;

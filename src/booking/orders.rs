@@ -2,15 +2,15 @@
 //! (cancelling is in `refunds`). The inventory document is the authority on which seats an order holds
 //! (invariant 6; the design is in `store::orders`).
 
-use super::holds::with_kinds;
 use super::refunds::finish_refund;
 use super::Attempt;
-use crate::domain::holds::HoldPolicy;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;
 use crate::domain::text;
 use crate::error::ApiError;
+use crate::holds::rules::HoldPolicy;
+use crate::holds::with_kinds;
 use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
     CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, ShowtimeStatus,

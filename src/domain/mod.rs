@@ -11,8 +11,6 @@ pub mod clock;
 pub mod cursor;
 pub mod geo;
 pub mod global_id;
-pub mod hold_extension;
-pub mod holds;
 pub mod ids;
 pub mod input_caps;
 pub mod layout;

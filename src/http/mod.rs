@@ -37,12 +37,13 @@ use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::booking::{KeyPolicy, ShowtimeLocks};
+use crate::booking::KeyPolicy;
 use crate::config::Limits;
-use crate::domain::holds::HoldPolicy;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ErrorCode;
 use crate::graphql::{RequestSettings, ServedSchema};
+use crate::holds::rules::HoldPolicy;
+use crate::holds::ShowtimeLocks;
 use crate::live::Live;
 use crate::store::Store;
 

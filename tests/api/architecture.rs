@@ -64,7 +64,7 @@ fn names(code: &str, path: &str) -> bool {
     })
 }
 
-/// The feature folders: `src/<feature>/` with pure rules (`rules.rs`) or store code
+/// The feature folders: `src/<feature>/` with pure rules (`rules.rs` or `rules/`) or store code
 /// (`store/`) of its own. Each is laid out the same way: `rules` (pure), use cases beside it,
 /// `store/`, `graphql/`, each part there only when the feature has one.
 fn features() -> Vec<String> {
@@ -72,11 +72,16 @@ fn features() -> Vec<String> {
     let mut found: Vec<String> = std::fs::read_dir(src)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.join("store").is_dir() || path.join("rules.rs").is_file())
+        .filter(|path| {
+            ["store", "rules"]
+                .iter()
+                .any(|part| path.join(part).is_dir())
+                || path.join("rules.rs").is_file()
+        })
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     found.sort();
-    for feature in ["webhooks", "admissions", "inventory"] {
+    for feature in ["webhooks", "admissions", "inventory", "holds"] {
         assert!(found.contains(&feature.to_owned()), "{found:?}");
     }
     found

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::holds::rules::HoldPolicy;
 use serde_json::json;
 
 use crate::sale::{sale_with, HOLD};
@@ -94,7 +94,7 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
     // exactly that hold.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let released = boxoffice::booking::sweep_expired_holds(&sale.app.store)
+        let released = boxoffice::holds::sweep_expired_holds(&sale.app.store)
             .await
             .unwrap();
         if released > 0 {
@@ -110,7 +110,7 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
     );
     assert_eq!(sale.inventory().await.holds.len(), 1);
     assert_eq!(
-        boxoffice::booking::sweep_expired_holds(&sale.app.store)
+        boxoffice::holds::sweep_expired_holds(&sale.app.store)
             .await
             .unwrap(),
         0

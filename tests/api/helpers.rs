@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
-use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use serde_json::{json, Value};

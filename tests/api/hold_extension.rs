@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::holds::rules::HoldPolicy;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::holds::rules::HoldPolicy;
 use serde_json::{json, Value};
 
 use crate::sale::{sale, sale_with};

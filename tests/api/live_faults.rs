@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
+use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::live::{Live, SeatMapUpdate};
 use boxoffice::store::DatabaseOptions;
 use futures::StreamExt;

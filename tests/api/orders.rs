@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::holds::rules::HoldPolicy;
 use serde_json::{json, Value};
 
 use crate::sale::{sale, sale_with, Sale};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use boxoffice::booking;
 use boxoffice::config::SalesArgs;
-use boxoffice::domain::holds::HoldPolicy;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::sales;
 use serde_json::{json, Value};
 

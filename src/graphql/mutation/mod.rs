@@ -3,7 +3,6 @@
 mod cinemas;
 mod door_keys;
 mod halls;
-mod holds;
 mod movies;
 mod orders;
 mod seat_blocks;
@@ -17,7 +16,7 @@ use async_graphql::MergedObject;
 /// operator's.
 #[derive(MergedObject, Default)]
 pub struct Mutation(
-    holds::HoldMutation,
+    crate::holds::graphql::HoldMutation,
     orders::OrderMutation,
     showtimes::ShowtimeMutation,
     seat_blocks::SeatBlockMutation,

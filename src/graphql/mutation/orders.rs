@@ -4,12 +4,12 @@ use async_graphql::{Context, InputObject, Object, ID};
 
 use crate::booking::{self, Customer};
 use crate::domain::global_id;
-use crate::domain::holds::HoldPolicy;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
+use crate::holds::rules::HoldPolicy;
 
 #[derive(Default)]
 pub struct OrderMutation;

@@ -4,7 +4,6 @@ mod audit;
 mod cinemas;
 mod door_keys;
 mod entities;
-mod holds;
 mod movies;
 mod node;
 mod orders;
@@ -36,7 +35,7 @@ query_roots!(
     showtimes::ShowtimeQuery,
     node::NodeQuery,
     orders::OrderQuery,
-    holds::HoldQuery,
+    crate::holds::graphql::HoldQuery,
     regions::RegionQuery,
     audit::AuditQuery,
     ticket_types::TicketTypeQuery,

@@ -5,12 +5,12 @@ use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
 use super::types::SeatOption;
-use crate::domain::holds::HoldPolicy;
 use crate::domain::pricing;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, SeatKind};
+use crate::holds::rules::HoldPolicy;
 use crate::seat_search::rules::{validate_party, SearchArea, SearchWindow};
 use crate::seat_search::{self, SeatSearch};
 

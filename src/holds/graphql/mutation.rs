@@ -4,13 +4,14 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::booking;
 use crate::domain::global_id;
-use crate::domain::holds::{self, HoldPolicy};
 use crate::domain::{input_caps, pricing};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
+use crate::holds::rules::{self, HoldPolicy};
+use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::overload::Admission;
 
 #[derive(Default)]
@@ -61,7 +62,7 @@ impl HoldMutation {
         let policy = ctx.data_unchecked::<HoldPolicy>();
         // Every size first: nothing below may allocate or loop by a size not yet checked.
         if let Some(seats) = &input.seats {
-            holds::validate_count(seats.len(), policy)?;
+            rules::validate_count(seats.len(), policy)?;
         }
         input_caps::optional_list(
             "ticketTypes",
@@ -98,7 +99,7 @@ impl HoldMutation {
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
         // Named seats already taken are refused from one read, before the key is claimed.
-        let first_read = booking::read_named_seats(store, &request, policy).await?;
+        let first_read = holds::read_named_seats(store, &request, policy).await?;
         let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
         let held = booking::once_unless_refused(
             store,
@@ -110,7 +111,7 @@ impl HoldMutation {
             refusal,
             |attempt| {
                 let first_read = first_read.clone();
-                booking::hold_seats(store, locks, channel, &request, policy, attempt, first_read)
+                holds::hold_seats(store, locks, channel, &request, policy, attempt, first_read)
             },
         )
         .await?;
@@ -141,12 +142,12 @@ impl HoldMutation {
             key,
             "releaseHold",
             &request,
-            |attempt| booking::release_hold(store, channel, showtime, hold, attempt),
+            |attempt| holds::release_hold(store, channel, showtime, hold, attempt),
         )
         .await?;
         if key.is_some() {
             // The answer is stored: the release's note in the inventory has served.
-            if let Err(error) = booking::forget_release(store, showtime, hold).await {
+            if let Err(error) = holds::forget_release(store, showtime, hold).await {
                 tracing::warn!(%error, "could not drop a release note");
             }
         }
@@ -180,7 +181,7 @@ impl HoldMutation {
             key,
             "extendHold",
             &request,
-            |attempt| booking::extend_hold(store, channel, showtime, hold, policy, attempt),
+            |attempt| holds::extend_hold(store, channel, showtime, hold, policy, attempt),
         )
         .await?;
         Ok(Hold::from(held))

@@ -2,14 +2,15 @@
 
 use std::collections::HashSet;
 
-use super::{Attempt, ShowtimeLocks};
+use super::ShowtimeLocks;
+use crate::booking::Attempt;
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
-use crate::domain::holds::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::pricing::{seat_prices, TicketType, Unpriced};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
+use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::inventory::HoldFence;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, CrashPoint, Store};
@@ -384,7 +385,7 @@ fn cancelled(showtime_id: ShowtimeId) -> ApiError {
 }
 
 /// `hold` with its seats' kinds (a hold made before holds kept them is looked up).
-pub(super) async fn with_kinds(
+pub async fn with_kinds(
     store: &Store,
     showtime_id: ShowtimeId,
     hold: HoldDoc,

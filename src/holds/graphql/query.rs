@@ -3,11 +3,11 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
-use crate::booking;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, Hold};
+use crate::holds;
 
 #[derive(Default)]
 pub struct HoldQuery;
@@ -25,7 +25,7 @@ impl HoldQuery {
     ) -> Result<Hold, ApiError> {
         let channel = ctx.calling_channel("reading holds")?;
         let (showtime, hold) = global_id::hold_id(&id)?;
-        let held = booking::hold_of_channel(ctx.store(), channel, showtime, hold).await?;
+        let held = holds::hold_of_channel(ctx.store(), channel, showtime, hold).await?;
         Ok(Hold::from(held))
     }
 
@@ -46,7 +46,7 @@ impl HoldQuery {
         let channel = ctx.calling_channel("reading holds")?;
         let showtime = global_id::showtime_id(&showtime_id)?;
         let page = ctx.page(first, after)?;
-        let holds = booking::holds_of_channel(ctx.store(), channel, showtime, &page).await?;
+        let holds = holds::holds_of_channel(ctx.store(), channel, showtime, &page).await?;
         Ok(connection(holds, Hold::from))
     }
 }

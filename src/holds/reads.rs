@@ -2,7 +2,7 @@
 //! picker recovers a hold after a reload. Holds live in their showtime's inventory, so each
 //! read is one `find` of that document (its `holds` only) beside one of the showtime.
 
-use super::holds::{with_kinds, HeldSeats};
+use super::hold::{with_kinds, HeldSeats};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;

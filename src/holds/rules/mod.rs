@@ -1,11 +1,13 @@
 //! Rules of a hold request: how many seats, which ones, for how long.
 
+pub mod extension;
+
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::best_seats::{Cell, SeatGrid};
-use super::layout::{parse_seat_label, SeatPosition};
-use super::seat::SeatKind;
+use crate::domain::best_seats::{Cell, SeatGrid};
+use crate::domain::layout::{parse_seat_label, SeatPosition};
+use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
 
 /// The sales policy every hold obeys.

@@ -5,13 +5,11 @@ use std::sync::Arc;
 use async_graphql::{Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use super::money::Money;
-use super::seat_map::SeatKind;
-use super::Showtime;
-use crate::booking::HeldSeats;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::graphql::types::list_cost;
+use crate::graphql::types::{Money, SeatKind, Showtime};
+use crate::holds::HeldSeats;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
 pub struct Hold(HeldSeats);

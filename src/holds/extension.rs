@@ -1,13 +1,13 @@
 //! `extendHold`: a buyer who needs longer gets it once, up to a bound (the policy's extension,
 //! never past the showtime's start).
 
-use super::hold_reads::hold_of_channel;
-use super::holds::HeldSeats;
-use super::Attempt;
-use crate::domain::hold_extension::extended_expiry;
-use crate::domain::holds::HoldPolicy;
+use super::hold::HeldSeats;
+use super::reads::hold_of_channel;
+use crate::booking::Attempt;
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::error::ApiError;
+use crate::holds::rules::extension::extended_expiry;
+use crate::holds::rules::HoldPolicy;
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 
 /// A hold read again after the update missed may have been extended, released or expired

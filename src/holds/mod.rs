@@ -1,0 +1,28 @@
+//! Holds: a channel's customer holds seats (named, or the best N adjacent) for a few minutes,
+//! extends the hold once, releases it or lets it lapse; the sweeper returns lapsed holds'
+//! seats to sale; a channel reads its holds back. A hold lives in its showtime's seat
+//! inventory, so every write is one of `inventory`'s conditional updates (a hold has no
+//! store code of its own); a showtime's requests queue on one lock per showtime
+//! (`ShowtimeLocks`) so that a sell-out refuses early instead of racing.
+//!
+//! Laid out as every feature is: `rules` (pure: the policy, the count and couple-seat rules,
+//! the extension), the use cases (`hold`: place and release; `reads`, `extension`,
+//! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold(s)).
+
+mod extension;
+pub mod graphql;
+mod hold;
+mod reads;
+pub mod rules;
+mod showtime_locks;
+mod sweeper;
+
+pub use extension::extend_hold;
+pub use hold::{
+    forget_release, hold_seats, read_named_seats, release_hold, with_kinds, FirstRead, HeldSeats,
+    HoldRequest, SeatChoice,
+};
+pub use reads::{hold_of_channel, holds_of_channel};
+pub use rules::HoldPolicy;
+pub use showtime_locks::ShowtimeLocks;
+pub use sweeper::sweep_expired_holds;
