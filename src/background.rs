@@ -7,12 +7,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::booking::{
-    resume_cancellations, settle_orders, Membership, CANCEL_GRACE, PENDING_GRACE,
-};
+use crate::booking::Membership;
 use crate::catalogue;
 use crate::channel_events::{EventRelay, STALE_AFTER};
 use crate::holds::sweep_expired_holds;
+use crate::orders::{resume_cancellations, settle_orders, CANCEL_GRACE, PENDING_GRACE};
 use crate::sales::project_sales;
 use crate::shutdown::Shutdown;
 use crate::store::Store;

@@ -24,6 +24,7 @@ pub mod holds;
 pub mod http;
 pub mod inventory;
 pub mod live;
+pub mod orders;
 pub mod overload;
 pub mod sales;
 pub mod seat_search;

@@ -30,7 +30,7 @@ mod bench_catalogue;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{self, Attempt, Customer};
+use boxoffice::booking::{self, Attempt};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
@@ -39,6 +39,7 @@ use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use boxoffice::orders::{self, Customer};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use bson::oid::ObjectId;
@@ -503,7 +504,7 @@ async fn booking_pair(
         contact: "c".into(),
     };
     let hold = held.hold.id;
-    booking::confirm_hold(
+    orders::confirm_hold(
         &store,
         "bench",
         showtime,

@@ -11,17 +11,6 @@
 
 mod gateways;
 mod idempotency;
-mod orders;
-mod reconciler;
-mod refunds;
-mod showtime_cancel;
 
 pub use gateways::{Membership, LIVE_WITHIN_HEARTBEATS};
 pub use idempotency::{fence, once, once_unless_refused, Attempt, KeyPolicy};
-pub use orders::{confirm_hold, list_orders, order_of, settle_order, Customer};
-pub use reconciler::{settle_orders, PENDING_GRACE};
-pub use refunds::{cancel_order, CancelRequest};
-pub use showtime_cancel::{
-    begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
-    CancelStart, ShowtimeCancellation, CANCEL_GRACE,
-};

@@ -7,9 +7,9 @@ use super::references::propagate_now;
 use super::{authorize, record, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, RegionId};
-use crate::domain::refunds::RefundPolicy;
 use crate::domain::region::RegionLevel;
 use crate::error::ApiError;
+use crate::orders::rules::RefundPolicy;
 use crate::store::documents::{CinemaDoc, GeoJsonPoint, SCHEMA_VERSION};
 use crate::store::{CinemaChanges, CinemaRegion, Copied, Propagation, Store};
 

@@ -1,14 +1,14 @@
 //! Cancelling a showtime on behalf of an operator: the scope check, the key, the audit entry;
-//! the cancellation itself (and why it survives a crash) is `booking::showtime_cancel`.
+//! the cancellation itself (and why it survives a crash) is `orders::showtime_cancel`.
 
 use serde::Serialize;
 
 use super::access::record_under;
 use super::{authorize, Audited, Keyed};
-use crate::booking::{self, CancelStart, ShowtimeCancellation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::orders::{self, CancelStart, ShowtimeCancellation};
 
 /// Cancels showtime `id`: NOT_FOUND when there is none, FORBIDDEN outside the operator's
 /// scope (nothing written), BAD_USER_INPUT when it has ended or another request cancelled it;
@@ -31,7 +31,7 @@ pub async fn cancel_showtime(
             let showtime = showtime.clone();
             async move {
                 let began_by =
-                    match booking::begin_cancellation(store, &showtime, attempt.resource_id())
+                    match orders::begin_cancellation(store, &showtime, attempt.resource_id())
                         .await?
                     {
                         CancelStart::Done(done) => return Ok(*done),
@@ -53,8 +53,8 @@ pub async fn cancel_showtime(
                     },
                 )
                 .await?;
-                booking::resume_cancellation(store, id).await?;
-                booking::cancellation_summary(store, id).await
+                orders::resume_cancellation(store, id).await?;
+                orders::cancellation_summary(store, id).await
             }
         })
         .await

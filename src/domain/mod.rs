@@ -20,7 +20,6 @@ pub mod operator;
 pub mod paging;
 pub mod pricing;
 pub mod rate_limit;
-pub mod refunds;
 pub mod region;
 pub mod schedule;
 pub mod seat;

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::orders;
 use boxoffice::sales;
 use boxoffice::store::documents::ShowtimeStatus;
 use boxoffice::store::{CrashPoint, DelayPoint};
@@ -337,19 +337,19 @@ async fn a_cancellation_interrupted_between_orders_is_finished_once_by_the_backg
     // Young cancellations are left to their request; the grace is what keeps the pass off.
     let other = sale.app.another_gateway().await;
     assert_eq!(
-        booking::resume_cancellations(&other.store, booking::CANCEL_GRACE)
+        orders::resume_cancellations(&other.store, orders::CANCEL_GRACE)
             .await
             .unwrap(),
         0
     );
     assert_eq!(
-        booking::resume_cancellations(&other.store, Duration::ZERO)
+        orders::resume_cancellations(&other.store, Duration::ZERO)
             .await
             .unwrap(),
         1
     );
     assert_eq!(
-        booking::resume_cancellations(&other.store, Duration::ZERO)
+        orders::resume_cancellations(&other.store, Duration::ZERO)
             .await
             .unwrap(),
         0,
@@ -492,7 +492,7 @@ async fn holds_and_confirmations_racing_a_cancellation_are_undone_or_refused() {
     }
     // A confirmation may still be between its sale and its CONFIRMED mark when the
     // cancellation settles it; whatever is left is settled by the reconciler.
-    booking::settle_orders(&sale.app.store, Duration::ZERO)
+    orders::settle_orders(&sale.app.store, Duration::ZERO)
         .await
         .unwrap();
     sale.check_cancelled().await;

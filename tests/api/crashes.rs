@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::orders;
 use boxoffice::store::CrashPoint;
 use serde_json::{json, Value};
 
@@ -37,7 +37,7 @@ impl Sale {
 
     /// The reconciler's pass, with no grace period.
     async fn reconcile(&self) -> usize {
-        booking::settle_orders(&self.app.store, Duration::ZERO)
+        orders::settle_orders(&self.app.store, Duration::ZERO)
             .await
             .unwrap()
     }

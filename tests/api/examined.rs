@@ -141,7 +141,7 @@ async fn every_booking_command_reads_one_document_through_an_index() {
     boxoffice::sales::project_sales(&sale.app.store)
         .await
         .unwrap();
-    boxoffice::booking::settle_orders(&sale.app.store, std::time::Duration::ZERO)
+    boxoffice::orders::settle_orders(&sale.app.store, std::time::Duration::ZERO)
         .await
         .unwrap();
     for command in sale.app.store.commands().take() {

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::orders;
 use boxoffice::store::{CrashPoint, PausePoint};
 use serde_json::{json, Value};
 
@@ -118,7 +118,7 @@ async fn a_crash_after_the_seats_are_back_is_finished_by_the_reconciler() {
         [SeatState::Available, SeatState::Sold, SeatState::Available]
     );
     assert_eq!(sale.stored_refunds(&order).await, (1, true));
-    let settled = booking::settle_orders(&sale.app.store, Duration::ZERO)
+    let settled = orders::settle_orders(&sale.app.store, Duration::ZERO)
         .await
         .unwrap();
     assert_eq!(settled, 1);

@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use boxoffice::booking;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::orders;
 use boxoffice::store::DelayPoint;
 use serde_json::{json, Value};
 
@@ -144,7 +144,7 @@ async fn a_sigterm_lets_a_confirm_in_flight_finish_and_the_process_exits_zero() 
         sale.states(&["A3", "A4"]).await,
         [SeatState::Sold, SeatState::Sold]
     );
-    let settled = booking::settle_orders(&sale.app.store, Duration::ZERO)
+    let settled = orders::settle_orders(&sale.app.store, Duration::ZERO)
         .await
         .unwrap();
     assert_eq!(settled, 0, "no order was left between two writes");
@@ -192,7 +192,7 @@ async fn a_grace_shorter_than_the_confirm_drops_it_and_the_order_is_whole_after_
         )
         .await
         .data();
-    booking::settle_orders(&sale.app.store, Duration::ZERO)
+    orders::settle_orders(&sale.app.store, Duration::ZERO)
         .await
         .unwrap();
     let unsettled = unsettled(&sale).await;

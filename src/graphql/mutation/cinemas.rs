@@ -5,10 +5,10 @@ use async_graphql::{Context, InputObject, Object, ID};
 use crate::catalogue::{self, CinemaEdit, NewCinema};
 use crate::domain::catalogue as rules;
 use crate::domain::global_id;
-use crate::domain::refunds::{RefundPolicy, MAX_CUTOFF_MINUTES};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Cinema;
+use crate::orders::rules::{RefundPolicy, MAX_CUTOFF_MINUTES};
 use crate::store::documents::GeoJsonPoint;
 
 #[derive(Default)]

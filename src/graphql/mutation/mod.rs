@@ -4,7 +4,6 @@ mod cinemas;
 mod door_keys;
 mod halls;
 mod movies;
-mod orders;
 mod seat_blocks;
 mod showtime_cancel;
 mod showtimes;
@@ -17,7 +16,7 @@ use async_graphql::MergedObject;
 #[derive(MergedObject, Default)]
 pub struct Mutation(
     crate::holds::graphql::HoldMutation,
-    orders::OrderMutation,
+    crate::orders::graphql::OrderMutation,
     showtimes::ShowtimeMutation,
     seat_blocks::SeatBlockMutation,
     showtime_cancel::ShowtimeCancelMutation,

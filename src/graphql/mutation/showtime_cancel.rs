@@ -2,12 +2,12 @@
 
 use async_graphql::{Context, InputObject, Object, SimpleObject, ID};
 
-use crate::booking::ShowtimeCancellation;
 use crate::catalogue;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Showtime;
+use crate::orders::ShowtimeCancellation;
 
 #[derive(Default)]
 pub struct ShowtimeCancelMutation;

@@ -6,11 +6,11 @@
 
 use async_graphql::{Context, Object, ID};
 
-use crate::booking;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Cinema, Movie, Order, Showtime};
+use crate::orders;
 use crate::store::documents::OrderStatus;
 
 #[derive(Default)]
@@ -70,7 +70,7 @@ impl EntityQuery {
             OrderStatus::Confirmed | OrderStatus::Cancelled => Ok(Order((*order).clone())),
             // Not settled yet (a crash mid-confirm or mid-cancel): as `order(id:)` does.
             OrderStatus::Pending | OrderStatus::Cancelling => {
-                Ok(Order(booking::order_of(ctx.store(), channel, key).await?))
+                Ok(Order(orders::order_of(ctx.store(), channel, key).await?))
             }
         }
     }

@@ -6,7 +6,6 @@ mod door_keys;
 mod entities;
 mod movies;
 mod node;
-mod orders;
 mod regions;
 mod showtimes;
 mod ticket_types;
@@ -34,7 +33,7 @@ query_roots!(
     movies::MovieQuery,
     showtimes::ShowtimeQuery,
     node::NodeQuery,
-    orders::OrderQuery,
+    crate::orders::graphql::OrderQuery,
     crate::holds::graphql::HoldQuery,
     regions::RegionQuery,
     audit::AuditQuery,

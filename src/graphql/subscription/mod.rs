@@ -1,7 +1,6 @@
 //! The subscription roots, one per domain, merged into `Subscription`. They run over the
 //! WebSocket transport only (`http::websocket`), with the process's live hub in their data.
 
-mod orders;
 mod seat_maps;
 
 use async_graphql::{Context, MergedSubscription};
@@ -13,7 +12,7 @@ use crate::live::Live;
 #[derive(MergedSubscription, Default)]
 pub struct Subscription(
     seat_maps::SeatMapSubscription,
-    orders::OrderSubscription,
+    crate::orders::graphql::OrderSubscription,
     crate::channel_events::graphql::EventSubscription,
 );
 

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::SCHEMA_VERSION;
 use crate::domain::ids::{CinemaId, HallId, RegionId};
 use crate::domain::layout::HallLayout;
-use crate::domain::refunds::RefundPolicy;
 use crate::domain::region::RegionLevel;
+use crate::orders::rules::RefundPolicy;
 use crate::store::codec;
 
 /// A GeoJSON point: `coordinates` is `[longitude, latitude]`.

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HoldId, MovieId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
-use crate::domain::refunds::SalesFigure;
 use crate::domain::seat::SeatKind;
+use crate::orders::rules::SalesFigure;
 use crate::store::codec;
 
 /// The showtime an order is for, as it was when the order was made (extended reference: later
@@ -115,7 +115,7 @@ pub struct OrderDoc {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancelled_seats: Vec<String>,
     /// The refund whose seats are being given back (recorded, the seats not yet AVAILABLE):
-    /// whoever finds it set finishes it (`booking::settle_order`).
+    /// whoever finds it set finishes it (`orders::settle_order`).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

@@ -2,7 +2,7 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking::{self, Customer};
+use crate::booking;
 use crate::domain::global_id;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::text;
@@ -10,6 +10,7 @@ use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
 use crate::holds::rules::HoldPolicy;
+use crate::orders::{self, Customer};
 
 #[derive(Default)]
 pub struct OrderMutation;
@@ -66,7 +67,7 @@ impl OrderMutation {
             &input,
             |attempt| {
                 let customer = customer.clone();
-                booking::confirm_hold(store, channel, showtime, hold, customer, policy, attempt)
+                orders::confirm_hold(store, channel, showtime, hold, customer, policy, attempt)
             },
         )
         .await?;
@@ -105,7 +106,7 @@ impl OrderMutation {
         let store = ctx.store();
         let key = idempotency_key.as_deref();
         let keys = ctx.key_policy();
-        let request = booking::CancelRequest {
+        let request = orders::CancelRequest {
             order,
             seats: seats.as_deref(),
             key,
@@ -123,7 +124,7 @@ impl OrderMutation {
             key,
             "cancelOrder",
             &hashed,
-            |attempt| booking::cancel_order(store, channel, &request, attempt),
+            |attempt| orders::cancel_order(store, channel, &request, attempt),
         )
         .await?;
         Ok(Order(cancelled))

@@ -5,13 +5,12 @@ use std::sync::Arc;
 use async_graphql::{Context, Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use super::money::Money;
-use super::seat_map::SeatKind;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
 use crate::graphql::types::list_cost;
+use crate::graphql::types::{Money, SeatKind};
 use crate::store::documents::{self, OrderDoc};
 
 /// Where an order is in its life.

@@ -2,7 +2,7 @@
 
 use async_graphql::Object;
 
-use super::order::{Order, OrderStatus};
+use super::types::{Order, OrderStatus};
 use crate::error::ApiError;
 use crate::live::OrderEvent;
 use crate::store::documents;

@@ -3,11 +3,11 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
-use crate::booking;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, Order};
+use crate::orders;
 
 #[derive(Default)]
 pub struct OrderQuery;
@@ -23,7 +23,7 @@ impl OrderQuery {
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("reading orders")?;
         let id = global_id::order_id(&id)?;
-        Ok(Order(booking::order_of(ctx.store(), channel, id).await?))
+        Ok(Order(orders::order_of(ctx.store(), channel, id).await?))
     }
 
     /// The calling channel's orders, newest first.
@@ -40,7 +40,7 @@ impl OrderQuery {
     ) -> Result<Connection<String, Order>, ApiError> {
         let channel = ctx.calling_channel("reading orders")?;
         let page = ctx.page(first, after)?;
-        let orders = booking::list_orders(ctx.store(), channel, &page).await?;
+        let orders = orders::list_orders(ctx.store(), channel, &page).await?;
         Ok(connection(orders, Order))
     }
 }

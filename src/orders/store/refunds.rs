@@ -1,17 +1,17 @@
 //! The writes of a cancellation, whole or of some seats: the refund recorded on the order
 //! (with the order's state in the filter), the seats given back in one inventory update
 //! (`inventory`), the refund marked done. The order's `refunding` says a refund is between its first and last
-//! write: whoever finds it finishes it (`booking::settle_order`), and no second refund of the
+//! write: whoever finds it finishes it (`orders::settle_order`), and no second refund of the
 //! order starts until it is done.
 
 use bson::doc;
 use chrono::{DateTime, Utc};
 
-use super::codec::{date, ObjectIdExt};
-use super::documents::{CancelReason, RefundDoc};
-use super::Store;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::error::ApiError;
+use crate::store::codec::{date, ObjectIdExt};
+use crate::store::documents::{CancelReason, RefundDoc};
+use crate::store::Store;
 
 /// A refund of every seat an order still has: the order is cancelled with it.
 #[derive(Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::orders::settle_order;
+use super::confirm::settle_order;
 use crate::error::ApiError;
 use crate::store::{self, Store};
 

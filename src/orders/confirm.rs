@@ -3,7 +3,7 @@
 //! (invariant 6; the design is in `store::orders`).
 
 use super::refunds::finish_refund;
-use super::Attempt;
+use crate::booking::Attempt;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;

@@ -8,18 +8,19 @@
 //! never given back twice. The refund's id is the request's (its idempotency key's resource
 //! id): a retry of the key finds its refund instead of making a second.
 
-use super::orders::{load_order, settle_order};
-use super::Attempt;
+use super::confirm::{load_order, settle_order};
+use super::store::WholeCancel;
+use crate::booking::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
-use crate::domain::refunds::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
+use crate::orders::rules::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
 use crate::store::documents::{
     AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
 };
-use crate::store::{self, CrashPoint, DelayPoint, PausePoint, Store, WholeCancel};
+use crate::store::{self, CrashPoint, DelayPoint, PausePoint, Store};
 
 /// A refund that lost a race to another write of its order reads the order again and tries
 /// again, this many times at most. Every lost race is another refund recorded (or finished),

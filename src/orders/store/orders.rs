@@ -6,7 +6,7 @@
 //! the seats to it in one atomic inventory update (the moment the order takes effect), then
 //! marks it CONFIRMED. A cancellation marks the order CANCELLING, gives the seats back in one
 //! atomic update, then marks it CANCELLED. Whoever finds an order PENDING or CANCELLING (a
-//! gateway died in between) settles it from the inventory: `booking::settle_order`.
+//! gateway died in between) settles it from the inventory: `orders::settle_order`.
 //!
 //! Why not a transaction: every confirmation writes its showtime's inventory document, and on
 //! a hot showtime concurrent transactions on that one document abort each other (write
@@ -18,14 +18,14 @@ use bson::{doc, Document};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::channels::is_duplicate_key;
-use super::codec::{date, ids_made_by, ObjectIdExt};
-use super::command_metrics::Call;
-use super::documents::{CancelReason, OrderDoc, OrderStatus};
-use super::{filters, names, Store};
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
+use crate::store::codec::{date, ids_made_by, ObjectIdExt};
+use crate::store::command_metrics::Call;
+use crate::store::documents::{CancelReason, OrderDoc, OrderStatus};
+use crate::store::is_duplicate_key;
+use crate::store::{filters, names, Store};
 
 #[derive(Serialize, Deserialize)]
 struct NewestKey(i64, OrderId);

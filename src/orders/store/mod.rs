@@ -1,0 +1,7 @@
+//! The orders' store code: the `orders` collection, and the writes that move an order through
+//! its life and record its refunds.
+
+mod orders;
+mod refunds;
+
+pub use refunds::WholeCancel;
