@@ -213,7 +213,7 @@ async fn deliver(
             },
             ticket_types: Vec::new(),
         };
-        let attempt = boxoffice::booking::Attempt::unkeyed();
+        let attempt = boxoffice::idempotency::Attempt::unkeyed();
         boxoffice::holds::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
             .await?;
     }

@@ -1,15 +1,15 @@
-//! The process's background tasks, run beside the HTTP server until shutdown: booking's
-//! relay of events left unrelayed, webhook deliveries, sweeper, reconciler and resumer of interrupted showtime
-//! cancellations, catalogue's
-//! unfinished propagations, the sales projection and this gateway's heartbeat. It sits above
-//! `booking` and `catalogue`, so neither calls the other to be run.
+//! The process's background tasks, run beside the HTTP server until shutdown: the relay of
+//! events left unrelayed, webhook deliveries, the holds' sweeper, the orders' reconciler and
+//! resumer of interrupted showtime cancellations, the catalogue's unfinished propagations,
+//! the sales projection and this gateway's heartbeat. It sits above the features, so none
+//! calls another to be run.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::booking::Membership;
 use crate::catalogue;
 use crate::channel_events::{EventRelay, STALE_AFTER};
+use crate::gateways::Membership;
 use crate::holds::sweep_expired_holds;
 use crate::orders::{resume_cancellations, settle_orders, CANCEL_GRACE, PENDING_GRACE};
 use crate::sales::project_sales;

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::booking::KeyPolicy;
 use crate::domain::paging::PageLimits;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::graphql::QueryLimits;
 use crate::holds::rules::HoldPolicy;
+use crate::idempotency::KeyPolicy;
 use crate::store::{DatabaseOptions, WriteAcknowledgment};
 
 /// Boxoffice: a GraphQL gateway for cinema ticketing on MongoDB.
@@ -278,8 +278,8 @@ impl Default for CatalogueArgs {
 }
 
 impl CatalogueArgs {
-    pub fn rules(&self) -> crate::domain::catalogue_rules::CatalogueRules {
-        crate::domain::catalogue_rules::CatalogueRules {
+    pub fn rules(&self) -> crate::catalogue::rules::limits::CatalogueRules {
+        crate::catalogue::rules::limits::CatalogueRules {
             max_hall_seats: self.max_hall_seats,
             cleaning_gap: chrono::TimeDelta::minutes(i64::from(self.cleaning_gap_minutes)),
         }

@@ -1,17 +1,21 @@
 //! Boxoffice: a GraphQL gateway for a national cinema ticketing platform on MongoDB.
 //!
-//! Layers, outermost first: `http` (axum routes) → `graphql` (schema, resolvers, loaders) →
-//! `booking` and `catalogue` (the channels' and the operators' use cases) → `store` (the only
-//! code that talks to MongoDB) → `domain` (pure rules). `background` runs the periodic tasks of
-//! `booking` and `catalogue`; `config` reads flags and environment; `demo` generates the demo
-//! catalogue. Features are moving into folders of their own, each with its rules, use
-//! cases, store code and GraphQL types: `webhooks`, `want_to_see`, `counters`, `seat_search`, `admissions`, `channel_events` and `sales` so far. See ARCHITECTURE.md.
+//! One folder per feature, each laid out the same way: its pure rules (`rules`), its use
+//! cases, its store code (`store/`, the only code that talks to MongoDB beside the shared
+//! plumbing) and its GraphQL types and roots (`graphql/`). The features: `inventory` (the seat
+//! inventory, the one module that changes it), `holds`, `orders` (and refunds),
+//! `idempotency`, `admissions`, `channel_events`, `webhooks`, `want_to_see`, `counters`,
+//! `seat_search`, `sales`, `catalogue`, `live` (live feeds) and `gateways`. Shared plumbing:
+//! `store` (the database client, codec, documents, indexes, outbox), `domain` (shared pure
+//! rules: ids, money, paging, layouts, seats), `graphql` (the schema's assembly, context,
+//! loaders, limits), `http` (axum routes), `overload`, `telemetry`; `background` runs the
+//! periodic tasks, `config` reads flags and environment, `demo` generates the demo catalogue.
+//! `tests/api/architecture.rs` holds the lines between them; see ARCHITECTURE.md.
 
 pub mod admissions;
 #[cfg(test)]
 mod alloc_count;
 pub mod background;
-pub mod booking;
 pub mod catalogue;
 pub mod channel_events;
 pub mod config;
@@ -19,9 +23,11 @@ pub mod counters;
 pub mod demo;
 pub mod domain;
 pub mod error;
+pub mod gateways;
 pub mod graphql;
 pub mod holds;
 pub mod http;
+pub mod idempotency;
 pub mod inventory;
 pub mod live;
 pub mod orders;

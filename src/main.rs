@@ -14,7 +14,7 @@ use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::domain::ticket_codes::TicketSecret;
 use boxoffice::store::Store;
-use boxoffice::{background, booking, catalogue, demo, graphql, telemetry, webhooks, AppState};
+use boxoffice::{background, catalogue, demo, gateways, graphql, telemetry, webhooks, AppState};
 use clap::Parser;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
@@ -150,7 +150,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         }
     };
     // Counted among the gateways (for its share of the rate limits) before it serves.
-    let membership = booking::Membership::new(state.share.clone(), args.process.heartbeat());
+    let membership = gateways::Membership::new(state.share.clone(), args.process.heartbeat());
     membership.heartbeat(&store).await;
     let webhooks = webhooks::Deliverer::with_lease(
         store.clone(),

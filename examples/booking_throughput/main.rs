@@ -30,15 +30,16 @@ mod bench_catalogue;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::{self, Attempt};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
+use boxoffice::gateways;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use boxoffice::idempotency::Attempt;
 use boxoffice::orders::{self, Customer};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
@@ -322,7 +323,7 @@ fn main() -> anyhow::Result<()> {
                 servers.spawn(boxoffice::background::run(
                         store.clone(),
                         SalesArgs::default().intervals(),
-                        booking::Membership::new(
+                        gateways::Membership::new(
                             Default::default(),
                             std::time::Duration::from_secs(2),
                         ),

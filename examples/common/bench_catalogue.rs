@@ -2,13 +2,14 @@
 //! showtimes in it a minute apart from tomorrow (one seat inventory each), sold by the channel
 //! `bench` (¥40) whose fresh key is returned.
 
+use boxoffice::catalogue::CatalogueBatch;
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::ids::{CinemaId, HallId, MovieId, ShowtimeId};
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::pricing::TicketType;
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::{new_id, now, CatalogueBatch, Store};
+use boxoffice::store::{new_id, now, Store};
 
 /// Inserts the catalogue; returns the showtimes' ids and the channel's key.
 pub async fn insert(

@@ -53,8 +53,8 @@ mod writes;
 use std::process::Command;
 use std::time::Duration;
 
-use boxoffice::booking;
 use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::gateways;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use measure::{Clients, Gateway};
@@ -131,7 +131,7 @@ fn main() -> anyhow::Result<()> {
     let background = servers.spawn(boxoffice::background::run(
         store.clone(),
         SalesArgs::default().intervals(),
-        booking::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
+        gateways::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
         boxoffice::webhooks::Deliverer::new(
             store.clone(),
             boxoffice::webhooks::Sender::new(false),

@@ -3,12 +3,13 @@
 //! through the library (the hall and showtimes by `bench_catalogue`), so that the gateway
 //! under test starts on data it has never seen.
 
+use boxoffice::catalogue::CatalogueBatch;
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::layout::{row_label, seat_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::{CatalogueBatch, Store};
+use boxoffice::store::Store;
 
 pub const CHANNELS: usize = 8;
 const ROWS: usize = 6;

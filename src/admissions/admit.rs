@@ -12,12 +12,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::rules::{refusal, AdmissionWindow, Admitted, SeatFound};
-use crate::booking::{once, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::seat::SeatState;
 use crate::domain::ticket_codes::{Ticket, TicketSecret};
 use crate::error::ApiError;
+use crate::idempotency::{once, Attempt, KeyPolicy};
 use crate::store::documents::AdmissionDoc;
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 

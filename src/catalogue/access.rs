@@ -5,10 +5,10 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::booking::{self, Attempt, KeyPolicy};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, ResourceId};
 use crate::error::ApiError;
+use crate::idempotency::{self, Attempt, KeyPolicy};
 use crate::store::documents::{AuditDoc, SCHEMA_VERSION};
 use crate::store::{self, CrashPoint, Store};
 
@@ -37,7 +37,7 @@ pub(super) async fn cinema_exists(store: &Store, cinema: CinemaId) -> Result<(),
     Ok(())
 }
 
-/// The key space of an operator's idempotency keys (`booking::once`'s namespace): apart from
+/// The key space of an operator's idempotency keys (`idempotency::once`'s namespace): apart from
 /// every channel's, since a channel code cannot contain `/`.
 pub fn operator_keys(code: &str) -> String {
     format!("operator/{code}")
@@ -54,12 +54,12 @@ pub struct Keyed<'a, R: Serialize> {
 
 impl<R: Serialize> Keyed<'_, R> {
     /// What `attempt`'s updates carry so that a late attempt writes nothing
-    /// (`booking::fence`); `None` without a key.
-    pub fn fence(&self, attempt: Attempt) -> Option<store::KeyFence> {
-        booking::fence(&operator_keys(self.operator), self.key, attempt)
+    /// (`idempotency::fence`); `None` without a key.
+    pub fn fence(&self, attempt: Attempt) -> Option<idempotency::KeyFence> {
+        idempotency::fence(&operator_keys(self.operator), self.key, attempt)
     }
 
-    /// Runs `body` once per the operator's idempotency key (`booking::once` in the
+    /// Runs `body` once per the operator's idempotency key (`idempotency::once` in the
     /// operator's own key space).
     pub async fn once<T, F, Fut>(&self, operation: &str, body: F) -> Result<T, ApiError>
     where
@@ -68,7 +68,7 @@ impl<R: Serialize> Keyed<'_, R> {
         Fut: Future<Output = Result<T, ApiError>>,
     {
         let namespace = operator_keys(self.operator);
-        booking::once(
+        idempotency::once(
             self.store,
             self.keys,
             &namespace,

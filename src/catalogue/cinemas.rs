@@ -5,15 +5,16 @@ use serde::Serialize;
 
 use super::references::propagate_now;
 use super::{authorize, record, Audited, Keyed};
+use crate::catalogue::rules::region::RegionLevel;
+use crate::catalogue::{CinemaChanges, CinemaRegion, Copied, Propagation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, RegionId};
-use crate::domain::region::RegionLevel;
 use crate::error::ApiError;
 use crate::orders::rules::RefundPolicy;
 use crate::store::documents::{CinemaDoc, GeoJsonPoint, SCHEMA_VERSION};
-use crate::store::{CinemaChanges, CinemaRegion, Copied, Propagation, Store};
+use crate::store::Store;
 
-/// A new cinema's fields, each checked (`domain::catalogue`); the region is a district's id.
+/// A new cinema's fields, each checked (`catalogue::rules::checks`); the region is a district's id.
 #[derive(Debug, Clone)]
 pub struct NewCinema {
     pub name: String,

@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use super::references::propagate_now;
 use super::{authorize, record, Audited, Keyed};
+use crate::catalogue::{Copied, HallChanges, Propagation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, HallId};
 use crate::domain::layout::HallLayout;
 use crate::error::ApiError;
 use crate::store::documents::{HallDoc, SCHEMA_VERSION};
-use crate::store::{Copied, HallChanges, Propagation, Store};
+use crate::store::Store;
 
 /// How many future showtimes a refused layout change names.
 const NAMED_SHOWTIMES: usize = 10;

@@ -1,8 +1,8 @@
 //! Creating operators (from the command line).
 
+use crate::catalogue::rules::operator::OperatorScope;
 use crate::domain::api_key::{validate_operator_code, ApiKey};
 use crate::domain::global_id::{self, GlobalId};
-use crate::domain::operator::OperatorScope;
 use crate::error::ApiError;
 use crate::store::Store;
 

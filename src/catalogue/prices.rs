@@ -8,14 +8,15 @@ use serde::Serialize;
 use super::showtimes::check_channels;
 use super::ticket_types::check_matrix;
 use super::{authorize, record, Audited, Keyed};
-use crate::booking::Attempt;
+use crate::catalogue::{PriceChange, PriceChanged};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::idempotency::Attempt;
 use crate::store::documents::{
     ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
 };
-use crate::store::{self, PriceChange, PriceChanged, Store};
+use crate::store::{self, Store};
 
 /// How many times a change reads again after another change (or a cancellation) won.
 const ATTEMPTS: u32 = 16;

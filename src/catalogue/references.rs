@@ -4,8 +4,9 @@
 //! `--sweep-interval-seconds`). See `store/references.rs` for the versions that make a late or
 //! repeated propagation harmless.
 
+use crate::catalogue::Propagation;
 use crate::error::ApiError;
-use crate::store::{CrashPoint, Propagation, Store};
+use crate::store::{CrashPoint, Store};
 
 /// Brings the future showtimes' copies up to `propagation` right after the source's update.
 /// A failure here does not fail the write, which is done: the source's marker stays and the

@@ -3,13 +3,14 @@
 use serde::Serialize;
 
 use super::{authorize, record, Audited, Keyed};
-use crate::booking::Attempt;
+use crate::catalogue::rules::seat_blocks::{refusal, BlockMove};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
-use crate::domain::seat_blocks::{refusal, BlockMove};
 use crate::error::ApiError;
+use crate::idempotency::Attempt;
+use crate::idempotency::KeyFence;
 use crate::store::documents::ShowtimeDoc;
-use crate::store::{self, KeyFence, Store};
+use crate::store::{self, Store};
 
 /// A block or unblock lost a race with a change that was then undone (a hold placed and
 /// released between its update and its read): it tries again, this many times at most.

@@ -1,24 +1,25 @@
 //! Scheduling a showtime (`scheduleShowtime`): a hall, a movie, a start; the hall busy until
 //! the end plus the configured cleaning gap; written with its seat inventory through
-//! `Store::schedule_showtimes`, which keeps a hall's showtimes apart (see `store::schedule`).
+//! `Store::schedule_showtimes`, which keeps a hall's showtimes apart (see `catalogue::store::schedule`).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::ticket_types::check_matrix;
 use super::{authorize, record, Audited, Keyed};
-use crate::domain::catalogue_rules::CatalogueRules;
+use crate::catalogue::rules::limits::CatalogueRules;
+use crate::catalogue::rules::schedule::{self, CURRENCY};
+use crate::catalogue::{ScheduleRefusal, Scheduled};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{HallId, MovieId, ShowtimeId};
-use crate::domain::schedule::{self, CURRENCY};
 use crate::error::ApiError;
 use crate::store::documents::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
     SHOWTIME_SCHEMA_VERSION,
 };
-use crate::store::{ScheduleRefusal, Scheduled, Store};
+use crate::store::Store;
 
-/// A showtime to schedule, its input validated (`domain::schedule`).
+/// A showtime to schedule, its input validated (`catalogue::rules::schedule`).
 #[derive(Debug, Clone)]
 pub struct NewShowtime {
     pub hall: HallId,

@@ -6,11 +6,12 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::{record, Audited, Keyed};
+use crate::catalogue::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 use crate::domain::global_id::GlobalId;
 use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
 use crate::store::documents::{ChannelPriceDoc, HallDoc, TicketRuleDoc, TicketTypeDoc};
-use crate::store::{self, Store, TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
+use crate::store::{self, Store};
 
 /// Defines ticket type `code` named `name` for `operator`, once per idempotency key.
 /// BAD_USER_INPUT when the code is built in or another request defined it, or when the

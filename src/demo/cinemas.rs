@@ -10,10 +10,10 @@ use super::regions::Regions;
 use super::roster::Slot;
 use super::showtimes::{hall_showtimes, Lineup};
 use super::DemoPlan;
+use crate::catalogue::CatalogueBatch;
 use crate::domain::ids::CinemaId;
 use crate::domain::seat::SeatKind;
 use crate::store::documents::{CinemaDoc, CinemaRef, GeoJsonPoint, HallDoc, SCHEMA_VERSION};
-use crate::store::CatalogueBatch;
 
 /// Services some cinemas offer whatever their halls: (amenity, chance).
 const SERVICES: [(&str, f64); 5] = [

@@ -12,7 +12,7 @@ use super::regions::Regions;
 use super::roster::Roster;
 use super::showtimes::Lineup;
 use super::DemoPlan;
-use crate::store::CatalogueBatch;
+use crate::catalogue::CatalogueBatch;
 
 /// Generates the catalogue of a plan.
 #[derive(Debug, Clone)]

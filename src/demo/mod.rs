@@ -34,10 +34,11 @@ use futures::StreamExt;
 
 pub use generator::Generator;
 
+use crate::catalogue::rules::operator::OperatorScope;
+use crate::catalogue::CatalogueBatch;
 use crate::config::{DemoArgs, Scale};
-use crate::domain::operator::OperatorScope;
 use crate::error::ApiError;
-use crate::store::{CatalogueBatch, Store};
+use crate::store::Store;
 use progress::Progress;
 
 /// Cinemas generated and written together: about 1,200 showtimes and inventories a day.

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use super::places::{City, CITIES};
 use super::random::{object_id, rng, Stream};
+use crate::catalogue::rules::region::RegionLevel;
 use crate::domain::ids::RegionId;
-use crate::domain::region::RegionLevel;
 use crate::store::documents::RegionDoc;
 
 /// Every region of the demo, and the path of each (city, district) for its cinemas.

@@ -10,9 +10,9 @@ use super::random::china_minutes;
 use super::showtimes::{FIRST_START, LAST_START, MIN_CLEANING, SHOWS_PER_DAY};
 use super::titles::GENRES;
 use super::{DemoPlan, Generator, Loaded};
+use crate::catalogue::CatalogueBatch;
 use crate::domain::seat::SeatKind;
 use crate::store::documents::SCHEMA_VERSION;
-use crate::store::CatalogueBatch;
 use chrono::NaiveDate;
 
 fn plan(seed: u64) -> DemoPlan {

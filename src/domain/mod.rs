@@ -1,12 +1,12 @@
-//! The domain: ids, hall layouts and seat maps, seat states, money, cursors, global ids and input
-//! validation.
+//! The shared pure rules several features read: ids, hall layouts and seat maps, seat states
+//! and seat-map changes, money and pricing, best seats, cursors, paging, global ids, ticket
+//! codes, API keys, rate limits and input caps. A rule one feature alone reads lives in that
+//! feature's `rules`.
 //!
 //! Pure Rust: nothing here knows MongoDB or GraphQL, so every rule is unit-tested inline.
 
 pub mod api_key;
 pub mod best_seats;
-pub mod catalogue;
-pub mod catalogue_rules;
 pub mod clock;
 pub mod cursor;
 pub mod geo;
@@ -16,14 +16,10 @@ pub mod input_caps;
 pub mod layout;
 pub mod list_caps;
 pub mod money;
-pub mod operator;
 pub mod paging;
 pub mod pricing;
 pub mod rate_limit;
-pub mod region;
-pub mod schedule;
 pub mod seat;
-pub mod seat_blocks;
 pub mod seat_changes;
 pub mod text;
 pub mod ticket_codes;

@@ -6,14 +6,14 @@ use async_graphql::{Context, Request};
 use std::sync::Arc;
 
 use super::loaders::Loaders;
-use crate::booking::KeyPolicy;
+use crate::catalogue::rules::limits::CatalogueRules;
 use crate::catalogue::Keyed;
-use crate::domain::catalogue_rules::CatalogueRules;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::holds::ShowtimeLocks;
+use crate::idempotency::KeyPolicy;
 use crate::store::Store;
 
 /// Who is calling.

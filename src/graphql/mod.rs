@@ -1,6 +1,8 @@
-//! The GraphQL schema: query roots split by domain and merged (`query`), one file per type
-//! (`types`), the per-request DataLoaders (`loaders`), and the one place errors get their codes
-//! (`errors`).
+//! The GraphQL schema's assembly: the features' query, mutation and subscription roots merged
+//! (`query`, `mutation`, `subscription`), the shared types (`types`: connections, money,
+//! nodes; each feature keeps its own in its `graphql/`), the per-request DataLoaders
+//! (`loaders`), the request's limits (complexity, shape, entities), and the one place errors
+//! get their codes (`errors`).
 
 mod batch_loader;
 mod complexity;

@@ -3,11 +3,11 @@
 
 use super::hold::HeldSeats;
 use super::reads::hold_of_channel;
-use crate::booking::Attempt;
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::error::ApiError;
 use crate::holds::rules::extension::extended_expiry;
 use crate::holds::rules::HoldPolicy;
+use crate::idempotency::Attempt;
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 
 /// A hold read again after the update missed may have been extended, released or expired

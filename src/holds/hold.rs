@@ -3,7 +3,6 @@
 use std::collections::HashSet;
 
 use super::ShowtimeLocks;
-use crate::booking::Attempt;
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
@@ -11,6 +10,7 @@ use crate::domain::pricing::{seat_prices, TicketType, Unpriced};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
+use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
 use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, CrashPoint, Store};

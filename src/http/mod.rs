@@ -37,13 +37,13 @@ use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::booking::KeyPolicy;
 use crate::config::Limits;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ErrorCode;
 use crate::graphql::{RequestSettings, ServedSchema};
 use crate::holds::rules::HoldPolicy;
 use crate::holds::ShowtimeLocks;
+use crate::idempotency::KeyPolicy;
 use crate::live::Live;
 use crate::store::Store;
 
@@ -57,7 +57,7 @@ pub struct AppState {
     pub hold_policy: HoldPolicy,
     pub key_policy: KeyPolicy,
     /// What operators may write (hall sizes, the cleaning gap).
-    pub catalogue_rules: crate::domain::catalogue_rules::CatalogueRules,
+    pub catalogue_rules: crate::catalogue::rules::limits::CatalogueRules,
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
     pub rate_limiter: Arc<RateLimiter>,
@@ -223,7 +223,7 @@ impl AppState {
     /// The same state with other catalogue rules.
     pub fn with_catalogue_rules(
         self,
-        catalogue_rules: crate::domain::catalogue_rules::CatalogueRules,
+        catalogue_rules: crate::catalogue::rules::limits::CatalogueRules,
     ) -> Self {
         AppState {
             catalogue_rules,

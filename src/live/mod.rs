@@ -1,5 +1,5 @@
 //! Live seat maps and order events. Each gateway process reads ONE change feed from the
-//! database (`store::ChangeFeed`, a change stream), whatever wrote the change, and fans it out:
+//! database (`store::ChangeFeed`, a change stream; the inventory reads its own changes off it), whatever wrote the change, and fans it out:
 //! per showtime to the subscribers of its seat map, per channel to the subscribers of its
 //! orders. Nothing is sent between gateways; the database is the only source.
 //!
@@ -18,6 +18,7 @@
 mod events;
 mod expiry;
 mod feed;
+pub mod graphql;
 mod orders;
 mod seat_maps;
 pub mod store;

@@ -1,9 +1,8 @@
 //! Confirming a hold into an order, and settling an order a gateway left between two writes
 //! (cancelling is in `refunds`). The inventory document is the authority on which seats an order holds
-//! (invariant 6; the design is in `store::orders`).
+//! (invariant 6; the design is in `orders::store::orders`).
 
 use super::refunds::finish_refund;
-use crate::booking::Attempt;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;
@@ -11,6 +10,7 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::holds::with_kinds;
+use crate::idempotency::Attempt;
 use crate::store::documents::SeatInventoryDoc;
 use crate::store::documents::{
     CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, ShowtimeStatus,

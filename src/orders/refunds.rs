@@ -1,6 +1,6 @@
 //! Cancelling an order, whole or some of its seats, and the refund each cancellation records.
 //!
-//! A cancellation is three writes (the design of `store::refunds`): the refund recorded on the
+//! A cancellation is three writes (the design of `orders::store::refunds`): the refund recorded on the
 //! order with the order's state in the filter (CONFIRMED, no refund under way, none of its
 //! seats refunded; a whole cancellation also makes it CANCELLING), the seats given back in one
 //! inventory update with the order in its filter, then the refund marked done. Whoever finds a
@@ -10,12 +10,12 @@
 
 use super::confirm::{load_order, settle_order};
 use super::store::WholeCancel;
-use crate::booking::Attempt;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{OrderId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
+use crate::idempotency::Attempt;
 use crate::orders::rules::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
 use crate::store::documents::{
     AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,

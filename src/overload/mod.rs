@@ -8,7 +8,7 @@
 //!   connection gate starts no command the time left cannot finish.
 //!
 //! The gate on database connections itself is the store's (`store::gate`), and the
-//! per-showtime queue is booking's (`booking::showtime_locks`); both read [`deadline`].
+//! per-showtime queue is the holds' (`holds::showtime_locks`); both read [`deadline`].
 
 pub mod admission;
 pub mod deadline;

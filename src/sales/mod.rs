@@ -5,7 +5,7 @@
 //! It owns `cinema_sales_hourly` and the orders' `salesStale` and `salesCountedAs` marks, and
 //! writes the movies' `sales` totals, in one transaction per batch (`store`). Laid out as
 //! every feature is: the use cases (`projection`), `store`, `graphql` (its rule, what an
-//! order counts for, is `domain::refunds::SalesFigure`, beside the refund rules it follows).
+//! order counts for, is `orders::rules::SalesFigure`, beside the refund rules it follows).
 
 pub mod graphql;
 pub mod projection;

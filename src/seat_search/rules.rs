@@ -6,7 +6,7 @@
 //! party, by the same rules as best-available holds (`best_seats`). Each showtime with such a
 //! block is an option, scored by [`Score`]; options are listed best (lowest) score first.
 //!
-//! Pure: the bounds, the validation of a search and the score. `booking::seat_search` reads.
+//! Pure: the bounds, the validation of a search and the score. `seat_search::search` reads.
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};

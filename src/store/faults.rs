@@ -49,7 +49,7 @@ pub enum PausePoint {
     /// is alive.
     BeforeEffect,
     /// A scheduler read its halls and their showtimes and found no overlap; it has written
-    /// nothing yet (`store::schedule`): a scheduler stalled with what it read going stale.
+    /// nothing yet (`catalogue::store::schedule`): a scheduler stalled with what it read going stale.
     BeforeScheduleWrite,
     /// A cancellation recorded its refund on the order and has not given the seats back: a
     /// slow cancellation that an admission can overtake.

@@ -1,6 +1,9 @@
-//! Pieces of filters shared by the queries: keyset conditions and safe text search.
+//! Pieces of filters shared by the queries: keyset conditions, safe text search, and the
+//! geographic "nearest first".
 
 use bson::{doc, Bson, Document};
+
+use crate::domain::geo::GeoPoint;
 
 /// Items strictly after `values` in ascending order of `fields` (a keyset page start):
 /// `a > x OR (a = x AND b > y) OR ...`. The last field must be unique (`_id`).
@@ -51,6 +54,26 @@ pub fn all_of(conditions: Vec<Document>) -> Document {
         1 => conditions.remove(0),
         _ => doc! { "$and": conditions },
     }
+}
+
+/// The cinemas within `radius_meters` of `point` (and at least `from_meters` away), nearest
+/// first: `$nearSphere` on the 2dsphere index. A `find` with it takes about 15 ms on the
+/// national demo on SecantusDB, where the `$geoNear` aggregation, which also returns the
+/// distances, takes 150 ms; so the readers compute distances themselves
+/// (`GeoJsonPoint::distance_from`).
+pub(crate) fn nearest_first(
+    point: GeoPoint,
+    radius_meters: f64,
+    from_meters: Option<f64>,
+) -> Document {
+    let mut near = doc! {
+        "$geometry": { "type": "Point", "coordinates": [point.longitude, point.latitude] },
+        "$maxDistance": radius_meters,
+    };
+    if let Some(from) = from_meters {
+        near.insert("$minDistance", from);
+    }
+    doc! { "location": { "$nearSphere": near } }
 }
 
 #[cfg(test)]

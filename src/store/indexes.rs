@@ -172,13 +172,13 @@ fn plumbing_and_features() -> Vec<Wanted> {
         sparse(ORDERS, doc! { "salesStale": 1 }, "sales_stale"),
         Wanted {
             expire_after: Some(std::time::Duration::from_secs(
-                super::idempotency::KEEP_SECONDS,
+                crate::idempotency::rules::KEEP_SECONDS,
             )),
             ..index(IDEMPOTENCY_KEYS, doc! { "createdAt": 1 }, "expiry")
         },
         // Records of gateways that died without deleting theirs.
         Wanted {
-            expire_after: Some(super::gateways::RECORD_TTL),
+            expire_after: Some(crate::gateways::rules::RECORD_TTL),
             ..index(GATEWAYS, doc! { "seenAt": 1 }, "seen_expiry")
         },
         // A key identifies its channel: no two channels may share one.

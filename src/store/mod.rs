@@ -1,39 +1,24 @@
-//! The store: the only code that talks to MongoDB.
-//!
-//! It owns the document shapes (`documents`), the indexes (`indexes`), every query and every
-//! write, one file per collection. Other layers call typed functions with domain ids and get
-//! documents back; they never build a filter.
+//! The store's shared plumbing: the database client (`Store`, its lanes, timeouts and
+//! transactions), the codec, the document shapes every feature reads (`documents`), the
+//! collections' names (`names`) and the index assembly (`indexes`), the outbox the relay
+//! drains (`outbox`), the command log and metrics, `explain`, readiness and warm-up, and the
+//! test-only fault points (`faults`). Each feature's queries and writes live in its own
+//! `store/` (`crate::<feature>::store`) as methods on `Store`; the callers of a feature pass
+//! typed ids and get documents back, never a filter.
 
-mod audit;
-mod cancellations;
-mod catalogue_updates;
-mod catalogue_writes;
-mod channels;
-mod cinemas;
+mod closing;
 pub(crate) mod codec;
 mod command_log;
 pub(crate) mod command_metrics;
 pub mod documents;
 mod explain;
 mod faults;
-mod fenced_writes;
 pub(crate) mod filters;
 mod gate;
-mod gateways;
-mod halls;
-pub mod idempotency;
 pub mod indexes;
-mod movies;
-mod operators;
 mod outbox;
-mod price_revisions;
 mod readiness;
-mod references;
-mod regions;
-mod schedule;
-mod shapes;
-mod showtimes;
-mod ticket_types;
+pub(crate) mod shapes;
 mod transactions;
 mod warm_up;
 
@@ -44,34 +29,18 @@ use std::time::Duration;
 use mongodb::options::{Acknowledgment, ClientOptions, ReadConcern, WriteConcern};
 use mongodb::{Client, Collection, Database};
 
-pub use cancellations::CancellationState;
-pub use catalogue_updates::{
-    CinemaChanges, CinemaRegion, DetailsChanges, HallChanges, MovieChanges, Updated,
-};
-pub use catalogue_writes::CatalogueBatch;
-pub(crate) use channels::is_duplicate_key;
-pub(crate) use cinemas::nearest_first;
-pub use cinemas::{CinemaFilter, CinemaWithDistance};
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
 pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
-pub use fenced_writes::KeyFence;
 pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
-pub use gateways::RECORD_TTL;
-pub use movies::MovieFilter;
 pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};
-pub use price_revisions::{PriceChange, PriceChanged};
 pub use readiness::Readiness;
-pub use references::{Copied, Propagation};
-pub use schedule::{ScheduleRefusal, Scheduled};
-pub use showtimes::{ShowtimeFilter, ShowtimeParts};
-pub use ticket_types::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 
 use crate::channel_events::rules::Retention;
 use crate::error::ApiError;
@@ -481,7 +450,7 @@ impl Store {
 
     /// Which of `codes` are the `_id` of a document of `collection` (one `find` on `_id`,
     /// reading the ids only).
-    async fn existing_codes(
+    pub(crate) async fn existing_codes(
         &self,
         collection: &'static str,
         codes: &[&str],
@@ -594,5 +563,15 @@ impl Store {
             data_bytes: number("dataSize"),
             storage_bytes: number("storageSize") + number("indexSize"),
         })
+    }
+}
+
+/// MongoDB's E11000: a unique index refused the write.
+pub(crate) fn is_duplicate_key(error: &mongodb::error::Error) -> bool {
+    use mongodb::error::{ErrorKind, WriteFailure};
+    match &*error.kind {
+        ErrorKind::Write(WriteFailure::WriteError(write)) => write.code == 11000,
+        ErrorKind::Command(command) => command.code == 11000,
+        _ => false,
     }
 }

@@ -1,5 +1,5 @@
 //! The checks every cinema, hall and movie passes before it is written, whoever writes it (an
-//! operator's mutation or the demo generator): the domain's rules (`domain::catalogue`,
+//! operator's mutation or the demo generator): the domain's rules (`catalogue::rules::checks`,
 //! `HallLayout::validate`), applied to the documents. A value must be stored as the rule
 //! returns it (trimmed), so a check that would change it fails too. All in memory: a bulk
 //! insert costs no extra round trip.
@@ -7,9 +7,9 @@
 use chrono::Datelike;
 
 use super::documents::{CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc};
-use crate::domain::catalogue as rules;
+use crate::catalogue::rules::checks as rules;
+use crate::catalogue::rules::region::RegionLevel;
 use crate::domain::global_id::GlobalId;
-use crate::domain::region::RegionLevel;
 use crate::error::ApiError;
 
 /// `value` as a rule accepts it, or the rule's error (or, when the rule would store it

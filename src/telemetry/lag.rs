@@ -26,11 +26,11 @@ use metrics::{describe_gauge, gauge, Unit};
 /// A background task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Task {
-    /// Returns expired holds' seats (`booking::sweeper`).
+    /// Returns expired holds' seats (`holds::sweeper`).
     Sweeper,
-    /// Settles orders left between two writes (`booking::reconciler`).
+    /// Settles orders left between two writes (`orders::reconciler`).
     Reconciler,
-    /// Counts orders into the sales figures (`booking::sales`).
+    /// Counts orders into the sales figures (`sales`).
     SalesProjection,
 }
 

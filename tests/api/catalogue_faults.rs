@@ -3,14 +3,14 @@
 //! over once the lease lapsed; then the stalled attempt goes on. A write dies half way and is
 //! retried with its key on another gateway. Whatever the timing, one key has one effect, one
 //! audit entry (under the key's resource id) and one answer: a late attempt answers with the
-//! answer of the attempt that took its key over (see `booking::idempotency`).
+//! answer of the attempt that took its key over (see `idempotency::keys`).
 
 use std::time::Duration;
 
-use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::PausePoint;
 use bson::oid::ObjectId;
 use bson::{doc, Document};

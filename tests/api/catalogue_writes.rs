@@ -2,7 +2,7 @@
 //! public queries, every validation error, scope, callers that may not, idempotent retries and
 //! the audit log.
 
-use boxoffice::domain::region::RegionLevel;
+use boxoffice::catalogue::rules::region::RegionLevel;
 use boxoffice::store::documents::RegionDoc;
 use serde_json::{json, Value};
 

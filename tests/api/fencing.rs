@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::booking::KeyPolicy;
 use boxoffice::config::SalesArgs;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::{CrashPoint, PausePoint};
 use serde_json::{json, Value};
 

@@ -1,11 +1,12 @@
 //! Small, exactly known catalogues for tests, written through the store.
 
+use boxoffice::catalogue::CatalogueBatch;
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::ids::*;
 use boxoffice::domain::layout::{row_label, HallLayout, LayoutRow};
 use boxoffice::domain::seat::SeatKind;
 use boxoffice::store::documents::*;
-use boxoffice::store::{new_id, CatalogueBatch};
+use boxoffice::store::new_id;
 use bson::oid::ObjectId;
 use chrono::{Duration, Utc};
 
@@ -76,7 +77,7 @@ impl Catalogue {
     pub fn region(
         &mut self,
         name: &str,
-        level: boxoffice::domain::region::RegionLevel,
+        level: boxoffice::catalogue::rules::region::RegionLevel,
         parent: Option<&RegionDoc>,
     ) -> RegionDoc {
         let region = RegionDoc::new(new_id(), name, level, parent);

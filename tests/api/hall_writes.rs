@@ -2,8 +2,8 @@
 //! under future showtimes, and two layout changes of one hall racing through its schedule
 //! version.
 
+use boxoffice::catalogue::rules::limits::CatalogueRules;
 use boxoffice::config::Limits;
-use boxoffice::domain::catalogue_rules::CatalogueRules;
 use boxoffice::store::documents::{CinemaDoc, HallDoc, MovieDoc, ShowtimeStatus};
 use serde_json::{json, Value};
 

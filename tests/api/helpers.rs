@@ -4,9 +4,9 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::holds::rules::HoldPolicy;
+use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
 use serde_json::{json, Value};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use boxoffice::background::{self, Intervals};
-use boxoffice::booking::Membership;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::seat::SeatState;
+use boxoffice::gateways::Membership;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::shutdown::Shutdown;
 use boxoffice::store::{DatabaseOptions, Lane, PausePoint, BACKGROUND_POOL};

@@ -333,8 +333,8 @@ async fn title_change_figures() {
         );
     }
     // The updateMany alone, and what it examines.
-    let propagation = boxoffice::store::Propagation {
-        copied: boxoffice::store::Copied::Movie {
+    let propagation = boxoffice::catalogue::Propagation {
+        copied: boxoffice::catalogue::Copied::Movie {
             id: w.movie.id,
             title: "再改名".into(),
             runtime_minutes: 120,

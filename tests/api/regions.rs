@@ -1,7 +1,7 @@
 //! Regions as a tree: browsing provinces, cities and districts, the cinemas under a region of
 //! any level in one indexed query, a cinema's region, regions as nodes, bad ids.
 
-use boxoffice::domain::region::RegionLevel::{City, District, Province};
+use boxoffice::catalogue::rules::region::RegionLevel::{City, District, Province};
 use boxoffice::store::documents::RegionDoc;
 use boxoffice::store::SentCommand;
 use serde_json::{json, Value};

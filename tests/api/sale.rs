@@ -2,11 +2,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use boxoffice::booking::KeyPolicy;
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::seat::{SeatCounts, SeatState};
 use boxoffice::holds::rules::HoldPolicy;
+use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::documents::SeatInventoryDoc;
 use serde_json::{json, Value};
 

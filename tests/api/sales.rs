@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::booking;
 use boxoffice::config::SalesArgs;
 use boxoffice::domain::seat::SeatState;
+use boxoffice::gateways;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::sales;
 use serde_json::{json, Value};
@@ -151,7 +151,7 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
         sweep: Duration::from_millis(50),
         sales: Duration::from_millis(50),
     };
-    let membership = booking::Membership::new(Default::default(), Duration::from_millis(50));
+    let membership = gateways::Membership::new(Default::default(), Duration::from_millis(50));
     let shutdown = boxoffice::shutdown::Shutdown::default();
     let webhooks = boxoffice::webhooks::Deliverer::new(
         sale.app.store.clone(),

@@ -413,7 +413,7 @@ async fn an_overlap_is_refused_naming_the_showtime_and_touching_slots_are_not() 
 #[tokio::test]
 async fn the_cleaning_gap_is_the_gateways_and_is_recorded_with_the_showtime() {
     let app = TestApp::spawn_configured(boxoffice::config::Limits::default(), |state| {
-        state.with_catalogue_rules(boxoffice::domain::catalogue_rules::CatalogueRules {
+        state.with_catalogue_rules(boxoffice::catalogue::rules::limits::CatalogueRules {
             cleaning_gap: chrono::TimeDelta::minutes(40),
             ..Default::default()
         })

@@ -228,7 +228,7 @@ async fn a_showtime_without_room_for_the_party_is_no_option() {
 
 #[tokio::test]
 async fn a_region_search_finds_its_cinemas_without_distances() {
-    use boxoffice::domain::region::RegionLevel;
+    use boxoffice::catalogue::rules::region::RegionLevel;
     let app = TestApp::spawn().await;
     let mut catalogue = Catalogue::default();
     catalogue.channel("maoyan", "猫眼电影");
@@ -370,7 +370,7 @@ async fn catalogue_cinemas(app: &TestApp, city: &str) -> Vec<boxoffice::domain::
     let listed = app
         .store
         .list_cinemas(
-            &boxoffice::store::CinemaFilter {
+            &boxoffice::catalogue::CinemaFilter {
                 city: Some(city.to_owned()),
                 ..Default::default()
             },

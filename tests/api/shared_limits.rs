@@ -255,8 +255,8 @@ async fn channel_limit_figures() {
 /// jump to a whole limit per process), and the next heartbeat after it is back counts again.
 #[tokio::test]
 async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
-    use boxoffice::booking::Membership;
     use boxoffice::domain::rate_limit::Share;
+    use boxoffice::gateways::Membership;
     use boxoffice::store::DatabaseOptions;
 
     let database = crate::processes::OwnDatabase::start();

@@ -3,9 +3,9 @@
 use chrono::{Duration, Utc};
 use serde_json::{json, Value};
 
+use boxoffice::catalogue::ShowtimeFilter;
 use boxoffice::domain::ids::{CinemaId, MovieId};
 use boxoffice::domain::time_range::TimeRange;
-use boxoffice::store::ShowtimeFilter;
 
 use crate::fixtures::{global_id, Catalogue};
 use crate::helpers::{field_of, TestApp};

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use boxoffice::catalogue::Scheduled;
 use boxoffice::store::documents::{SeatInventoryDoc, ShowtimeDoc};
-use boxoffice::store::{PausePoint, Scheduled};
+use boxoffice::store::PausePoint;
 use bson::doc;
 use serde_json::json;
 

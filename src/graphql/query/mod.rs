@@ -1,16 +1,13 @@
 //! The query roots, one per domain, merged into `Query`.
 
-mod audit;
-mod cinemas;
-mod door_keys;
 mod entities;
-mod movies;
 mod node;
-mod regions;
-mod showtimes;
-mod ticket_types;
 
 use async_graphql::MergedObject;
+
+use crate::catalogue::graphql::query::{
+    AuditQuery, CinemaQuery, DoorKeyQuery, MovieQuery, RegionQuery, ShowtimeQuery, TicketTypeQuery,
+};
 
 /// The query roots: [`Query`], every read of the API, and [`FederatedQuery`], the same with
 /// the Apollo Federation entities. One list, so the two never differ but for those (a merged
@@ -29,16 +26,16 @@ macro_rules! query_roots {
 }
 
 query_roots!(
-    cinemas::CinemaQuery,
-    movies::MovieQuery,
-    showtimes::ShowtimeQuery,
+    CinemaQuery,
+    MovieQuery,
+    ShowtimeQuery,
     node::NodeQuery,
     crate::orders::graphql::OrderQuery,
     crate::holds::graphql::HoldQuery,
-    regions::RegionQuery,
-    audit::AuditQuery,
-    ticket_types::TicketTypeQuery,
-    door_keys::DoorKeyQuery,
+    RegionQuery,
+    AuditQuery,
+    TicketTypeQuery,
+    DoorKeyQuery,
     crate::channel_events::graphql::EventQuery,
     crate::webhooks::graphql::WebhookQuery,
     crate::seat_search::graphql::SeatSearchQuery,

@@ -1,8 +1,6 @@
 //! The subscription roots, one per domain, merged into `Subscription`. They run over the
 //! WebSocket transport only (`http::websocket`), with the process's live hub in their data.
 
-mod seat_maps;
-
 use async_graphql::{Context, MergedSubscription};
 
 use crate::error::ApiError;
@@ -11,7 +9,7 @@ use crate::live::Live;
 /// Everything a client can watch live.
 #[derive(MergedSubscription, Default)]
 pub struct Subscription(
-    seat_maps::SeatMapSubscription,
+    crate::live::graphql::SeatMapSubscription,
     crate::orders::graphql::OrderSubscription,
     crate::channel_events::graphql::EventSubscription,
 );

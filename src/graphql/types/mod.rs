@@ -1,4 +1,6 @@
-//! One file per GraphQL type.
+//! The GraphQL types shared by every feature (connections, money, nodes, lazily loaded
+//! documents), and the features' types re-exported: each feature keeps its own in its
+//! `graphql/`.
 //!
 //! A field that calls the store directly awaits the call boxed (`Box::pin(store.f(..))`): a
 //! driver call's future is kilobytes, an object's field resolver is one future as large as its
@@ -6,36 +8,19 @@
 //! every `name` of a page's cinemas and movies paid for the size of `Cinema.showtimes`'s find:
 //! 4% of the gateway's CPU on the loaded showtimes page went to those copies.
 
-mod audit_entry;
-mod cinema;
 mod connection;
-mod door_key;
-mod hall;
-mod lazy;
-mod money;
-mod movie;
-mod movie_details;
+pub mod lazy;
+pub mod money;
 mod node;
-mod region;
-mod review;
-mod seat_map;
-mod seat_map_event;
-mod showtime;
-mod ticket_type;
 
+pub use crate::catalogue::graphql::types::{
+    nearby_cinemas, AuditEntry, Channel, Cinema, DoorKey, Hall, Movie, MovieDetails,
+    NearbyCinemaConnection, Region, RegionLevel, Review, Showtime, ShowtimeStatus, TicketRule,
+    TicketType,
+};
 pub use crate::holds::graphql::Hold;
+pub use crate::live::graphql::{SeatKind, SeatMapEvent};
 pub use crate::orders::graphql::{Order, OrderChange};
-pub use audit_entry::AuditEntry;
-pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use connection::{connection, list_cost, page_cost};
-pub use door_key::DoorKey;
-pub use hall::Hall;
 pub use money::Money;
-pub use movie::Movie;
 pub use node::Node;
-pub use region::{Region, RegionLevel};
-pub use review::Review;
-pub use seat_map::SeatKind;
-pub use seat_map_event::SeatMapEvent;
-pub use showtime::{Channel, Showtime, ShowtimeStatus};
-pub use ticket_type::{TicketRule, TicketType};

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking;
 use crate::domain::global_id;
 use crate::domain::{input_caps, pricing};
 use crate::error::ApiError;
@@ -12,6 +11,7 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
 use crate::holds::rules::{self, HoldPolicy};
 use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::idempotency;
 use crate::overload::Admission;
 
 #[derive(Default)]
@@ -101,7 +101,7 @@ impl HoldMutation {
         // Named seats already taken are refused from one read, before the key is claimed.
         let first_read = holds::read_named_seats(store, &request, policy).await?;
         let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
-        let held = booking::once_unless_refused(
+        let held = idempotency::once_unless_refused(
             store,
             keys,
             channel,
@@ -135,7 +135,7 @@ impl HoldMutation {
         let store = ctx.store();
         let request = hold_id.as_str();
         let key = idempotency_key.as_deref();
-        let seats = booking::once(
+        let seats = idempotency::once(
             store,
             ctx.key_policy(),
             channel,
@@ -174,7 +174,7 @@ impl HoldMutation {
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let request = hold_id.as_str();
         let key = idempotency_key.as_deref();
-        let held = booking::once(
+        let held = idempotency::once(
             store,
             ctx.key_policy(),
             channel,

@@ -5,11 +5,12 @@
 use bson::{doc, Document};
 
 use super::{seat_path, COLLECTION, VERSION};
+use crate::catalogue::rules::seat_blocks::BlockMove;
 use crate::domain::ids::ShowtimeId;
-use crate::domain::seat_blocks::BlockMove;
 use crate::error::ApiError;
+use crate::idempotency::KeyFence;
 use crate::store::codec::ObjectIdExt;
-use crate::store::{KeyFence, Store};
+use crate::store::Store;
 
 impl Store {
     /// Moves every seat of `labels` (validated, distinct) one way in one update that matches

@@ -1,4 +1,4 @@
-//! A showtime's cancellation, in its inventory (`booking::showtime_cancel` sequences it): the
+//! A showtime's cancellation, in its inventory (`orders::showtime_cancel` sequences it): the
 //! `cancelled` mark that stops every new hold and sale, and the release of each live hold,
 //! counted in the same update.
 

@@ -1,4 +1,4 @@
-//! Creating showtimes' inventories: by the scheduler (`store::schedule`, which inserts them
+//! Creating showtimes' inventories: by the scheduler (`catalogue::store::schedule`, which inserts them
 //! just before its transaction, see there), and as given by tests.
 
 use bson::doc;

@@ -230,7 +230,7 @@ impl Store {
             ],
             "holds.id": { "$ne": hold.id.oid() },
             "fencedHolds": { "$ne": hold.id.oid() },
-            // A cancelled showtime takes no hold (see `booking::showtime_cancel`).
+            // A cancelled showtime takes no hold (see `orders::showtime_cancel`).
             "cancelled": { "$ne": true },
         };
         let mut set = Document::new();

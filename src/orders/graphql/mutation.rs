@@ -2,7 +2,6 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
-use crate::booking;
 use crate::domain::global_id;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::text;
@@ -10,6 +9,7 @@ use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
 use crate::holds::rules::HoldPolicy;
+use crate::idempotency;
 use crate::orders::{self, Customer};
 
 #[derive(Default)]
@@ -58,7 +58,7 @@ impl OrderMutation {
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
-        let order = booking::once(
+        let order = idempotency::once(
             store,
             keys,
             channel,
@@ -117,7 +117,7 @@ impl OrderMutation {
             None => serde_json::json!(order_id.as_str()),
             Some(seats) => serde_json::json!({ "orderId": order_id.as_str(), "seats": seats }),
         };
-        let cancelled = booking::once(
+        let cancelled = idempotency::once(
             store,
             keys,
             channel,

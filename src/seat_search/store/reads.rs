@@ -11,7 +11,8 @@ use crate::error::ApiError;
 use crate::seat_search::rules::SearchWindow;
 use crate::store::codec::{self, ObjectIdExt};
 use crate::store::documents::{GeoJsonPoint, ShowtimeDoc};
-use crate::store::{names, nearest_first, Store};
+use crate::store::filters::nearest_first;
+use crate::store::{names, Store};
 
 /// A cinema near the searched point.
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +44,7 @@ struct IdOnly {
 
 impl Store {
     /// The `limit` cinemas nearest `point` within `radius_meters`, nearest first, with their
-    /// distances: one `find` (`cinemas::nearest_first`) reading ids and locations only.
+    /// distances: one `find` (`filters::nearest_first`) reading ids and locations only.
     #[tracing::instrument(skip(self))]
     pub(in crate::seat_search) async fn cinemas_near_for_search(
         &self,

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::SCHEMA_VERSION;
+use crate::catalogue::rules::region::RegionLevel;
 use crate::domain::ids::{CinemaId, HallId, RegionId};
 use crate::domain::layout::HallLayout;
-use crate::domain::region::RegionLevel;
 use crate::orders::rules::RefundPolicy;
 use crate::store::codec;
 

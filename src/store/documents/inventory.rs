@@ -117,7 +117,7 @@ pub struct SeatInventoryDoc {
     #[serde(default)]
     pub holds: Vec<HoldDoc>,
     /// Hold ids that may never be placed: those of idempotency-key attempts that were taken
-    /// over (the fence; see `booking::idempotency`).
+    /// over (the fence; see `idempotency::keys`).
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "codec::ids")]
     pub fenced_holds: Vec<HoldId>,
     /// Notes of keyed releases whose answer is not stored yet, so a release retried after a
@@ -127,11 +127,11 @@ pub struct SeatInventoryDoc {
     pub released_holds: Vec<ReleasedHoldDoc>,
     /// Set (for good) by the first write of a showtime's cancellation: placing a hold and
     /// selling one both require it unset, so no hold or sale begins after it
-    /// (`booking::showtime_cancel`).
+    /// (`orders::showtime_cancel`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
     /// The hall's `scheduleVersion` when the seats were copied from its layout. Inventories
-    /// are written before the transaction that writes their showtimes (`store::schedule`): a
+    /// are written before the transaction that writes their showtimes (`catalogue::store::schedule`): a
     /// scheduler that finds one there already rewrites it only while it is unused and was
     /// copied from an older read of the hall, so a stale attempt never overwrites a newer one.
     #[serde(default)]

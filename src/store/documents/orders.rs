@@ -49,7 +49,7 @@ pub struct CustomerDoc {
 }
 
 /// An order's life. The inventory document is the authority on its seats; PENDING and
-/// CANCELLING are the moments between an order's two writes (see `store::orders`).
+/// CANCELLING are the moments between an order's two writes (see `orders::store::orders`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {

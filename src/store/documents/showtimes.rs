@@ -180,7 +180,10 @@ impl TryFrom<StoredShowtime> for ShowtimeDoc {
     /// version 1 schedules were made with). Version 2 carries both.
     fn try_from(stored: StoredShowtime) -> Result<Self, Self::Error> {
         let (price_revision, free_at) = match stored.schema_version {
-            ..=1 => (0, stored.ends_at + crate::domain::schedule::V1_CLEANING_GAP),
+            ..=1 => (
+                0,
+                stored.ends_at + crate::catalogue::rules::schedule::V1_CLEANING_GAP,
+            ),
             _ => (
                 stored.price_revision.ok_or_else(|| {
                     format!("showtime {} (version 2) has no priceRevision", stored.id)
@@ -227,8 +230,8 @@ impl ShowtimeDoc {
     }
 
     /// The time its hall is busy with it.
-    pub fn slot(&self) -> crate::domain::schedule::Slot {
-        crate::domain::schedule::Slot {
+    pub fn slot(&self) -> crate::catalogue::rules::schedule::Slot {
+        crate::catalogue::rules::schedule::Slot {
             starts_at: self.starts_at,
             free_at: self.free_at,
         }

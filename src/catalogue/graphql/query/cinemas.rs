@@ -1,0 +1,80 @@
+//! Cinema queries: by id, by city and name, nearest a point.
+
+use async_graphql::connection::Connection;
+use async_graphql::{Context, Object, ID};
+
+use crate::catalogue::CinemaFilter;
+use crate::domain::geo::{validate_radius, GeoPoint};
+use crate::domain::{global_id, text};
+use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
+use crate::graphql::types::{nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection};
+
+#[derive(Default)]
+pub struct CinemaQuery;
+
+#[Object]
+impl CinemaQuery {
+    /// A cinema by id; null when there is none.
+    #[tracing::instrument(skip(self, ctx))]
+    async fn cinema(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "A cinema's global id.")] id: ID,
+    ) -> Result<Option<Cinema>, ApiError> {
+        let id = global_id::cinema_id(&id)?;
+        let doc = ctx.loaders().cinemas.load_one(id).await?;
+        Ok(doc.map(Cinema::from_doc))
+    }
+
+    /// Cinemas in city, then name order; optionally only those of a city, of a region (a
+    /// province, city or district) or whose name contains a text.
+    #[tracing::instrument(skip(self, ctx))]
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn cinemas(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Only cinemas in this city, e.g. \"上海\".")] city: Option<String>,
+        #[graphql(
+            desc = "Only cinemas in this region (a `Region` id): a province, a city or a district. An unknown region has none."
+        )]
+        region: Option<ID>,
+        #[graphql(desc = "Only cinemas whose name contains this text (any case).")]
+        name_contains: Option<String>,
+        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
+            String,
+        >,
+    ) -> Result<Connection<String, Cinema>, ApiError> {
+        let filter = CinemaFilter {
+            city: text::optional("city", city)?,
+            region: region.map(|id| global_id::region_id(&id)).transpose()?,
+            name_contains: text::optional("nameContains", name_contains)?,
+        };
+        Cinema::list(ctx, &filter, first, after).await
+    }
+
+    /// Cinemas within a radius of a point, nearest first, each edge with its distance.
+    #[tracing::instrument(skip(self, ctx))]
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn cinemas_near(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Latitude of the point, -90 to 90.")] latitude: f64,
+        #[graphql(desc = "Longitude of the point, -180 to 180.")] longitude: f64,
+        #[graphql(desc = "Search radius in metres, greater than 0 and at most 500000.")]
+        radius_meters: f64,
+        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
+            String,
+        >,
+    ) -> Result<NearbyCinemaConnection, ApiError> {
+        let point = GeoPoint::new(latitude, longitude)?;
+        let radius = validate_radius(radius_meters)?;
+        let page = ctx.page(first, after)?;
+        let found = ctx.store().cinemas_near(point, radius, &page).await?;
+        Ok(nearby_cinemas(found))
+    }
+}

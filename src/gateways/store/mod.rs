@@ -1,0 +1,3 @@
+//! The gateways' store code: the `gateways` collection of live processes.
+
+mod records;

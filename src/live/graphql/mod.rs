@@ -1,0 +1,10 @@
+//! Live seat maps in the schema: `SeatMap` (also a field of `Showtime`), `SeatMapEvent`, and
+//! `Subscription.seatMap`.
+
+pub mod seat_map;
+mod seat_map_event;
+mod subscription;
+
+pub use seat_map::{SeatKind, SeatMap, Viewer};
+pub use seat_map_event::SeatMapEvent;
+pub use subscription::SeatMapSubscription;
