@@ -18,7 +18,6 @@ mod gate;
 pub mod indexes;
 mod outbox;
 mod readiness;
-pub(crate) mod shapes;
 mod transactions;
 mod warm_up;
 

@@ -8,7 +8,7 @@
 //! background pass relays entries older than a few seconds, which only a gateway that died
 //! between its write and its relay leaves behind (index `outbox` on each collection).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Mutex;
 
 use bson::{doc, Document};
@@ -22,7 +22,7 @@ use super::command_metrics::Call;
 use super::documents::{EventDetailsDoc, OutboxEntryDoc};
 use super::{names, Store, BACKGROUND};
 use crate::channel_events::rules::EventType;
-use crate::domain::ids::{EventId, OrderId, ShowtimeId};
+use crate::domain::ids::{EventId, ShowtimeId};
 use crate::error::ApiError;
 
 /// The field holding a document's unrelayed events.
@@ -264,72 +264,5 @@ impl Store {
         )
         .await?;
         Ok(())
-    }
-
-    /// The channel of each of orders `ids` (one projected `find`): who an admission is told to.
-    #[tracing::instrument(skip(self))]
-    pub async fn channels_of_orders(
-        &self,
-        ids: &[OrderId],
-    ) -> Result<HashMap<OrderId, String>, ApiError> {
-        #[derive(Deserialize)]
-        struct Channel {
-            #[serde(rename = "_id", with = "codec::id")]
-            id: OrderId,
-            channel: String,
-        }
-        let found: Vec<Channel> = self
-            .bounded(Call::new(names::ORDERS, "find"), async {
-                self.collection::<Channel>(names::ORDERS)
-                    .find(doc! { "_id": { "$in": oids(ids) } })
-                    .projection(doc! { "channel": 1 })
-                    .comment(BACKGROUND)
-                    .await?
-                    .try_collect()
-                    .await
-            })
-            .await?;
-        Ok(found
-            .into_iter()
-            .map(|found| (found.id, found.channel))
-            .collect())
-    }
-
-    /// The channels that sell each of showtimes `ids` (have a price for it; one projected
-    /// `find`): who a showtime's cancellation is told to.
-    #[tracing::instrument(skip(self))]
-    pub async fn channels_selling(
-        &self,
-        ids: &[ShowtimeId],
-    ) -> Result<HashMap<ShowtimeId, BTreeSet<String>>, ApiError> {
-        #[derive(Deserialize)]
-        struct Price {
-            channel: String,
-        }
-        #[derive(Deserialize)]
-        struct Prices {
-            #[serde(rename = "_id", with = "codec::id")]
-            id: ShowtimeId,
-            #[serde(default)]
-            prices: Vec<Price>,
-        }
-        let found: Vec<Prices> = self
-            .bounded(Call::new(names::SHOWTIMES, "find"), async {
-                self.collection::<Prices>(names::SHOWTIMES)
-                    .find(doc! { "_id": { "$in": oids(ids) } })
-                    .projection(doc! { "prices.channel": 1 })
-                    .comment(BACKGROUND)
-                    .await?
-                    .try_collect()
-                    .await
-            })
-            .await?;
-        Ok(found
-            .into_iter()
-            .map(|found| {
-                let channels = found.prices.into_iter().map(|price| price.channel);
-                (found.id, channels.collect())
-            })
-            .collect())
     }
 }

@@ -6,10 +6,8 @@
 use bson::doc;
 use serde::Serialize;
 
+use super::shapes::{check_cinema, check_cinema_regions, check_details, check_hall, check_movie};
 use crate::store::command_metrics::Call;
-use crate::store::shapes::{
-    check_cinema, check_cinema_regions, check_details, check_hall, check_movie,
-};
 
 use super::schedule::Scheduled;
 use crate::domain::ids::HallId;

@@ -16,6 +16,7 @@ mod price_revisions;
 mod references;
 mod regions;
 mod schedule;
+mod shapes;
 mod showtimes;
 mod ticket_types;
 

@@ -1,5 +1,7 @@
-//! The channel events' store code: the `events` collection, each channel's log.
+//! The channel events' store code: the `events` collection, each channel's log; and who an
+//! entry naming no channel is told to (`recipients`).
 
 mod log;
+mod recipients;
 
 pub use log::Appended;

@@ -1,4 +1,4 @@
-//! The mutation roots, one per domain, merged into `Mutation`.
+//! The mutation roots, one per feature, merged into `Mutation`.
 
 use async_graphql::MergedObject;
 

@@ -1,4 +1,4 @@
-//! The query roots, one per domain, merged into `Query`.
+//! The query roots, one per feature, merged into `Query`.
 
 mod entities;
 mod node;

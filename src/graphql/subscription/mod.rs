@@ -1,4 +1,4 @@
-//! The subscription roots, one per domain, merged into `Subscription`. They run over the
+//! The subscription roots, one per feature, merged into `Subscription`. They run over the
 //! WebSocket transport only (`http::websocket`), with the process's live hub in their data.
 
 use async_graphql::{Context, MergedSubscription};

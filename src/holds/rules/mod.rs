@@ -1,4 +1,5 @@
-//! Rules of a hold request: how many seats, which ones, for how long.
+//! Rules of a hold request: how many seats, which ones, for how long; `extension`: how far
+//! `extendHold` moves a hold's expiry.
 
 pub mod extension;
 

@@ -6,11 +6,11 @@
 
 use chrono::Datelike;
 
-use super::documents::{CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc};
 use crate::catalogue::rules::checks as rules;
 use crate::catalogue::rules::region::RegionLevel;
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
+use crate::store::documents::{CinemaDoc, HallDoc, MovieDetailsDoc, MovieDoc, RegionDoc};
 
 /// `value` as a rule accepts it, or the rule's error (or, when the rule would store it
 /// otherwise, an error saying so).
