@@ -37,6 +37,7 @@ pub mod seat_search;
 pub mod shutdown;
 pub mod store;
 pub mod telemetry;
+pub mod vouchers;
 pub mod want_to_see;
 pub mod webhooks;
 

@@ -1,0 +1,434 @@
+//! The rules of a voucher (issue 36): a code that changes what a hold's seats cost, made by
+//! an operator and redeemed by a channel.
+//!
+//! - **Codes** are random, `CODE_CHARS` (12) characters of an alphabet without look-alikes
+//!   (no 0/O, 1/I/L), about 59 bits; a batch may put a prefix of its own before them. A code
+//!   is read back without case, spaces or dashes, so `abcd-efgh-2345` is `ABCDEFGH2345`.
+//! - **Stored hashed and keyed.** A code is far shorter than an API key, so a plain hash of
+//!   it could be searched for; it is stored as an HMAC under the gateway's server secret
+//!   (`code_hash`), so a copy of the database without the secret redeems nothing, and a code
+//!   is still found by one equality on its hash.
+//! - **Effects** change each seat's price, in integer fen, and never raise it: an amount off
+//!   (not below 0), a percentage off, a fixed price (the list price when lower), or unlocking
+//!   a ticket type the showtime would refuse (the price is then that type's). **Rounding:** a
+//!   percentage takes `floor(price × percent / 100)` fen off each seat, so a discount is never
+//!   more than the percentage says, and the sum of a hold is the sum of its seats.
+
+use chrono::{DateTime, Utc};
+use rand::Rng;
+
+use crate::catalogue::rules::operator::OperatorScope;
+use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
+use crate::domain::pricing::TicketType;
+use crate::domain::ticket_codes::TicketSecret;
+use crate::error::ApiError;
+
+/// The characters of a code: digits and capitals without 0, 1, I, L and O.
+pub const ALPHABET: &[u8; 31] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+/// The random characters of a code (about 59 bits).
+pub const CODE_CHARS: usize = 12;
+/// The longest prefix a batch may give its codes.
+pub const MAX_PREFIX_CHARS: usize = 8;
+/// The most codes one batch makes.
+pub const MAX_BATCH: usize = 10_000;
+/// The most redemptions a voucher may allow in total.
+pub const MAX_REDEMPTIONS: u32 = 1_000_000;
+/// The longest a voucher may be valid.
+pub const MAX_VALIDITY_DAYS: i64 = 366;
+
+/// A voucher code as a customer types it. Never logged: its `Debug` hides it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct VoucherCode(String);
+
+impl std::fmt::Debug for VoucherCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VoucherCode(…)")
+    }
+}
+
+impl VoucherCode {
+    /// A new random code after `prefix` (already checked by [`parse_prefix`]).
+    pub fn generate(rng: &mut impl Rng, prefix: &str) -> Self {
+        let mut code = String::with_capacity(prefix.len() + CODE_CHARS);
+        code.push_str(prefix);
+        for _ in 0..CODE_CHARS {
+            code.push(char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]));
+        }
+        VoucherCode(code)
+    }
+
+    /// A code as sent: case, spaces and dashes do not matter. BAD_USER_INPUT when it cannot be
+    /// a code (wrong length or characters), before anything is looked up.
+    pub fn parse(text: &str) -> Result<Self, ApiError> {
+        let refused = || ApiError::bad_input("voucher is not a voucher code");
+        // Checked before anything is copied: a caller cannot make this allocate at will.
+        if text.len() > 2 * (MAX_PREFIX_CHARS + CODE_CHARS) {
+            return Err(refused());
+        }
+        let code: String = text
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '-'))
+            .map(|c| c.to_ascii_uppercase())
+            .collect();
+        let length = CODE_CHARS..=CODE_CHARS + MAX_PREFIX_CHARS;
+        if !length.contains(&code.len()) || !code.bytes().all(|b| ALPHABET.contains(&b)) {
+            return Err(refused());
+        }
+        Ok(VoucherCode(code))
+    }
+
+    /// The code, to show once to the operator that made it.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+
+    /// What is stored and looked up: an HMAC of the code under the server secret.
+    pub fn hash(&self, secret: &TicketSecret) -> [u8; 32] {
+        secret.derive(b"boxoffice voucher codes v1", self.0.as_bytes())
+    }
+}
+
+/// A batch's prefix: at most `MAX_PREFIX_CHARS` characters of the alphabet, read as codes are
+/// (case, spaces and dashes do not matter); empty for none.
+pub fn parse_prefix(text: &str) -> Result<String, ApiError> {
+    let refused = || {
+        ApiError::bad_input(format!(
+            "prefix must be at most {MAX_PREFIX_CHARS} of the characters {}",
+            std::str::from_utf8(ALPHABET).unwrap_or_default()
+        ))
+    };
+    if text.len() > 2 * MAX_PREFIX_CHARS {
+        return Err(refused());
+    }
+    let prefix: String = text
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-'))
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    if prefix.len() > MAX_PREFIX_CHARS || !prefix.bytes().all(|b| ALPHABET.contains(&b)) {
+        return Err(refused());
+    }
+    Ok(prefix)
+}
+
+/// How many codes a batch makes: 1 to `MAX_BATCH`.
+pub fn batch_size(count: i64) -> Result<usize, ApiError> {
+    usize::try_from(count)
+        .ok()
+        .filter(|count| (1..=MAX_BATCH).contains(count))
+        .ok_or_else(|| ApiError::bad_input(format!("count must be 1 to {MAX_BATCH}")))
+}
+
+/// Where a voucher may be redeemed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VoucherScope {
+    /// The cinemas its operator may write when it was made (every cinema for the platform's).
+    Chain(OperatorScope),
+    Cinema(CinemaId),
+    Movie(MovieId),
+    Showtime(ShowtimeId),
+}
+
+/// What a hold is for, as a voucher's scope sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct SaleAt {
+    pub cinema: CinemaId,
+    pub movie: MovieId,
+    pub showtime: ShowtimeId,
+}
+
+impl VoucherScope {
+    /// Whether a hold for `sale` may use the voucher.
+    pub fn covers(&self, sale: &SaleAt) -> bool {
+        match self {
+            VoucherScope::Chain(OperatorScope::All) => true,
+            VoucherScope::Chain(OperatorScope::Cinemas(cinemas)) => cinemas.contains(&sale.cinema),
+            VoucherScope::Cinema(cinema) => *cinema == sale.cinema,
+            VoucherScope::Movie(movie) => *movie == sale.movie,
+            VoucherScope::Showtime(showtime) => *showtime == sale.showtime,
+        }
+    }
+}
+
+/// What a voucher does to each seat of a hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VoucherEffect {
+    /// This many fen off each seat, never below 0.
+    AmountOff(i64),
+    /// This percentage off each seat (1 to 100), the discount rounded down to the fen.
+    PercentOff(u8),
+    /// Each seat at this price, or at its list price when that is lower.
+    FixedPrice(i64),
+    /// A ticket type the showtime refuses (a rule's hours, say) may be bought, at its price.
+    UnlockTicketType(TicketType),
+}
+
+/// The most fen an amount may be (100,000 yuan): far above any seat's price.
+pub const MAX_AMOUNT: i64 = 10_000_000;
+
+impl VoucherEffect {
+    /// The effect as an operator gives it, checked: amounts 1 to `MAX_AMOUNT` fen (a fixed
+    /// price may be 0: a free seat), a percentage 1 to 100.
+    pub fn checked(self) -> Result<Self, ApiError> {
+        let ok = match &self {
+            VoucherEffect::AmountOff(amount) => (1..=MAX_AMOUNT).contains(amount),
+            VoucherEffect::FixedPrice(amount) => (0..=MAX_AMOUNT).contains(amount),
+            VoucherEffect::PercentOff(percent) => (1..=100).contains(percent),
+            VoucherEffect::UnlockTicketType(_) => true,
+        };
+        if ok {
+            Ok(self)
+        } else {
+            Err(ApiError::bad_input(format!(
+                "effect: amounts are 1 to {MAX_AMOUNT} fen (a fixed price may be 0), a \
+                 percentage 1 to 100"
+            )))
+        }
+    }
+
+    /// A seat's price with the voucher, from its list price `price` (fen, not negative).
+    pub fn price(&self, price: i64) -> i64 {
+        match self {
+            VoucherEffect::AmountOff(amount) => (price - amount).max(0),
+            VoucherEffect::PercentOff(percent) => {
+                // i128: price × 100 cannot overflow, whatever the price.
+                let off = i128::from(price) * i128::from(*percent) / 100;
+                price - i64::try_from(off).unwrap_or(price)
+            }
+            VoucherEffect::FixedPrice(fixed) => price.min(*fixed),
+            VoucherEffect::UnlockTicketType(_) => price,
+        }
+    }
+
+    /// The ticket type the voucher lets a hold buy, if it unlocks one.
+    pub fn unlocks(&self) -> Option<&TicketType> {
+        match self {
+            VoucherEffect::UnlockTicketType(ticket_type) => Some(ticket_type),
+            _ => None,
+        }
+    }
+}
+
+/// When a voucher may be redeemed: from `from` (inclusive) until `until` (exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Validity {
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
+impl Validity {
+    /// A window that starts before it ends and lasts at most `MAX_VALIDITY_DAYS`.
+    pub fn new(from: DateTime<Utc>, until: DateTime<Utc>) -> Result<Self, ApiError> {
+        if from >= until {
+            return Err(ApiError::bad_input("validFrom must be before validUntil"));
+        }
+        if until - from > chrono::Duration::days(MAX_VALIDITY_DAYS) {
+            return Err(ApiError::bad_input(format!(
+                "a voucher is valid for at most {MAX_VALIDITY_DAYS} days"
+            )));
+        }
+        Ok(Validity { from, until })
+    }
+
+    pub fn contains(&self, at: DateTime<Utc>) -> bool {
+        self.from <= at && at < self.until
+    }
+}
+
+/// How often a voucher may be redeemed: in total, and by one customer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    pub total: u32,
+    pub per_customer: u32,
+}
+
+impl Caps {
+    /// `total` 1 to `MAX_REDEMPTIONS`; `per_customer` 1 to `total` (`total` when not given).
+    pub fn new(total: i64, per_customer: Option<i64>) -> Result<Self, ApiError> {
+        let total = u32::try_from(total)
+            .ok()
+            .filter(|total| (1..=MAX_REDEMPTIONS).contains(total))
+            .ok_or_else(|| {
+                ApiError::bad_input(format!("maxRedemptions must be 1 to {MAX_REDEMPTIONS}"))
+            })?;
+        let per_customer = match per_customer {
+            None => total,
+            Some(cap) => u32::try_from(cap)
+                .ok()
+                .filter(|cap| (1..=total).contains(cap))
+                .ok_or_else(|| ApiError::bad_input("maxPerCustomer must be 1 to maxRedemptions"))?,
+        };
+        Ok(Caps {
+            total,
+            per_customer,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use rand::SeedableRng;
+
+    use super::*;
+
+    fn secret() -> TicketSecret {
+        TicketSecret::new([7; 32])
+    }
+
+    #[test]
+    fn a_code_is_twelve_characters_of_the_alphabet_after_its_prefix() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let code = VoucherCode::generate(&mut rng, "SUMMER");
+        let text = code.reveal();
+        assert_eq!(text.len(), 6 + CODE_CHARS);
+        assert!(text.starts_with("SUMMER"));
+        assert!(text.bytes().all(|b| ALPHABET.contains(&b)), "{text}");
+        let other = VoucherCode::generate(&mut rng, "SUMMER");
+        assert_ne!(code, other);
+    }
+
+    #[test]
+    fn the_alphabet_has_no_look_alikes() {
+        for look_alike in *b"01ILO" {
+            assert!(!ALPHABET.contains(&look_alike), "{}", look_alike as char);
+        }
+        let mut sorted = ALPHABET.to_vec();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ALPHABET.len());
+    }
+
+    #[test]
+    fn a_code_is_read_without_case_spaces_or_dashes() {
+        let code = VoucherCode::parse("abcd-efgh 2345").unwrap();
+        assert_eq!(code.reveal(), "ABCDEFGH2345");
+        assert_eq!(
+            code.hash(&secret()),
+            VoucherCode::parse("ABCDEFGH2345").unwrap().hash(&secret())
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_a_code_is_refused_before_any_look_up() {
+        for text in [
+            "",
+            "ABCDEFGH234",           // one short
+            "ABCDEFGH2345ABCDEFGH2", // one past the longest prefix
+            "ABCDEFGH2340",          // a zero
+            "ABCDEFGH234O",          // an O
+            "ABCDÉFGH2345",
+        ] {
+            let refused = VoucherCode::parse(text).unwrap_err();
+            assert_eq!(refused.code().as_str(), "BAD_USER_INPUT", "{text}");
+        }
+        let huge = "A".repeat(1_000_000);
+        assert!(VoucherCode::parse(&huge).is_err());
+    }
+
+    #[test]
+    fn a_code_is_never_shown_by_debug() {
+        let code = VoucherCode::parse("ABCDEFGH2345").unwrap();
+        assert!(!format!("{code:?}").contains("ABCD"));
+    }
+
+    #[test]
+    fn the_stored_hash_depends_on_the_server_secret() {
+        let code = VoucherCode::parse("ABCDEFGH2345").unwrap();
+        assert_ne!(code.hash(&secret()), code.hash(&TicketSecret::new([8; 32])));
+        let other = VoucherCode::parse("ABCDEFGH2346").unwrap();
+        assert_ne!(code.hash(&secret()), other.hash(&secret()));
+    }
+
+    #[test]
+    fn prefixes_and_batches_are_bounded() {
+        assert_eq!(parse_prefix("sum-mer").unwrap(), "SUMMER");
+        assert_eq!(parse_prefix("").unwrap(), "");
+        assert!(parse_prefix("SUMMERTAG").is_err());
+        assert!(parse_prefix("SPRING").is_err(), "an I");
+        assert_eq!(batch_size(10_000).unwrap(), 10_000);
+        for refused in [0, -1, 10_001, i64::MAX] {
+            assert!(batch_size(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn effects_never_raise_a_price_and_percentages_round_the_discount_down() {
+        assert_eq!(VoucherEffect::AmountOff(1_000).price(4_500), 3_500);
+        assert_eq!(VoucherEffect::AmountOff(5_000).price(4_500), 0);
+        // 15% of 3,333 fen is 499.95: 499 off.
+        assert_eq!(VoucherEffect::PercentOff(15).price(3_333), 2_834);
+        assert_eq!(VoucherEffect::PercentOff(100).price(3_333), 0);
+        assert_eq!(
+            VoucherEffect::PercentOff(50).price(i64::MAX),
+            i64::MAX / 2 + 1
+        );
+        assert_eq!(VoucherEffect::FixedPrice(2_000).price(4_500), 2_000);
+        assert_eq!(VoucherEffect::FixedPrice(6_000).price(4_500), 4_500);
+        let unlock = VoucherEffect::UnlockTicketType(TicketType::adult());
+        assert_eq!(unlock.price(4_500), 4_500);
+        assert_eq!(unlock.unlocks(), Some(&TicketType::adult()));
+    }
+
+    #[test]
+    fn effects_are_checked_when_made() {
+        for refused in [
+            VoucherEffect::AmountOff(0),
+            VoucherEffect::AmountOff(MAX_AMOUNT + 1),
+            VoucherEffect::FixedPrice(-1),
+            VoucherEffect::PercentOff(0),
+            VoucherEffect::PercentOff(101),
+        ] {
+            assert!(refused.clone().checked().is_err(), "{refused:?}");
+        }
+        assert!(VoucherEffect::FixedPrice(0).checked().is_ok());
+        assert!(VoucherEffect::PercentOff(100).checked().is_ok());
+    }
+
+    #[test]
+    fn a_scope_covers_its_own_sales_only() {
+        let id = |n: u8| [n; 12];
+        let sale = SaleAt {
+            cinema: CinemaId(id(1)),
+            movie: MovieId(id(2)),
+            showtime: ShowtimeId(id(3)),
+        };
+        assert!(VoucherScope::Chain(OperatorScope::All).covers(&sale));
+        let chain = |cinemas: Vec<CinemaId>| VoucherScope::Chain(OperatorScope::Cinemas(cinemas));
+        assert!(chain(vec![CinemaId(id(9)), CinemaId(id(1))]).covers(&sale));
+        assert!(!chain(vec![CinemaId(id(9))]).covers(&sale));
+        assert!(VoucherScope::Cinema(CinemaId(id(1))).covers(&sale));
+        assert!(!VoucherScope::Cinema(CinemaId(id(4))).covers(&sale));
+        assert!(VoucherScope::Movie(MovieId(id(2))).covers(&sale));
+        assert!(!VoucherScope::Movie(MovieId(id(4))).covers(&sale));
+        assert!(VoucherScope::Showtime(ShowtimeId(id(3))).covers(&sale));
+        assert!(!VoucherScope::Showtime(ShowtimeId(id(4))).covers(&sale));
+    }
+
+    #[test]
+    fn validity_is_half_open_and_bounded() {
+        let at = |day: u32| Utc.with_ymd_and_hms(2026, 12, day, 0, 0, 0).unwrap();
+        let window = Validity::new(at(1), at(8)).unwrap();
+        assert!(window.contains(at(1)));
+        assert!(window.contains(at(7)));
+        assert!(!window.contains(at(8)));
+        assert!(Validity::new(at(8), at(1)).is_err());
+        assert!(Validity::new(at(1), at(1)).is_err());
+        assert!(Validity::new(at(1), at(1) + chrono::Duration::days(367)).is_err());
+    }
+
+    #[test]
+    fn caps_are_bounded_and_per_customer_defaults_to_the_total() {
+        assert_eq!(
+            Caps::new(10, None).unwrap(),
+            Caps {
+                total: 10,
+                per_customer: 10
+            }
+        );
+        assert_eq!(Caps::new(10, Some(2)).unwrap().per_customer, 2);
+        for (total, per_customer) in [(0, None), (-1, None), (1_000_001, None), (10, Some(11))] {
+            assert!(Caps::new(total, per_customer).is_err());
+        }
+        assert!(Caps::new(10, Some(0)).is_err());
+    }
+}
