@@ -7,7 +7,7 @@
 //!
 //! Laid out as every feature is: `rules` (pure: the policy, the count and couple-seat rules,
 //! the extension), the use cases (`hold`: place and release; `reads`, `extension`,
-//! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold(s)).
+//! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
 
 mod extension;
 pub mod graphql;

@@ -8,6 +8,7 @@
 //!   it could be searched for; it is stored as an HMAC under the gateway's server secret
 //!   (`code_hash`), so a copy of the database without the secret redeems nothing, and a code
 //!   is still found by one equality on its hash.
+//! - **Scopes** never reach past the cinemas of the operator that made the voucher.
 //! - **Effects** change each seat's price, in integer fen, and never raise it: an amount off
 //!   (not below 0), a percentage off, a fixed price (the list price when lower), or unlocking
 //!   a ticket type the showtime would refuse (the price is then that type's). **Rounding:** a
@@ -60,21 +61,10 @@ impl VoucherCode {
     /// A code as sent: case, spaces and dashes do not matter. BAD_USER_INPUT when it cannot be
     /// a code (wrong length or characters), before anything is looked up.
     pub fn parse(text: &str) -> Result<Self, ApiError> {
-        let refused = || ApiError::bad_input("voucher is not a voucher code");
-        // Checked before anything is copied: a caller cannot make this allocate at will.
-        if text.len() > 2 * (MAX_PREFIX_CHARS + CODE_CHARS) {
-            return Err(refused());
-        }
-        let code: String = text
-            .chars()
-            .filter(|c| !matches!(c, ' ' | '-'))
-            .map(|c| c.to_ascii_uppercase())
-            .collect();
         let length = CODE_CHARS..=CODE_CHARS + MAX_PREFIX_CHARS;
-        if !length.contains(&code.len()) || !code.bytes().all(|b| ALPHABET.contains(&b)) {
-            return Err(refused());
-        }
-        Ok(VoucherCode(code))
+        normalized(text, length)
+            .map(VoucherCode)
+            .ok_or_else(|| ApiError::bad_input("voucher is not a voucher code"))
     }
 
     /// The code, to show once to the operator that made it.
@@ -91,24 +81,28 @@ impl VoucherCode {
 /// A batch's prefix: at most `MAX_PREFIX_CHARS` characters of the alphabet, read as codes are
 /// (case, spaces and dashes do not matter); empty for none.
 pub fn parse_prefix(text: &str) -> Result<String, ApiError> {
-    let refused = || {
+    normalized(text, 0..=MAX_PREFIX_CHARS).ok_or_else(|| {
         ApiError::bad_input(format!(
             "prefix must be at most {MAX_PREFIX_CHARS} of the characters {}",
             std::str::from_utf8(ALPHABET).unwrap_or_default()
         ))
-    };
-    if text.len() > 2 * MAX_PREFIX_CHARS {
-        return Err(refused());
+    })
+}
+
+/// `text` in capitals without spaces or dashes, when that is `length` characters of the
+/// alphabet. A text more than twice the longest is refused before anything is copied, so a
+/// caller cannot make this allocate at will.
+fn normalized(text: &str, length: std::ops::RangeInclusive<usize>) -> Option<String> {
+    if text.len() > 2 * length.end() {
+        return None;
     }
-    let prefix: String = text
+    let normal: String = text
         .chars()
         .filter(|c| !matches!(c, ' ' | '-'))
         .map(|c| c.to_ascii_uppercase())
         .collect();
-    if prefix.len() > MAX_PREFIX_CHARS || !prefix.bytes().all(|b| ALPHABET.contains(&b)) {
-        return Err(refused());
-    }
-    Ok(prefix)
+    let fits = length.contains(&normal.len()) && normal.bytes().all(|b| ALPHABET.contains(&b));
+    fits.then_some(normal)
 }
 
 /// How many codes a batch makes: 1 to `MAX_BATCH`.
@@ -119,11 +113,19 @@ pub fn batch_size(count: i64) -> Result<usize, ApiError> {
         .ok_or_else(|| ApiError::bad_input(format!("count must be 1 to {MAX_BATCH}")))
 }
 
-/// Where a voucher may be redeemed.
+/// Where a voucher may be redeemed: at the cinemas of the operator that made it (every
+/// cinema for the platform's; a chain's cinemas as they were when it was made), narrowed to
+/// one of them, one movie or one showtime when made so. A chain's voucher for a movie is
+/// for that movie at the chain's cinemas only.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum VoucherScope {
-    /// The cinemas its operator may write when it was made (every cinema for the platform's).
-    Chain(OperatorScope),
+pub struct VoucherScope {
+    cinemas: OperatorScope,
+    only: Option<Narrowed>,
+}
+
+/// What a voucher's scope is narrowed to, within its operator's cinemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrowed {
     Cinema(CinemaId),
     Movie(MovieId),
     Showtime(ShowtimeId),
@@ -138,15 +140,33 @@ pub struct SaleAt {
 }
 
 impl VoucherScope {
+    /// The scope of a voucher made by an operator whose scope is `cinemas`, narrowed to
+    /// `only`. FORBIDDEN for a cinema the operator does not write. (A showtime's cinema is
+    /// checked by whoever reads the showtime; `covers` holds the line either way.)
+    pub fn new(cinemas: OperatorScope, only: Option<Narrowed>) -> Result<Self, ApiError> {
+        if let (OperatorScope::Cinemas(own), Some(Narrowed::Cinema(cinema))) = (&cinemas, only) {
+            if !own.contains(&cinema) {
+                return Err(ApiError::forbidden(format!(
+                    "cinema {cinema} is not one of the calling operator's"
+                )));
+            }
+        }
+        Ok(VoucherScope { cinemas, only })
+    }
+
     /// Whether a hold for `sale` may use the voucher.
     pub fn covers(&self, sale: &SaleAt) -> bool {
-        match self {
-            VoucherScope::Chain(OperatorScope::All) => true,
-            VoucherScope::Chain(OperatorScope::Cinemas(cinemas)) => cinemas.contains(&sale.cinema),
-            VoucherScope::Cinema(cinema) => *cinema == sale.cinema,
-            VoucherScope::Movie(movie) => *movie == sale.movie,
-            VoucherScope::Showtime(showtime) => *showtime == sale.showtime,
-        }
+        let at_its_cinemas = match &self.cinemas {
+            OperatorScope::All => true,
+            OperatorScope::Cinemas(cinemas) => cinemas.contains(&sale.cinema),
+        };
+        at_its_cinemas
+            && match self.only {
+                None => true,
+                Some(Narrowed::Cinema(cinema)) => cinema == sale.cinema,
+                Some(Narrowed::Movie(movie)) => movie == sale.movie,
+                Some(Narrowed::Showtime(showtime)) => showtime == sale.showtime,
+            }
     }
 }
 
@@ -385,23 +405,38 @@ mod tests {
     }
 
     #[test]
-    fn a_scope_covers_its_own_sales_only() {
+    fn a_scope_covers_its_own_sales_and_never_past_its_operators_cinemas() {
         let id = |n: u8| [n; 12];
         let sale = SaleAt {
             cinema: CinemaId(id(1)),
             movie: MovieId(id(2)),
             showtime: ShowtimeId(id(3)),
         };
-        assert!(VoucherScope::Chain(OperatorScope::All).covers(&sale));
-        let chain = |cinemas: Vec<CinemaId>| VoucherScope::Chain(OperatorScope::Cinemas(cinemas));
-        assert!(chain(vec![CinemaId(id(9)), CinemaId(id(1))]).covers(&sale));
-        assert!(!chain(vec![CinemaId(id(9))]).covers(&sale));
-        assert!(VoucherScope::Cinema(CinemaId(id(1))).covers(&sale));
-        assert!(!VoucherScope::Cinema(CinemaId(id(4))).covers(&sale));
-        assert!(VoucherScope::Movie(MovieId(id(2))).covers(&sale));
-        assert!(!VoucherScope::Movie(MovieId(id(4))).covers(&sale));
-        assert!(VoucherScope::Showtime(ShowtimeId(id(3))).covers(&sale));
-        assert!(!VoucherScope::Showtime(ShowtimeId(id(4))).covers(&sale));
+        let platform = |only| VoucherScope::new(OperatorScope::All, only).unwrap();
+        let chain = |cinemas: &[u8], only| {
+            let cinemas = cinemas.iter().map(|n| CinemaId(id(*n))).collect();
+            VoucherScope::new(OperatorScope::Cinemas(cinemas), only)
+        };
+        assert!(platform(None).covers(&sale));
+        assert!(chain(&[9, 1], None).unwrap().covers(&sale));
+        assert!(!chain(&[9], None).unwrap().covers(&sale));
+        let cinema = |n| Some(Narrowed::Cinema(CinemaId(id(n))));
+        let movie = |n| Some(Narrowed::Movie(MovieId(id(n))));
+        let showtime = |n| Some(Narrowed::Showtime(ShowtimeId(id(n))));
+        assert!(platform(cinema(1)).covers(&sale));
+        assert!(!platform(cinema(4)).covers(&sale));
+        assert!(platform(movie(2)).covers(&sale));
+        assert!(!platform(movie(4)).covers(&sale));
+        assert!(platform(showtime(3)).covers(&sale));
+        assert!(!platform(showtime(4)).covers(&sale));
+        // A chain's voucher for a movie is for that movie at the chain's cinemas only.
+        assert!(chain(&[1], movie(2)).unwrap().covers(&sale));
+        assert!(!chain(&[9], movie(2)).unwrap().covers(&sale));
+        assert!(!chain(&[9], showtime(3)).unwrap().covers(&sale));
+        // Nor may a chain name another's cinema.
+        let refused = chain(&[9], cinema(1)).unwrap_err();
+        assert_eq!(refused.code().as_str(), "FORBIDDEN");
+        assert!(chain(&[9, 1], cinema(1)).unwrap().covers(&sale));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Live seat maps in the schema: `SeatMap` (also a field of `Showtime`), `SeatMapEvent`, and
-//! `Subscription.seatMap`.
+//! `Subscription.seatMapChanged`.
 
 pub mod seat_map;
 mod seat_map_event;

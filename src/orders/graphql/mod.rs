@@ -1,5 +1,5 @@
 //! Orders in the schema: `Order`, `OrderChange`, `confirmHold` / `cancelOrder`,
-//! `Query.order(s)`, and `Subscription.orderEvents`.
+//! `Query.order` / `Query.orders`, and `Subscription.orderChanged`.
 
 mod mutation;
 mod order_change;
