@@ -2,12 +2,19 @@
 // ticket codes; each is sent to admitTicket with an idempotency key of its own (reused if the
 // request fails on the way, so a retry is the same scan) and the answer is shown at once:
 // ADMITTED (green) or refused (red) with the reason, when and where for ALREADY_ADMITTED.
+// The page names its cinema and lists the showtimes the door admits for: from four hours ago
+// (a film that started is still admitted for a while) to a day ahead.
 
 const cinemaId = decodeURIComponent(location.pathname.split('/')[2] || '');
 const $ = (id) => document.getElementById(id);
 const ADMIT = `mutation Admit($code: String!, $key: String) {
   admitTicket(input: { code: $code, idempotencyKey: $key }) {
     seat door admittedAt showtime { startsAt movie { title } hall { name } cinema { id name } } } }`;
+const DAY = `query Door($id: ID!, $from: DateTime!, $before: DateTime!) {
+  cinema(id: $id) { name city
+    showtimes(startsFrom: $from, startsBefore: $before, first: 50) {
+      nodes { id startsAt status movie { title } hall { name } } } } }`;
+const HOUR = 3600 * 1000;
 const REASONS = {
   ALREADY_ADMITTED: 'Already admitted',
   TICKET_CANCELLED: 'Cancelled ticket',
@@ -19,17 +26,56 @@ const REASONS = {
 
 let key = sessionStorage.getItem('boxoffice-door-key') || '';
 
-async function admit(code, idempotencyKey) {
-  const response = await fetch('/graphql', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer ' + key },
-    body: JSON.stringify({ query: ADMIT, variables: { code, key: idempotencyKey } }),
-  });
+async function graphql(query, variables) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (key) headers.Authorization = 'Bearer ' + key;
+  const response = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
   return response.json();
+}
+
+function admit(code, idempotencyKey) {
+  return graphql(ADMIT, { code, key: idempotencyKey });
+}
+
+/** Names the cinema and lists the showtimes around now; says so when it cannot. */
+async function loadDay() {
+  const from = new Date(Date.now() - 4 * HOUR).toISOString();
+  const before = new Date(Date.now() + 24 * HOUR).toISOString();
+  const body = await graphql(DAY, { id: cinemaId, from, before }).catch(() => null);
+  const cinema = body && body.data && body.data.cinema;
+  if (!cinema) {
+    const code = body && body.errors && body.errors[0].extensions && body.errors[0].extensions.code;
+    $('cinema').textContent = !body
+      ? 'The gateway cannot be reached'
+      : code === 'UNAUTHENTICATED'
+        ? 'Enter the door staff key'
+        : 'No such cinema: check the address';
+    return;
+  }
+  $('cinema').textContent = `${cinema.name} · ${cinema.city}`;
+  const list = $('showtimes');
+  list.replaceChildren();
+  for (const s of cinema.showtimes.nodes) {
+    const entry = document.createElement('li');
+    entry.dataset.showtime = s.id;
+    const cancelled = s.status === 'SCHEDULED' ? '' : ' · cancelled';
+    entry.textContent = `${when(s.startsAt)} ${s.movie.title} · ${s.hall.name}${cancelled}`;
+    list.append(entry);
+  }
+  $('showtimes-empty').hidden = cinema.showtimes.nodes.length > 0;
+  $('day').hidden = false;
 }
 
 function time(iso) {
   return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** A showtime's start: its time, with its day when that is not today. */
+function when(iso) {
+  const at = new Date(iso);
+  const clock = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (at.toDateString() === new Date().toDateString()) return clock;
+  return `${at.toLocaleDateString([], { weekday: 'short', day: 'numeric', month: 'short' })} ${clock}`;
 }
 
 function show(outcome, code, verdict, detail) {
@@ -76,9 +122,10 @@ function useKey(value) {
   $('code').focus();
 }
 
-$('key-form').addEventListener('submit', (event) => {
+$('key-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   useKey($('key').value);
+  if (cinemaId) await loadDay();
 });
 $('scan-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -88,6 +135,11 @@ $('scan-form').addEventListener('submit', async (event) => {
   $('code').focus();
   await scan(code);
 });
-$('cinema').textContent = cinemaId ? `Cinema ${cinemaId}` : 'No cinema in the address: /door/{cinemaId}';
 if (key) useKey(key);
+if (cinemaId) {
+  $('cinema').textContent = 'Loading the cinema…';
+  await loadDay();
+} else {
+  $('cinema').textContent = 'No cinema in the address: /door/{cinemaId}';
+}
 document.body.dataset.ready = 'true';

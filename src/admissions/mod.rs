@@ -4,9 +4,9 @@
 //!
 //! The `admitted` marks on the seats and the inventory's `admitted` count are written by the
 //! seat inventory's module (`inventory`, the only one that changes that document), which
-//! tells the channel in the same update. Door staff keys, which let a door's scanners call it, are operator
-//! records made by `catalogue`. Laid out as every feature is: `rules` (pure), the use case
-//! (`admit`) and `graphql`; no store of its own.
+//! tells the channel in the same update. Door staff keys, which let a door's scanners call
+//! it, are operator records made by `catalogue`. Laid out as every feature is: `rules`
+//! (pure), the use case (`admit`) and `graphql`; no store of its own.
 
 pub mod admit;
 pub mod graphql;

@@ -1,7 +1,7 @@
 //! Changing a showtime's channel prices (`changeShowtimePrices`), keeping every revision
-//! (document versioning pattern, see `store::price_revisions`). A hold keeps the unit price it
-//! was given; a hold placed after the change reads the new prices (holds read the showtime
-//! fresh from the database, never a cached copy).
+//! (document versioning pattern, see `catalogue::store::price_revisions`). A hold keeps the
+//! unit price it was given; a hold placed after the change reads the new prices (holds read
+//! the showtime fresh from the database, never a cached copy).
 
 use serde::Serialize;
 

@@ -1,6 +1,7 @@
 //! The door page: `/door/{cinemaId}`, where door staff admit tickets with their door key
-//! (`admitTicket`). Plain HTML, CSS and a JavaScript module kept in `playground/door`, served
-//! from the binary like the seat picker.
+//! (`admitTicket`). It names its cinema and lists its showtimes from four hours back to a day
+//! ahead (one `cinema` query). Plain HTML, CSS and a JavaScript module kept in
+//! `playground/door`, served from the binary like the seat picker.
 
 use axum::extract::Path;
 use axum::http::{header, StatusCode};

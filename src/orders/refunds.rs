@@ -1,7 +1,7 @@
 //! Cancelling an order, whole or some of its seats, and the refund each cancellation records.
 //!
-//! A cancellation is three writes (the design of `orders::store::refunds`): the refund recorded on the
-//! order with the order's state in the filter (CONFIRMED, no refund under way, none of its
+//! A cancellation is three writes (the design of `store::refunds`): the refund recorded on
+//! the order with the order's state in the filter (CONFIRMED, no refund under way, none of its
 //! seats refunded; a whole cancellation also makes it CANCELLING), the seats given back in one
 //! inventory update with the order in its filter, then the refund marked done. Whoever finds a
 //! refund under way finishes it, so a crash between the writes loses nothing and a seat is

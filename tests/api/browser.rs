@@ -222,6 +222,31 @@ async fn the_door_page_admits_a_ticket_then_refuses_it_with_when_and_where() {
     let summary = run("door.mjs", &[&base, &sale.cinema, &north.key, &codes[0].1]).await;
     println!("door.mjs: {summary:#}");
     assert_eq!(summary["errors"], json!([]), "no script errors");
+    // The page names its cinema (not its id) and lists the showtime its tickets are for.
+    let read = sale
+        .app
+        .graphql(
+            "query($cinema: ID!, $showtime: ID!) { cinema(id: $cinema) { name city } \
+             showtime(id: $showtime) { movie { title } hall { name } } }",
+            json!({ "cinema": sale.cinema, "showtime": sale.showtime }),
+        )
+        .await;
+    let data = read.data();
+    let text = |value: &Value| value.as_str().unwrap().to_owned();
+    let named = format!(
+        "{} · {}",
+        text(&data["cinema"]["name"]),
+        text(&data["cinema"]["city"])
+    );
+    assert_eq!(summary["cinema"], named.as_str());
+    let listed: Vec<&Value> = (summary["showtimes"].as_array().unwrap().iter())
+        .filter(|listed| listed["id"] == sale.showtime.as_str())
+        .collect();
+    assert_eq!(listed.len(), 1, "the showtime is listed once: {summary}");
+    let entry = text(&listed[0]["text"]);
+    let title = text(&data["showtime"]["movie"]["title"]);
+    let hall = text(&data["showtime"]["hall"]["name"]);
+    assert!(entry.contains(&title) && entry.contains(&hall), "{entry}");
     let admitted = &summary["admitted"];
     assert_eq!(admitted["outcome"], "admitted");
     assert_eq!(admitted["verdict"], "Admitted · A1");

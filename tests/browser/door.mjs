@@ -1,7 +1,8 @@
 // node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE
 //
 // Drives the door page (/door/{cinemaId}) in Chromium (playwright-core with Debian's chromium;
-// set CHROMIUM to use another build) as door staff: enters the door key, types the ticket code
+// set CHROMIUM to use another build) as door staff: reads the cinema's name and the showtimes
+// the page lists, enters the door key, types the ticket code
 // and presses Enter (ADMITTED, green), scans it again (ALREADY_ADMITTED, with when and at which
 // door), then scans something that is no ticket (refused). Prints a JSON summary; exits
 // non-zero on any failure.
@@ -28,6 +29,11 @@ try {
   await page.fill('#key', key);
   await page.press('#key', 'Enter');
   await page.waitForSelector('#scan-form:not([hidden])');
+  await page.waitForSelector('#day:not([hidden])');
+  const cinema = await page.textContent('#cinema');
+  const showtimes = await page.$$eval('#showtimes li', (items) => items.map((item) => ({
+    id: item.dataset.showtime, text: item.textContent,
+  })));
 
   /** Types `text` into the code field, presses Enter, and waits for the answer about it. */
   async function scan(text, expected) {
@@ -51,7 +57,7 @@ try {
   const again = await scan(code, 'ALREADY_ADMITTED');
   const bad = await scan('not a ticket', 'BAD_USER_INPUT');
   const log = await page.$$eval('#log li', (items) => items.map((item) => item.textContent));
-  console.log(JSON.stringify({ admitted, again, bad, logEntries: log.length, errors }));
+  console.log(JSON.stringify({ cinema, showtimes, admitted, again, bad, logEntries: log.length, errors }));
 } catch (error) {
   console.error(String(error));
   process.exitCode = 1;
