@@ -19,7 +19,11 @@ impl Store {
     /// seen within `window` by the database's clock, this one included (so at least 1). The
     /// record keeps that count (`sees`), the share this process takes from now on.
     #[tracing::instrument(skip(self))]
-    pub async fn gateway_heartbeat(&self, id: &str, window: Duration) -> Result<u32, ApiError> {
+    pub(in crate::gateways) async fn gateway_heartbeat(
+        &self,
+        id: &str,
+        window: Duration,
+    ) -> Result<u32, ApiError> {
         let gateways = self.collection::<Document>(names::GATEWAYS);
         let window_ms = i64::try_from(window.as_millis()).unwrap_or(i64::MAX);
         let since = doc! { "$dateAdd": { "startDate": "$$NOW", "unit": "millisecond", "amount": -window_ms } };
@@ -44,7 +48,7 @@ impl Store {
     /// Deletes gateway `id`'s record: the process is stopping, the others' share grows at their
     /// next heartbeat.
     #[tracing::instrument(skip(self))]
-    pub async fn forget_gateway(&self, id: &str) -> Result<(), ApiError> {
+    pub(in crate::gateways) async fn forget_gateway(&self, id: &str) -> Result<(), ApiError> {
         let gateways = self.collection::<Document>(names::GATEWAYS);
         self.bounded(
             Call::new(names::GATEWAYS, "delete"),

@@ -148,7 +148,10 @@ impl Store {
     /// Inserts a fresh record owned by attempt 1 (its first lease from this gateway's clock;
     /// the heartbeat renews it by the database's), or reports what the key holds.
     #[tracing::instrument(skip(self, key), fields(id = %key.id))]
-    pub async fn claim_key<T: DeserializeOwned>(&self, key: &NewKey) -> Result<Claim<T>, ApiError> {
+    pub(in crate::idempotency) async fn claim_key<T: DeserializeOwned>(
+        &self,
+        key: &NewKey,
+    ) -> Result<Claim<T>, ApiError> {
         self.insert_key(key, None).await
     }
 
@@ -156,7 +159,7 @@ impl Store {
     /// anything: in one insert, where a claim and its answer take two. `Fresh` when it was
     /// new (the refusal is its answer now); else what [`Store::claim_key`] finds.
     #[tracing::instrument(skip(self, key, refusal), fields(id = %key.id))]
-    pub async fn claim_key_refused<T: DeserializeOwned>(
+    pub(in crate::idempotency) async fn claim_key_refused<T: DeserializeOwned>(
         &self,
         key: &NewKey,
         refusal: StoredError,
@@ -229,7 +232,7 @@ impl Store {
     /// Renews the lease of `attempt` (the heartbeat). False when the attempt no longer owns
     /// the key: a retry took it over.
     #[tracing::instrument(skip(self))]
-    pub async fn renew_key_lease(
+    pub(in crate::idempotency) async fn renew_key_lease(
         &self,
         id: &str,
         attempt: i32,
@@ -250,7 +253,7 @@ impl Store {
     /// next attempt owns it, with a fresh lease. False when the lease is still running, the
     /// key was answered, or another retry took it over first.
     #[tracing::instrument(skip(self))]
-    pub async fn take_over_key(
+    pub(in crate::idempotency) async fn take_over_key(
         &self,
         id: &str,
         attempt: i32,
@@ -274,7 +277,11 @@ impl Store {
     /// Ends the lease of `attempt` at once (it failed without knowing its effect), so a retry
     /// may take the key over without waiting; a no-op if it no longer owns the key.
     #[tracing::instrument(skip(self))]
-    pub async fn abandon_key(&self, id: &str, attempt: i32) -> Result<(), ApiError> {
+    pub(in crate::idempotency) async fn abandon_key(
+        &self,
+        id: &str,
+        attempt: i32,
+    ) -> Result<(), ApiError> {
         self.bounded(
             Call::new(names::IDEMPOTENCY_KEYS, "update"),
             self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
@@ -290,7 +297,7 @@ impl Store {
     /// Stores the answer of `attempt`. False when the attempt no longer owns the key (it was
     /// taken over): the answer of the attempt that did counts, not this one.
     #[tracing::instrument(skip(self, outcome))]
-    pub async fn finish_key<T: Serialize>(
+    pub(in crate::idempotency) async fn finish_key<T: Serialize>(
         &self,
         id: &str,
         attempt: i32,

@@ -57,7 +57,7 @@ pub enum FeedEvent {
 impl Store {
     /// Opens the change feed, from `from` when given (else from now).
     #[tracing::instrument(skip(self, from), fields(resuming = from.is_some()))]
-    pub async fn open_change_feed(
+    pub(in crate::live) async fn open_change_feed(
         &self,
         from: Option<&FeedPosition>,
     ) -> Result<ChangeFeed, FeedOpenError> {

@@ -35,7 +35,7 @@ impl Store {
     /// (another attempt of the same idempotency key wrote it), that one is kept and returned
     /// instead. `may_exist` says to expect that: the write is then an upsert, not an insert.
     #[tracing::instrument(skip(self, order), fields(order = %order.id))]
-    pub async fn insert_pending_order(
+    pub(in crate::orders) async fn insert_pending_order(
         &self,
         order: &OrderDoc,
         may_exist: bool,
@@ -69,7 +69,7 @@ impl Store {
     /// The orders of showtime `showtime` that are not CANCELLED yet (PENDING, CONFIRMED or
     /// CANCELLING), at most `limit` (index `showtime_status`).
     #[tracing::instrument(skip(self))]
-    pub async fn live_orders_of_showtime(
+    pub(in crate::orders) async fn live_orders_of_showtime(
         &self,
         showtime: ShowtimeId,
         limit: usize,
@@ -85,7 +85,7 @@ impl Store {
     /// How many orders of showtime `showtime` are CANCELLED for `reason` (index
     /// `showtime_status`).
     #[tracing::instrument(skip(self))]
-    pub async fn count_cancelled_orders(
+    pub(in crate::orders) async fn count_cancelled_orders(
         &self,
         showtime: ShowtimeId,
         reason: CancelReason,
@@ -105,7 +105,7 @@ impl Store {
 
     /// Moves order `id` from status `from` to `to`. False when it was not in `from`.
     #[tracing::instrument(skip(self))]
-    pub async fn set_order_status(
+    pub(in crate::orders) async fn set_order_status(
         &self,
         id: OrderId,
         from: OrderStatus,
@@ -136,7 +136,10 @@ impl Store {
 
     /// Deletes order `id` if it is still PENDING: its seats were never sold to it.
     #[tracing::instrument(skip(self))]
-    pub async fn discard_pending_order(&self, id: OrderId) -> Result<bool, ApiError> {
+    pub(in crate::orders) async fn discard_pending_order(
+        &self,
+        id: OrderId,
+    ) -> Result<bool, ApiError> {
         let result = self
             .bounded(
                 Call::new(names::ORDERS, "delete"),
@@ -177,7 +180,7 @@ impl Store {
     /// A channel's orders, newest first (index `channel_newest`); PENDING ones are not orders
     /// yet and are left out.
     #[tracing::instrument(skip(self))]
-    pub async fn list_orders(
+    pub(in crate::orders) async fn list_orders(
         &self,
         channel: &str,
         page: &PageRequest,

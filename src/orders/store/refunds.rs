@@ -29,7 +29,7 @@ impl Store {
     /// are marked stale, and the refund is marked under way. With `whole`, the order becomes
     /// CANCELLING in the same update. False when it did not match.
     #[tracing::instrument(skip(self, refund), fields(refund = %refund.id, seats = ?refund.seats))]
-    pub async fn start_refund(
+    pub(in crate::orders) async fn start_refund(
         &self,
         order: OrderId,
         refund: &RefundDoc,
@@ -65,7 +65,7 @@ impl Store {
     /// Ends refund `refund` of order `order` once its seats are back: `refunding` is cleared
     /// (and a CANCELLING order becomes CANCELLED). False when it was ended already.
     #[tracing::instrument(skip(self))]
-    pub async fn finish_refund(
+    pub(in crate::orders) async fn finish_refund(
         &self,
         order: OrderId,
         refund: ResourceId,
@@ -85,7 +85,7 @@ impl Store {
     /// `refunded` and the cancelled seats move back, the figures are marked stale, and a
     /// whole cancellation's order is CONFIRMED again. False when it did not match.
     #[tracing::instrument(skip(self, refund), fields(refund = %refund.id))]
-    pub async fn withdraw_refund(
+    pub(in crate::orders) async fn withdraw_refund(
         &self,
         order: OrderId,
         refund: &RefundDoc,
