@@ -1,13 +1,14 @@
 //! The rules of a voucher (issue 36): a code that changes what a hold's seats cost, made by
 //! an operator and redeemed by a channel.
 //!
-//! - **Codes** are random, `CODE_CHARS` (12) characters of an alphabet without look-alikes
-//!   (no 0/O, 1/I/L), about 59 bits; a batch may put a prefix of its own before them. A code
+//! - **Codes** are `CODE_CHARS` (12) characters of an alphabet without look-alikes (no 0/O,
+//!   1/I/L), about 59 bits, derived from the server secret, the batch and the code's index
+//!   (`VoucherCode::of_batch`); a batch may put a prefix of its own before them. A code
 //!   is read back without case, spaces or dashes, so `abcd-efgh-2345` is `ABCDEFGH2345`.
 //! - **Stored hashed and keyed.** A code is far shorter than an API key, so a plain hash of
 //!   it could be searched for; it is stored as an HMAC under the gateway's server secret
-//!   (`code_hash`), so a copy of the database without the secret redeems nothing, and a code
-//!   is still found by one equality on its hash.
+//!   (`VoucherCode::hash`), so a copy of the database without the secret redeems nothing,
+//!   and a code is still found by one equality on its hash.
 //! - **Scopes** never reach past the cinemas of the operator that made the voucher.
 //! - **Effects** change each seat's price, in integer fen, and never raise it: an amount off
 //!   (not below 0), a percentage off, a fixed price (the list price when lower), or unlocking
@@ -16,17 +17,16 @@
 //!   more than the percentage says, and the sum of a hold is the sum of its seats.
 
 use chrono::{DateTime, Utc};
-use rand::Rng;
 
 use crate::catalogue::rules::operator::OperatorScope;
-use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
+use crate::domain::ids::{CinemaId, MovieId, ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 
 /// The characters of a code: digits and capitals without 0, 1, I, L and O.
 pub const ALPHABET: &[u8; 31] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
-/// The random characters of a code (about 59 bits).
+/// The characters of a code after its prefix (about 59 bits).
 pub const CODE_CHARS: usize = 12;
 /// The longest prefix a batch may give its codes.
 pub const MAX_PREFIX_CHARS: usize = 8;
@@ -48,12 +48,26 @@ impl std::fmt::Debug for VoucherCode {
 }
 
 impl VoucherCode {
-    /// A new random code after `prefix` (already checked by [`parse_prefix`]).
-    pub fn generate(rng: &mut impl Rng, prefix: &str) -> Self {
+    /// Code `index` of batch `batch`, after `prefix` (already checked by [`parse_prefix`]):
+    /// derived from the server secret, the batch's id and the index, so a retried batch (the
+    /// same idempotency key, so the same id) makes the same codes, and neither the batch nor
+    /// the key's stored answer keeps one. Without the secret, a code says nothing of the
+    /// others. About 59 bits: 12 base-31 digits of a 128-bit HMAC (the modulo's bias is
+    /// under 2^-60).
+    pub fn of_batch(secret: &TicketSecret, batch: ResourceId, index: u32, prefix: &str) -> Self {
+        let mut id = [0u8; 16];
+        id[..12].copy_from_slice(&batch.bytes());
+        id[12..].copy_from_slice(&index.to_be_bytes());
+        let mac = secret.derive(b"boxoffice voucher batch codes v1", &id);
+        let mut high = [0u8; 16];
+        high.copy_from_slice(&mac[..16]);
+        let mut n = u128::from_be_bytes(high);
+        let base = ALPHABET.len() as u128;
         let mut code = String::with_capacity(prefix.len() + CODE_CHARS);
         code.push_str(prefix);
         for _ in 0..CODE_CHARS {
-            code.push(char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]));
+            code.push(char::from(ALPHABET[(n % base) as usize]));
+            n /= base;
         }
         VoucherCode(code)
     }
@@ -288,7 +302,6 @@ impl Caps {
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
-    use rand::SeedableRng;
 
     use super::*;
 
@@ -297,15 +310,40 @@ mod tests {
     }
 
     #[test]
-    fn a_code_is_twelve_characters_of_the_alphabet_after_its_prefix() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let code = VoucherCode::generate(&mut rng, "SUMMER");
+    fn a_batch_code_is_twelve_characters_of_the_alphabet_after_its_prefix() {
+        let batch = ResourceId([1; 12]);
+        let code = VoucherCode::of_batch(&secret(), batch, 0, "SUMMER");
         let text = code.reveal();
         assert_eq!(text.len(), 6 + CODE_CHARS);
         assert!(text.starts_with("SUMMER"));
         assert!(text.bytes().all(|b| ALPHABET.contains(&b)), "{text}");
-        let other = VoucherCode::generate(&mut rng, "SUMMER");
-        assert_ne!(code, other);
+        assert_eq!(
+            VoucherCode::parse(text).unwrap(),
+            code,
+            "it reads back as itself"
+        );
+    }
+
+    #[test]
+    fn a_batch_makes_the_same_codes_again_and_each_is_its_own() {
+        let batch = ResourceId([1; 12]);
+        let codes: std::collections::HashSet<String> = (0..MAX_BATCH as u32)
+            .map(|i| {
+                VoucherCode::of_batch(&secret(), batch, i, "")
+                    .reveal()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(codes.len(), MAX_BATCH, "10,000 codes, all different");
+        let again = VoucherCode::of_batch(&secret(), batch, 7, "");
+        assert_eq!(again, VoucherCode::of_batch(&secret(), batch, 7, ""));
+        let other_batch = VoucherCode::of_batch(&secret(), ResourceId([2; 12]), 7, "");
+        let other_secret = VoucherCode::of_batch(&TicketSecret::new([8; 32]), batch, 7, "");
+        assert_ne!(again, other_batch);
+        assert_ne!(again, other_secret);
+        // The digits are spread over the alphabet: each character turns up in 10,000 codes.
+        let used: std::collections::HashSet<u8> = codes.iter().flat_map(|c| c.bytes()).collect();
+        assert_eq!(used.len(), ALPHABET.len());
     }
 
     #[test]
