@@ -222,6 +222,11 @@ async fn the_door_page_admits_a_ticket_then_refuses_it_with_when_and_where() {
     let summary = run("door.mjs", &[&base, &sale.cinema, &north.key, &codes[0].1]).await;
     println!("door.mjs: {summary:#}");
     assert_eq!(summary["errors"], json!([]), "no script errors");
+    assert_eq!(
+        summary["unknownCinema"],
+        "No such cinema: check the address"
+    );
+    assert_eq!(summary["unknownListed"], false);
     // The page names its cinema (not its id) and lists the showtime its tickets are for.
     let read = sale
         .app

@@ -1,7 +1,8 @@
 // node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE
 //
 // Drives the door page (/door/{cinemaId}) in Chromium (playwright-core with Debian's chromium;
-// set CHROMIUM to use another build) as door staff: reads the cinema's name and the showtimes
+// set CHROMIUM to use another build) as door staff: opens the page of a cinema that does not
+// exist (it says so), reads the cinema's name and the showtimes
 // the page lists, enters the door key, types the ticket code
 // and presses Enter (ADMITTED, green), scans it again (ALREADY_ADMITTED, with when and at which
 // door), then scans something that is no ticket (refused). Prints a JSON summary; exits
@@ -24,6 +25,11 @@ try {
   const page = await browser.newPage();
   page.setDefaultTimeout(5_000);
   page.on('pageerror', (error) => errors.push(error.message));
+  // An address naming no cinema says so, rather than showing an id or nothing.
+  await page.goto(`${base}/door/${encodeURIComponent('Q2luZW1hOjAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMA')}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const unknownCinema = await page.textContent('#cinema');
+  const unknownListed = await page.isVisible('#day');
   await page.goto(`${base}/door/${encodeURIComponent(cinemaId)}`);
   await page.waitForSelector('body[data-ready="true"]');
   await page.fill('#key', key);
@@ -57,7 +63,7 @@ try {
   const again = await scan(code, 'ALREADY_ADMITTED');
   const bad = await scan('not a ticket', 'BAD_USER_INPUT');
   const log = await page.$$eval('#log li', (items) => items.map((item) => item.textContent));
-  console.log(JSON.stringify({ cinema, showtimes, admitted, again, bad, logEntries: log.length, errors }));
+  console.log(JSON.stringify({ unknownCinema, unknownListed, cinema, showtimes, admitted, again, bad, logEntries: log.length, errors }));
 } catch (error) {
   console.error(String(error));
   process.exitCode = 1;
