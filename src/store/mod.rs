@@ -1,10 +1,10 @@
 //! The store's shared plumbing: the database client (`Store`, its lanes, timeouts and
 //! transactions), the codec, the document shapes every feature reads (`documents`), the
 //! collections' names (`names`) and the index assembly (`indexes`), the outbox the relay
-//! drains (`outbox`), the command log and metrics, `explain`, readiness and warm-up, and the
-//! test-only fault points (`faults`). Each feature's queries and writes live in its own
-//! `store/` (`crate::<feature>::store`) as methods on `Store`; the callers of a feature pass
-//! typed ids and get documents back, never a filter.
+//! drains (`outbox`), bulk inserts (`inserts`), the command log and metrics, `explain`,
+//! readiness and warm-up, and the test-only fault points (`faults`). Each feature's queries
+//! and writes live in its own `store/` (`crate::<feature>::store`) as methods on `Store`; the
+//! callers of a feature pass typed ids and get documents back, never a filter.
 
 mod closing;
 pub(crate) mod codec;
@@ -16,6 +16,7 @@ mod faults;
 pub(crate) mod filters;
 mod gate;
 pub mod indexes;
+mod inserts;
 mod outbox;
 mod readiness;
 mod transactions;

@@ -4,10 +4,8 @@
 //! rules (`shapes`) before anything is written.
 
 use bson::doc;
-use serde::Serialize;
 
 use super::shapes::{check_cinema, check_cinema_regions, check_details, check_hall, check_movie};
-use crate::store::command_metrics::Call;
 
 use super::schedule::Scheduled;
 use crate::domain::ids::HallId;
@@ -118,7 +116,8 @@ impl Store {
     #[tracing::instrument(skip_all, fields(cinemas = cinemas.len()))]
     pub async fn insert_cinemas(&self, cinemas: &[CinemaDoc]) -> Result<(), ApiError> {
         cinemas.iter().try_for_each(check_cinema)?;
-        self.insert_new(names::CINEMAS, cinemas).await
+        self.insert_new(names::CINEMAS, cinemas).await?;
+        Ok(())
     }
 
     /// Inserts halls, each checked first: name, format, layout, and a capacity that is the
@@ -126,7 +125,8 @@ impl Store {
     #[tracing::instrument(skip_all, fields(halls = halls.len()))]
     pub async fn insert_halls(&self, halls: &[HallDoc]) -> Result<(), ApiError> {
         halls.iter().try_for_each(check_hall)?;
-        self.insert_new(names::THEATERS, halls).await
+        self.insert_new(names::THEATERS, halls).await?;
+        Ok(())
     }
 
     /// Inserts movies and their details (subset pattern: `movies` the summary, `movie_details`
@@ -140,61 +140,7 @@ impl Store {
         movies.iter().try_for_each(check_movie)?;
         details.iter().try_for_each(check_details)?;
         self.insert_new(names::MOVIE_DETAILS, details).await?;
-        self.insert_new(names::MOVIES, movies).await
-    }
-
-    /// An unordered bulk insert in which a document whose `_id` exists already counts as
-    /// written: ids are fresh, or fixed by an idempotency key, so an existing one was written
-    /// by an earlier attempt (a retry that took the key over after a crash carries on).
-    async fn insert_new<T: Serialize + Send + Sync>(
-        &self,
-        collection: &'static str,
-        docs: &[T],
-    ) -> Result<(), ApiError> {
-        use mongodb::error::ErrorKind;
-        if docs.is_empty() {
-            return Ok(());
-        }
-        let documents = self.collection::<T>(collection);
-        let insert = documents.insert_many(docs).ordered(false);
-        // One document (an operator's write) within the operation timeout; a bulk load (the
-        // demo's chunks, thousands of halls) as long as it takes, like `insert_all`.
-        let outcome = if docs.len() == 1 {
-            self.bounded_raw(Call::new(collection, "insert"), insert)
-                .await?
-        } else {
-            insert.await
-        };
-        match outcome {
-            Ok(_) => Ok(()),
-            Err(error) => match &*error.kind {
-                ErrorKind::InsertMany(failure)
-                    if failure.write_concern_error.is_none()
-                        && failure
-                            .write_errors
-                            .as_ref()
-                            .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
-                {
-                    Ok(())
-                }
-                _ if crate::store::is_duplicate_key(&error) => Ok(()),
-                _ => Err(error.into()),
-            },
-        }
-    }
-
-    pub(crate) async fn insert_all<T: Serialize + Send + Sync>(
-        &self,
-        collection: &str,
-        docs: &[T],
-    ) -> Result<(), ApiError> {
-        if docs.is_empty() {
-            return Ok(());
-        }
-        self.collection::<T>(collection)
-            .insert_many(docs)
-            .ordered(false)
-            .await?;
+        self.insert_new(names::MOVIES, movies).await?;
         Ok(())
     }
 

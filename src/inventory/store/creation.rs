@@ -18,36 +18,8 @@ impl Store {
         &self,
         inventories: &[SeatInventoryDoc],
     ) -> Result<(), ApiError> {
-        use mongodb::error::ErrorKind;
+        let existing = self.insert_new(COLLECTION, inventories).await?;
         let documents = self.collection::<SeatInventoryDoc>(COLLECTION);
-        let insert = documents.insert_many(inventories).ordered(false);
-        // One inventory (a `scheduleShowtime`) within the operation timeout; a demo chunk of
-        // thousands as long as it takes.
-        let outcome = if inventories.len() == 1 {
-            self.bounded_raw(Call::new(COLLECTION, "insert"), insert)
-                .await?
-        } else {
-            insert.await
-        };
-        let existing: Vec<usize> = match outcome {
-            Ok(_) => return Ok(()),
-            Err(error) => match &*error.kind {
-                ErrorKind::InsertMany(failure)
-                    if failure.write_concern_error.is_none()
-                        && failure
-                            .write_errors
-                            .as_ref()
-                            .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
-                {
-                    let errors = failure.write_errors.iter().flatten();
-                    errors.map(|e| e.index).collect()
-                }
-                _ if inventories.len() == 1 && crate::store::is_duplicate_key(&error) => {
-                    vec![0]
-                }
-                _ => return Err(error.into()),
-            },
-        };
         for inventory in existing.into_iter().filter_map(|i| inventories.get(i)) {
             let unused_and_older = doc! {
                 "_id": inventory.id.oid(),

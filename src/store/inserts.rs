@@ -1,0 +1,72 @@
+//! Bulk inserts shared by the features' store code.
+
+use serde::Serialize;
+
+use super::command_metrics::Call;
+use super::{is_duplicate_key, Store};
+use crate::error::ApiError;
+
+impl Store {
+    /// An unordered bulk insert of documents whose ids are fresh or fixed by an idempotency
+    /// key: one whose `_id` exists already was written by an earlier attempt, and is not an
+    /// error. Returns the positions in `docs` of those that existed. One document (an
+    /// operator's write) runs within the operation timeout; a bulk load (the demo's chunks,
+    /// thousands of halls) as long as it takes.
+    pub(crate) async fn insert_new<T: Serialize + Send + Sync>(
+        &self,
+        collection: &'static str,
+        docs: &[T],
+    ) -> Result<Vec<usize>, ApiError> {
+        use mongodb::error::ErrorKind;
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let documents = self.collection::<T>(collection);
+        let insert = documents.insert_many(docs).ordered(false);
+        let outcome = if docs.len() == 1 {
+            self.bounded_raw(Call::new(collection, "insert"), insert)
+                .await?
+        } else {
+            insert.await
+        };
+        let error = match outcome {
+            Ok(_) => return Ok(Vec::new()),
+            Err(error) => error,
+        };
+        match &*error.kind {
+            ErrorKind::InsertMany(failure)
+                if failure.write_concern_error.is_none()
+                    && failure
+                        .write_errors
+                        .as_ref()
+                        .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
+            {
+                Ok(failure
+                    .write_errors
+                    .iter()
+                    .flatten()
+                    .map(|e| e.index)
+                    .collect())
+            }
+            _ if docs.len() == 1 && is_duplicate_key(&error) => Ok(vec![0]),
+            _ => Err(error.into()),
+        }
+    }
+
+    /// An unordered bulk insert of documents that are all new (the demo's catalogue, exact
+    /// test catalogues).
+    pub(crate) async fn insert_all<T: Serialize + Send + Sync>(
+        &self,
+        collection: &str,
+        docs: &[T],
+    ) -> Result<(), ApiError> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        self.collection::<T>(collection)
+            .insert_many(docs)
+            .ordered(false)
+            .await?;
+        Ok(())
+    }
+}
