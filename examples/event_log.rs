@@ -212,6 +212,7 @@ async fn deliver(
                 kind: boxoffice::domain::seat::SeatKind::Standard,
             },
             ticket_types: Vec::new(),
+            voucher: None,
         };
         let attempt = boxoffice::idempotency::Attempt::unkeyed();
         boxoffice::holds::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)

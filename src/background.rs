@@ -1,5 +1,6 @@
 //! The process's background tasks, run beside the HTTP server until shutdown: the relay of
-//! events left unrelayed, webhook deliveries, the holds' sweeper, the orders' reconciler and
+//! events left unrelayed, webhook deliveries, the holds' sweeper, the orders' and the
+//! vouchers' reconcilers and
 //! resumer of interrupted showtime cancellations, the catalogue's unfinished propagations,
 //! the sales projection and this gateway's heartbeat. It sits above the features, so none
 //! calls another to be run.
@@ -16,6 +17,7 @@ use crate::sales::project_sales;
 use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::telemetry::lag::{self, Task};
+use crate::vouchers::settle_redemptions;
 use crate::webhooks::{Deliverer, POLL};
 
 /// How often each background task runs.
@@ -69,6 +71,11 @@ pub async fn run(
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
+        }
+        match settle_redemptions(&store, crate::store::now()).await {
+            Ok(0) => {}
+            Ok(settled) => tracing::info!(settled, "looked at voucher redemptions left reserved"),
+            Err(error) => tracing::warn!(%error, "settling voucher redemptions failed"),
         }
         match resume_cancellations(&store, CANCEL_GRACE).await {
             Ok(0) => {}

@@ -47,6 +47,11 @@ pub enum ApiError {
     /// The idempotency key was used before with another request.
     #[error("{0}")]
     IdempotencyKeyReused(String),
+    /// A hold may not use the voucher it names; `reason` says why (`vouchers::rules::Refusal`:
+    /// UNKNOWN, DISABLED, NOT_YET_VALID, EXPIRED, OUT_OF_SCOPE, USED_UP, CUSTOMER_LIMIT,
+    /// CUSTOMER_NEEDED).
+    #[error("{message}")]
+    VoucherRefused { message: String, reason: String },
     /// The object named by the request does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -91,6 +96,7 @@ pub enum ErrorCode {
     TicketCancelled,
     AdmissionClosed,
     IdempotencyKeyReused,
+    VoucherRefused,
     NotFound,
     CursorExpired,
     QueryTooComplex,
@@ -115,6 +121,7 @@ impl ErrorCode {
             ErrorCode::TicketCancelled => "TICKET_CANCELLED",
             ErrorCode::AdmissionClosed => "ADMISSION_CLOSED",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            ErrorCode::VoucherRefused => "VOUCHER_REFUSED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::CursorExpired => "CURSOR_EXPIRED",
             ErrorCode::QueryTooComplex => "QUERY_TOO_COMPLEX",
@@ -216,11 +223,20 @@ impl ApiError {
             ApiError::TicketCancelled(_) => ErrorCode::TicketCancelled,
             ApiError::AdmissionClosed(_) => ErrorCode::AdmissionClosed,
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
+            ApiError::VoucherRefused { .. } => ErrorCode::VoucherRefused,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::CursorExpired(_) => ErrorCode::CursorExpired,
             ApiError::QueryTooComplex(_) => ErrorCode::QueryTooComplex,
             ApiError::Unavailable(_) | ApiError::Overloaded(_) => ErrorCode::Unavailable,
             ApiError::Fenced { .. } | ApiError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// Why a voucher was refused (VOUCHER_REFUSED), else none.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            ApiError::VoucherRefused { reason, .. } => Some(reason),
+            _ => None,
         }
     }
 
@@ -235,7 +251,21 @@ impl ApiError {
     /// Rebuilds an error a client was given, from its code, message and seats (for replaying a
     /// stored answer). An unknown code becomes INTERNAL.
     pub fn from_parts(code: &str, message: String, seats: Vec<String>) -> Self {
+        Self::from_stored(code, message, seats, None)
+    }
+
+    /// As `from_parts`, with a VOUCHER_REFUSED's reason.
+    pub fn from_stored(
+        code: &str,
+        message: String,
+        seats: Vec<String>,
+        reason: Option<String>,
+    ) -> Self {
         match code {
+            "VOUCHER_REFUSED" => ApiError::VoucherRefused {
+                message,
+                reason: reason.unwrap_or_default(),
+            },
             "BAD_USER_INPUT" => ApiError::BadUserInput(message),
             "UNAUTHENTICATED" => ApiError::Unauthenticated(message),
             "FORBIDDEN" => ApiError::Forbidden(message),
@@ -308,5 +338,13 @@ mod tests {
             ApiError::from_parts("NEW_CODE", "x".into(), vec![]).code(),
             ErrorCode::Internal
         );
+        let refused = ApiError::from_stored(
+            "VOUCHER_REFUSED",
+            "x".into(),
+            vec![],
+            Some("USED_UP".into()),
+        );
+        assert_eq!(refused.code(), ErrorCode::VoucherRefused);
+        assert_eq!(refused.reason(), Some("USED_UP"));
     }
 }

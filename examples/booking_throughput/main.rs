@@ -57,6 +57,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Path {
     Gateway,
+    /// The gateway, every hold with one code of a 64-code batch (a code per buyer).
+    GatewayVouchers,
+    /// The gateway, every hold with the same code (a public promotion: one hot document).
+    GatewayVoucher,
     Booking,
     Driver,
 }
@@ -272,9 +276,13 @@ fn main() -> anyhow::Result<()> {
     let paths: Vec<Path> = match args.get(2).map(String::as_str) {
         None => vec![Path::Gateway, Path::Booking, Path::Driver],
         Some("gateway") => vec![Path::Gateway],
+        // Holds/s with and without a voucher, in one run (issue 36).
+        Some("vouchers") => vec![Path::Gateway, Path::GatewayVouchers, Path::GatewayVoucher],
         Some("booking") => vec![Path::Booking],
         Some("driver") => vec![Path::Driver],
-        Some(other) => anyhow::bail!("no path {other:?}: gateway, booking or driver"),
+        Some(other) => {
+            anyhow::bail!("no path {other:?}: gateway, vouchers, booking or driver")
+        }
     };
     // The server, the booking layer or the driver code runs here; the HTTP clients elsewhere.
     let (servers, server_cpu) = server_cpu::server_runtime(2)?;
@@ -342,23 +350,34 @@ fn main() -> anyhow::Result<()> {
                 database_pid,
             };
             let run = match path {
-                Path::Gateway => {
+                Path::Gateway | Path::GatewayVouchers | Path::GatewayVoucher => {
+                    let secret = boxoffice::domain::ticket_codes::TicketSecret::random();
+                    let codes: Arc<Vec<String>> = Arc::new(match path {
+                        Path::GatewayVouchers => servers.block_on(voucher_codes(&store, &secret, 64))?,
+                        Path::GatewayVoucher => servers.block_on(voucher_codes(&store, &secret, 1))?,
+                        _ => Vec::new(),
+                    });
                     let listener =
                         servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
                     let url = format!("http://{}/graphql", listener.local_addr()?);
                     // On the server runtime, which runs its event relay.
                     let entered = servers.enter();
-                    let router = app(AppState::new(store.clone(), Limits::default(), policy));
+                    let state = AppState::new(store.clone(), Limits::default(), policy)
+                        .with_ticket_secret(secret);
+                    let router = app(state);
                     drop(entered);
                     let server = servers.spawn(async move { axum::serve(listener, router).await });
                     let auth = format!("Bearer {}", key.as_str());
                     let client = reqwest::Client::new();
+                    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
                     let run = clients_runtime.block_on(measure(
                         meters,
                         clients,
                         &showtimes,
                         move |showtime| {
-                            gateway_pair(client.clone(), url.clone(), auth.clone(), showtime)
+                            let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let code = (!codes.is_empty()).then(|| codes[n % codes.len()].clone());
+                            gateway_pair(client.clone(), url.clone(), auth.clone(), showtime, code)
                         },
                     ));
                     server.abort();
@@ -427,6 +446,8 @@ async fn driver_command_cpu(db: &mongodb::Database, cpu: &ThreadCpu) -> anyhow::
 fn print_run(clients: usize, spread: usize, path: Path, run: &Run) {
     let path = match path {
         Path::Gateway => "gateway (HTTP + GraphQL)",
+        Path::GatewayVouchers => "gateway, 64 voucher codes",
+        Path::GatewayVoucher => "gateway, one voucher code",
         Path::Booking => "booking layer",
         Path::Driver => "driver only",
     };
@@ -447,17 +468,45 @@ fn print_run(clients: usize, spread: usize, path: Path, run: &Run) {
     );
 }
 
-/// One hold + confirm through the gateway's HTTP API.
+/// `count` codes of a new batch, 10% off, a million redemptions each, made by the operator
+/// `bench-vouchers` (made here) under `secret`.
+async fn voucher_codes(
+    store: &Store,
+    secret: &boxoffice::domain::ticket_codes::TicketSecret,
+    count: i64,
+) -> anyhow::Result<Vec<String>> {
+    let operator = "bench-vouchers";
+    if store.operator_by_code(operator).await?.is_none() {
+        boxoffice::catalogue::create_operator(store, operator, "bench", None).await?;
+    }
+    let now = boxoffice::store::now();
+    let new = boxoffice::vouchers::NewBatch::checked(
+        "bench",
+        None,
+        count,
+        boxoffice::vouchers::rules::VoucherEffect::PercentOff(10),
+        None,
+        boxoffice::vouchers::rules::Validity::new(now, now + chrono::Duration::days(1))?,
+        boxoffice::vouchers::rules::Caps::new(1_000_000, None)?,
+    )?;
+    let keys = boxoffice::idempotency::KeyPolicy::default();
+    let made =
+        boxoffice::vouchers::create_batch(store, secret, &keys, operator, None, &new, &()).await?;
+    Ok(made.codes.iter().map(|c| c.reveal().to_owned()).collect())
+}
+
+/// One hold + confirm through the gateway's HTTP API, with `voucher` when given.
 async fn gateway_pair(
     client: reqwest::Client,
     url: String,
     auth: String,
     showtime: ShowtimeId,
+    voucher: Option<String>,
 ) -> bool {
     let id = GlobalId::Showtime(showtime).encode();
     let hold: serde_json::Value = client.post(&url).header("authorization", &auth)
         // One ADULT and one CHILD ticket, as the booking path holds them: the price matrix at work.
-        .json(&json!({ "query": "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 2 }, ticketTypes: [\"ADULT\", \"CHILD\"] }) { id } }", "variables": { "id": id } }))
+        .json(&json!({ "query": "mutation ($id: ID!, $voucher: String) { holdSeats(input: { showtimeId: $id, best: { count: 2 }, ticketTypes: [\"ADULT\", \"CHILD\"], voucher: $voucher }) { id } }", "variables": { "id": id, "voucher": voucher } }))
         .send().await.unwrap().json().await.unwrap();
     let Some(hold) = hold["data"]["holdSeats"]["id"].as_str() else {
         return false;
@@ -486,6 +535,7 @@ async fn booking_pair(
             TicketType::adult(),
             TicketType::parse("bench", "CHILD").expect("built in"),
         ],
+        voucher: None,
     };
     let Ok(held) = holds::hold_seats(
         &store,

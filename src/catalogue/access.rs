@@ -5,6 +5,7 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::rules::operator::OperatorScope;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, ResourceId};
 use crate::error::ApiError;
@@ -24,6 +25,20 @@ pub async fn authorize(store: &Store, code: &str, cinema: CinemaId) -> Result<()
             GlobalId::Cinema(cinema).encode()
         )))
     }
+}
+
+/// The cinemas operator `code` may write, read fresh (UNAUTHENTICATED when it is gone).
+#[tracing::instrument(skip(store))]
+pub async fn operator_scope(store: &Store, code: &str) -> Result<OperatorScope, ApiError> {
+    let operator = store
+        .operator_by_code(code)
+        .await?
+        .ok_or_else(|| ApiError::unauthenticated(format!("operator `{code}` does not exist")))?;
+    Ok(if operator.all_cinemas {
+        OperatorScope::All
+    } else {
+        OperatorScope::Cinemas(operator.cinema_ids)
+    })
 }
 
 /// NOT_FOUND unless cinema `cinema` exists.

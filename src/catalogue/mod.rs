@@ -28,7 +28,7 @@ mod showtimes;
 pub mod store;
 mod ticket_types;
 
-pub use access::{authorize, operator_keys, record, Audited, Keyed};
+pub use access::{authorize, operator_keys, operator_scope, record, Audited, Keyed};
 pub use cinemas::{create_cinema, update_cinema, CinemaEdit, NewCinema};
 pub use door_keys::{create_door_key, door_keys, revoke_door_key, NewDoorKey, MAX_DOOR_KEYS};
 pub use halls::{create_hall, update_hall, NewHall};

@@ -4,7 +4,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
 use super::ids::{
-    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId, WebhookId,
+    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId, VoucherBatchId,
+    WebhookId,
 };
 use super::pricing::TicketType;
 use crate::error::ApiError;
@@ -28,6 +29,8 @@ pub enum GlobalId {
     Region(RegionId),
     /// A channel's webhook endpoint (private to its channel, not a node).
     WebhookEndpoint(WebhookId),
+    /// An operator's batch of voucher codes (private to its operator, not a node).
+    VoucherBatch(VoucherBatchId),
     /// A ticket type an operator defined, by code (it is the subject of an audit entry, not a
     /// node).
     TicketType(TicketType),
@@ -46,6 +49,7 @@ impl GlobalId {
             GlobalId::Region(id) => format!("Region:{id}"),
             GlobalId::TicketType(code) => format!("TicketType:{code}"),
             GlobalId::WebhookEndpoint(id) => format!("WebhookEndpoint:{id}"),
+            GlobalId::VoucherBatch(id) => format!("VoucherBatch:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -71,6 +75,7 @@ impl GlobalId {
             "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
             "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
             "WebhookEndpoint" => WebhookId::parse_hex(hex).map(GlobalId::WebhookEndpoint),
+            "VoucherBatch" => VoucherBatchId::parse_hex(hex).map(GlobalId::VoucherBatch),
             "TicketType" => {
                 return TicketType::parse("id", hex)
                     .map(GlobalId::TicketType)
@@ -99,6 +104,7 @@ impl GlobalId {
             GlobalId::Region(_) => "Region",
             GlobalId::TicketType(_) => "TicketType",
             GlobalId::WebhookEndpoint(_) => "WebhookEndpoint",
+            GlobalId::VoucherBatch(_) => "VoucherBatch",
         }
     }
 }
@@ -126,6 +132,7 @@ typed_decode!(showtime_id, Showtime, ShowtimeId);
 typed_decode!(order_id, Order, OrderId);
 typed_decode!(region_id, Region, RegionId);
 typed_decode!(webhook_id, WebhookEndpoint, WebhookId);
+typed_decode!(voucher_batch_id, VoucherBatch, VoucherBatchId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {

@@ -105,6 +105,15 @@ object_id!(
     MarkId
 );
 object_id!(
+    /// A batch of voucher codes an operator made.
+    VoucherBatchId
+);
+object_id!(
+    /// One of the redemptions a voucher allows (a slot, numbered below its cap): reserved by
+    /// a hold, redeemed by its order, or free.
+    RedemptionId
+);
+object_id!(
     /// What an idempotency key's operation creates or stamps (a hold, an order, a
     /// cancellation, a release), the same for every attempt at the key.
     ResourceId

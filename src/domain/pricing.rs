@@ -190,11 +190,28 @@ pub fn seat_prices(
     seats: &[(String, SeatKind)],
     types: &[TicketType],
 ) -> Result<Vec<i64>, Unpriced> {
+    seat_prices_unlocking(matrix, rules, channel, seats, types, None)
+}
+
+/// [`seat_prices`], with the showtime's rules waived for ticket type `unlocked` (a voucher
+/// unlocks it): it costs the matrix's price for it, and still needs one.
+pub fn seat_prices_unlocking(
+    matrix: &[PriceEntry],
+    rules: &[TicketRule],
+    channel: &str,
+    seats: &[(String, SeatKind)],
+    types: &[TicketType],
+    unlocked: Option<&TicketType>,
+) -> Result<Vec<i64>, Unpriced> {
     seats
         .iter()
         .zip(types)
         .map(|((label, kind), ticket_type)| {
-            if let Some(rule) = rules.iter().find(|rule| &rule.ticket_type == ticket_type) {
+            let refused = rules
+                .iter()
+                .filter(|_| unlocked != Some(ticket_type))
+                .find(|rule| &rule.ticket_type == ticket_type);
+            if let Some(rule) = refused {
                 return Err(Unpriced::Refused(rule.clone()));
             }
             price_of(matrix, channel, *kind, ticket_type).ok_or_else(|| Unpriced::NotSold {
@@ -396,13 +413,22 @@ mod tests {
         };
         let refused = seat_prices(
             &matrix,
-            &[rule],
+            std::slice::from_ref(&rule),
             "maoyan",
             &seats,
             &[t("CHILD"), t("ADULT")],
         );
         let error = refused.unwrap_err().into_error(true).to_string();
         assert!(error.contains("after 21:00"), "{error}");
+        // A voucher that unlocks CHILD waives the rule for CHILD only.
+        let types = [t("CHILD"), t("ADULT")];
+        let rules = [rule];
+        let unlocked =
+            seat_prices_unlocking(&matrix, &rules, "maoyan", &seats, &types, Some(&t("CHILD")));
+        assert_eq!(unlocked, Ok(vec![2500, 8000]));
+        let other =
+            seat_prices_unlocking(&matrix, &rules, "maoyan", &seats, &types, Some(&t("ADULT")));
+        assert!(other.is_err());
         let unsold = seat_prices(&matrix, &[], "maoyan", &seats, &[t("SENIOR"), t("ADULT")]);
         let unsold = unsold.unwrap_err();
         assert!(unsold.clone().into_error(true).to_string().contains("A1"));

@@ -47,6 +47,12 @@ pub fn classify(error: &mut ServerError) {
                     .get_or_insert_with(ErrorExtensionValues::default)
                     .set("seats", async_graphql::Value::List(seats));
             }
+            if let Some(reason) = api_error.reason() {
+                error
+                    .extensions
+                    .get_or_insert_with(ErrorExtensionValues::default)
+                    .set("reason", reason);
+            }
             if let ApiError::AlreadyAdmitted { at, door, .. } = &api_error {
                 let extensions = error
                     .extensions

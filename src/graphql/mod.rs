@@ -5,6 +5,7 @@
 //! get their codes (`errors`).
 
 mod batch_loader;
+mod boxed_member;
 mod complexity;
 pub mod context;
 mod dispatch;

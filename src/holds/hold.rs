@@ -6,15 +6,19 @@ use super::ShowtimeLocks;
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
-use crate::domain::pricing::{seat_prices, TicketType, Unpriced};
+use crate::domain::pricing::{seat_prices_unlocking, TicketType, Unpriced};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
-use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
-use crate::store::{self, CrashPoint, Store};
+use crate::store::documents::{
+    HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
+};
+use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
+use crate::vouchers::rules::SaleAt;
+use crate::vouchers::{self, Claim, FoundVoucher};
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
@@ -37,6 +41,16 @@ pub struct HoldRequest {
     /// One per seat, in the order of the named seats (or of the chosen ones, left to right):
     /// `pricing::ticket_types_for` makes them.
     pub ticket_types: Vec<TicketType>,
+    /// The voucher that prices the seats, found by its code.
+    pub voucher: Option<HoldVoucher>,
+}
+
+/// A voucher a hold uses, and the customer it counts against (`vouchers::rules::customer_of`,
+/// when the hold named one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldVoucher {
+    pub found: FoundVoucher,
+    pub customer: Option<String>,
 }
 
 impl SeatChoice {
@@ -194,7 +208,6 @@ pub async fn hold_seats(
     first_read: Option<FirstRead>,
 ) -> Result<HeldSeats, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
-    let ticket_types = &request.ticket_types;
     // Best-available requests of this process choose one after another (see `showtime_locks`).
     let _chooser = match choice {
         SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await?),
@@ -220,13 +233,11 @@ pub async fn hold_seats(
     if showtime.status != ShowtimeStatus::Scheduled {
         return Err(cancelled(showtime_id));
     }
-    let mut first_read = Some(inventory);
     if !showtime.sold_on(channel) {
         return Err(ApiError::forbidden(format!(
             "channel {channel} does not sell this showtime"
         )));
     }
-    let (matrix, rules) = (showtime.price_matrix(), showtime.rules());
     if attempt.taken_over() {
         match store
             .fence_holds(showtime_id, &attempt.earlier_ids())
@@ -234,7 +245,7 @@ pub async fn hold_seats(
         {
             HoldFence::Fenced => {}
             HoldFence::Live(hold) => {
-                let hold = with_kinds(store, showtime_id, hold).await?;
+                let hold = with_kinds(store, showtime_id, *hold).await?;
                 return Ok(HeldSeats { showtime, hold });
             }
             HoldFence::NoInventory => {
@@ -244,6 +255,90 @@ pub async fn hold_seats(
             }
         }
     }
+    let hold_id = attempt.own_id();
+    let redemption = match &request.voucher {
+        None => None,
+        Some(voucher) => {
+            Some(Box::pin(reserve_voucher(store, voucher, &showtime, hold_id, policy)).await?)
+        }
+    };
+    let placed = place(
+        store,
+        channel,
+        request,
+        policy,
+        &attempt,
+        &showtime,
+        Some(inventory),
+        redemption.clone(),
+    )
+    .await;
+    match (placed, redemption) {
+        (Ok(hold), _) => Ok(HeldSeats { showtime, hold }),
+        // A hold that was surely not placed gives its redemption back; one whose write may
+        // have happened leaves it to the vouchers' reconciler, which looks at the hold.
+        (Err(error), Some(used)) if !error.effect_unknown() => {
+            Box::pin(vouchers::give_back_or_leave(store, &used, hold_id)).await;
+            Err(error)
+        }
+        (Err(error), _) => Err(error),
+    }
+}
+
+/// Reserves a redemption of the hold's voucher for hold `hold_id`, after its rules allow it
+/// for this showtime now (VOUCHER_REFUSED otherwise). Its check is due when the hold would
+/// expire.
+async fn reserve_voucher(
+    store: &Store,
+    voucher: &HoldVoucher,
+    showtime: &ShowtimeDoc,
+    hold_id: HoldId,
+    policy: &HoldPolicy,
+) -> Result<VoucherUseDoc, ApiError> {
+    let sale = SaleAt {
+        cinema: showtime.cinema.id,
+        movie: showtime.movie.id,
+        showtime: showtime.id,
+    };
+    let now = store::now();
+    let customer = voucher.customer.as_deref();
+    if let Some(refusal) = voucher.found.voucher.refusal(&sale, now, customer) {
+        return Err(refusal.error());
+    }
+    let check_after = chrono::Duration::from_std(policy.ttl)
+        .map_err(|error| ApiError::internal_caused("the hold time", error))?;
+    let claim = Claim {
+        hold: hold_id,
+        showtime: showtime.id,
+        customer: None,
+        check_at: now + check_after,
+    };
+    let reserved = vouchers::reserve(store, &voucher.found, customer, claim).await?;
+    store.crash_point(CrashPoint::HoldAfterVoucherReserved)?;
+    store
+        .delay_point(DelayPoint::HoldAfterVoucherReserved)
+        .await;
+    Ok(reserved)
+}
+
+/// The hold's attempts: read the seats, choose, price, place; again when another hold took
+/// the seats first.
+#[allow(clippy::too_many_arguments)]
+async fn place(
+    store: &Store,
+    channel: &str,
+    request: &HoldRequest,
+    policy: &HoldPolicy,
+    attempt: &Attempt,
+    showtime: &ShowtimeDoc,
+    mut first_read: Option<Option<SeatInventoryDoc>>,
+    redemption: Option<VoucherUseDoc>,
+) -> Result<HoldDoc, ApiError> {
+    let (showtime_id, choice) = (request.showtime, &request.choice);
+    let ticket_types = &request.ticket_types;
+    let (matrix, rules) = (showtime.price_matrix(), showtime.rules());
+    let voucher = request.voucher.as_ref().map(|v| &v.found.voucher);
+    let unlocked = voucher.and_then(|voucher| voucher.effect.unlocks());
     let hold_id = attempt.own_id();
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= store::now() {
@@ -270,17 +365,24 @@ pub async fn hold_seats(
             });
         }
         if let Some(hold) = snapshot.existing_hold(hold_id, channel) {
-            return Ok(HeldSeats { showtime, hold });
+            return Ok(hold);
         }
         let positions = snapshot.choose(choice, policy)?;
         let seats: Vec<(String, SeatKind)> = positions
             .iter()
             .map(|&p| (snapshot.label(p), snapshot.seat(p).kind))
             .collect();
-        let amounts = match seat_prices(&matrix, &rules, channel, &seats, ticket_types) {
+        let priced =
+            seat_prices_unlocking(&matrix, &rules, channel, &seats, ticket_types, unlocked);
+        let list = match priced {
             Ok(amounts) => amounts,
             Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
         };
+        let amounts = voucher.map_or_else(|| list.clone(), |voucher| voucher.prices(&list));
+        let voucher_use = redemption.as_ref().map(|used| VoucherUseDoc {
+            discount: list.iter().sum::<i64>() - amounts.iter().sum::<i64>(),
+            ..used.clone()
+        });
         // Seats of an expired hold are free to the next hold at once: expire it first (by the
         // database's clock), then take them.
         let mut expired_all = true;
@@ -288,6 +390,9 @@ pub async fn hold_seats(
             let freed = store.expire_hold(showtime_id, &expired).await?;
             if freed {
                 metrics::hold_expired(Expirer::NextHold);
+                if let Some(used) = &expired.voucher {
+                    Box::pin(vouchers::give_back_or_leave(store, used, expired.id)).await;
+                }
             }
             expired_all &= freed;
         }
@@ -308,10 +413,11 @@ pub async fn hold_seats(
             created_at: now,
             expires_at: now + ttl,
             extended_by: None,
+            voucher: voucher_use.map(Box::new),
         };
         if store.place_hold(showtime_id, &hold).await? {
             metrics::hold_placed();
-            return Ok(HeldSeats { showtime, hold });
+            return Ok(hold);
         }
     }
     Err(ApiError::SeatUnavailable {
@@ -422,6 +528,9 @@ pub async fn release_hold(
     let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
+            if let Some(used) = &hold.voucher {
+                Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+            }
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }

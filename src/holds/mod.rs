@@ -20,7 +20,7 @@ mod sweeper;
 pub use extension::extend_hold;
 pub use hold::{
     forget_release, hold_seats, read_named_seats, release_hold, with_kinds, FirstRead, HeldSeats,
-    HoldRequest, SeatChoice,
+    HoldRequest, HoldVoucher, SeatChoice,
 };
 pub use reads::{hold_of_channel, holds_of_channel};
 pub use rules::HoldPolicy;

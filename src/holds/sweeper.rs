@@ -1,10 +1,12 @@
 //! The sweeper: it returns the seats of expired holds to sale. A seat of an expired hold is
 //! free to the next hold at once anyway (a hold expires what it takes); the sweeper makes the
-//! seat map show it, within one sweep interval. `crate::background` runs it.
+//! seat map show it, within one sweep interval, and gives back the voucher redemption the
+//! hold reserved. `crate::background` runs it.
 
 use crate::error::ApiError;
 use crate::store::{self, Store};
 use crate::telemetry::metrics::{self, Expirer};
+use crate::vouchers;
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -24,6 +26,9 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
                 if store.expire_hold(*showtime, hold).await? {
                     released += 1;
                     metrics::hold_expired(Expirer::Sweeper);
+                    if let Some(used) = &hold.voucher {
+                        Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+                    }
                     progressed = true;
                 }
             }

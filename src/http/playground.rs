@@ -57,6 +57,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "want-to-see-list",
     "hold-best-seats",
     "hold-seats-with-ticket-types",
+    "hold-seats-with-voucher",
     "read-hold",
     "extend-hold",
     "my-holds",
@@ -77,6 +78,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "schedule-showtime",
     "change-showtime-prices",
     "define-ticket-type",
+    "create-voucher-batch",
     "showtime-price-history",
     "block-seats",
     "unblock-seats",
@@ -127,6 +129,10 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../../playground/examples/hold-seats-with-ticket-types.headers.json"),
     ),
     (
+        "hold-seats-with-voucher",
+        include_str!("../../playground/examples/hold-seats-with-voucher.headers.json"),
+    ),
+    (
         "read-hold",
         include_str!("../../playground/examples/read-hold.headers.json"),
     ),
@@ -145,6 +151,10 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "define-ticket-type",
         include_str!("../../playground/examples/define-ticket-type.headers.json"),
+    ),
+    (
+        "create-voucher-batch",
+        include_str!("../../playground/examples/create-voucher-batch.headers.json"),
     ),
     (
         "release-hold",

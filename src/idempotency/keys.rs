@@ -392,6 +392,7 @@ fn stored(error: &ApiError) -> StoredError {
         code: error.code().as_str().to_owned(),
         message: error.client_message(),
         seats: error.seats().to_vec(),
+        reason: error.reason().map(str::to_owned),
         admitted: match error {
             ApiError::AlreadyAdmitted { at, door, .. } => Some(StoredAdmission {
                 at: *at,
@@ -414,10 +415,11 @@ fn replay<T>(outcome: Outcome<T>) -> Result<T, ApiError> {
             at: admitted.at,
             door: admitted.door,
         }),
-        Outcome::Error(error) => Err(ApiError::from_parts(
+        Outcome::Error(error) => Err(ApiError::from_stored(
             &error.code,
             error.message,
             error.seats,
+            error.reason,
         )),
     }
 }

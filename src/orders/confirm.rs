@@ -17,6 +17,7 @@ use crate::store::documents::{
     SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
+use crate::vouchers;
 
 /// Who the tickets are for.
 #[derive(Debug, Clone)]
@@ -149,6 +150,7 @@ pub async fn confirm_hold(
         refunding: None,
         sales_counted_as: None,
         sales_stale: false,
+        voucher: hold.voucher.clone(),
     };
     let mut order = store
         .insert_pending_order(&order, attempt.taken_over())
@@ -157,7 +159,7 @@ pub async fn confirm_hold(
     if store.sell_hold(showtime_id, &hold, order.id).await? {
         store.crash_point(CrashPoint::ConfirmAfterSell)?;
         let id = order.id;
-        if !mark_confirmed(store, id).await? {
+        if !mark_confirmed(store, &order).await? {
             // A reconciler settled it first: return what it made of it.
             return order_of(store, channel, id).await;
         }
@@ -170,7 +172,7 @@ pub async fn confirm_hold(
     // so no sale to this order can happen any more and the order is discarded.
     let inventory = store.inventory(showtime_id).await?;
     if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-        mark_confirmed(store, order.id).await?;
+        mark_confirmed(store, &order).await?;
         return order_of(store, channel, order.id).await;
     }
     store.discard_pending_order(order.id).await?;
@@ -185,15 +187,20 @@ pub async fn confirm_hold(
     })
 }
 
-/// Moves PENDING order `id`, whose seats are sold to it, to CONFIRMED; true (and counted in
+/// Moves PENDING `order`, whose seats are sold to it, to CONFIRMED; true (and counted in
 /// the figures) when this call moved it, whichever path got there first (a confirmation, a
-/// retry of its key, the reconciler).
-async fn mark_confirmed(store: &Store, id: OrderId) -> Result<bool, ApiError> {
+/// retry of its key, the reconciler). The voucher its hold used is redeemed by every path
+/// (the write names the hold and assumes RESERVED, so once is all it does).
+async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiError> {
     let moved = store
-        .set_order_status(id, OrderStatus::Pending, OrderStatus::Confirmed)
+        .set_order_status(order.id, OrderStatus::Pending, OrderStatus::Confirmed)
         .await?;
     if moved {
         crate::telemetry::metrics::order_confirmed();
+    }
+    if let Some(used) = &order.voucher {
+        // Boxed: a rare extra step, kept out of every confirmation's future.
+        Box::pin(vouchers::redeem(store, used, order.hold_id, order.id)).await;
     }
     Ok(moved)
 }
@@ -239,7 +246,7 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
             let showtime = order.showtime.id;
             let inventory = store.inventory(showtime).await?;
             if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-                mark_confirmed(store, id).await?;
+                mark_confirmed(store, &order).await?;
                 return load_order(store, &order.channel, id).await;
             }
             let hold_live = inventory

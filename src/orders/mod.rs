@@ -11,6 +11,7 @@
 
 mod confirm;
 pub mod graphql;
+mod hold_fate;
 mod reconciler;
 mod refunds;
 pub mod rules;
@@ -18,6 +19,7 @@ mod showtime_cancel;
 pub mod store;
 
 pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
+pub use hold_fate::{hold_fate, HoldFate};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, CancelRequest};
 pub use showtime_cancel::{

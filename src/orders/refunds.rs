@@ -21,6 +21,7 @@ use crate::store::documents::{
     AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, DelayPoint, PausePoint, Store};
+use crate::vouchers;
 
 /// A refund that lost a race to another write of its order reads the order again and tries
 /// again, this many times at most. Every lost race is another refund recorded (or finished),
@@ -244,6 +245,7 @@ pub(super) async fn finish_refund(
                 .free_sold_seats(&order, &remaining, true, None, true)
                 .await?;
             store.crash_point(CrashPoint::CancelAfterFree)?;
+            give_back_voucher(store, &order).await?;
             store
                 .set_order_status(order.id, OrderStatus::Cancelling, OrderStatus::Cancelled)
                 .await?;
@@ -272,12 +274,26 @@ pub(super) async fn finish_refund(
     }
     store.crash_point(CrashPoint::CancelAfterFree)?;
     record_refund(store, &order, &refund).await?;
+    if whole {
+        give_back_voucher(store, &order).await?;
+    }
     store.finish_refund(order.id, refund_id, whole).await?;
     order.refunding = None;
     if whole {
         order.status = OrderStatus::Cancelled;
     }
     Ok(order)
+}
+
+/// The refund policy for vouchers: an order refunded whole gives its voucher's redemption
+/// back (before the order says CANCELLED, so a crash between leaves the refund to finish,
+/// and this to run again, at no cost); a partial refund keeps it redeemed.
+async fn give_back_voucher(store: &Store, order: &OrderDoc) -> Result<(), ApiError> {
+    match &order.voucher {
+        // Boxed: kept out of every refund's future (deep enough already).
+        Some(used) => Box::pin(vouchers::give_back_refunded(store, used, order.hold_id)).await,
+        None => Ok(()),
+    }
 }
 
 /// Whether any of seats `labels` is still SOLD under `order` and admitted at the door.

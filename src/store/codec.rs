@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
-    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
-    ShowtimeId, WebhookId,
+    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RedemptionId, RegionId,
+    ResourceId, ReviewId, ShowtimeId, VoucherBatchId, WebhookId,
 };
 
 /// A domain id kept as an ObjectId: its 12 bytes.
@@ -33,8 +33,20 @@ macro_rules! stored_ids {
 }
 
 stored_ids!(
-    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RegionId, ResourceId, ReviewId,
-    ShowtimeId, WebhookId
+    CinemaId,
+    EventId,
+    HallId,
+    HoldId,
+    MarkId,
+    MovieId,
+    OrderId,
+    RedemptionId,
+    RegionId,
+    ResourceId,
+    ReviewId,
+    ShowtimeId,
+    VoucherBatchId,
+    WebhookId
 );
 
 /// Converts a domain id into the ObjectId stored for it.

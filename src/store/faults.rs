@@ -37,6 +37,8 @@ pub enum CrashPoint {
     /// A counters' flush: the database took the increments, their answer is lost (the
     /// tally keeps them unacknowledged, as after a timeout).
     TallyAnswerLost,
+    /// Hold: a voucher's redemption is reserved for the hold, the hold is not placed yet.
+    HoldAfterVoucherReserved,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.
@@ -94,6 +96,9 @@ pub enum DelayPoint {
     /// The event relay was told of documents with events and has not read them. Armed by
     /// `BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS`.
     RelayBeforeRead,
+    /// Hold: a voucher's redemption is reserved, the hold is not placed yet. Armed by
+    /// `BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS`.
+    HoldAfterVoucherReserved,
 }
 
 impl DelayPoint {
@@ -108,6 +113,9 @@ impl DelayPoint {
             DelayPoint::RefundAfterRecord => "BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS",
             DelayPoint::AdmitAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS",
             DelayPoint::RelayBeforeRead => "BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS",
+            DelayPoint::HoldAfterVoucherReserved => {
+                "BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS"
+            }
         }
     }
 }

@@ -239,6 +239,31 @@ fn plumbing_and_features() -> Vec<Wanted> {
             doc! { "movie": 1, "bucket": -1 },
             "movie_bucket",
         ),
+        // Vouchers: an operator's batches, newest first; a code's redemptions, one per
+        // number (the cap holds by this index: its fields never change, see
+        // `vouchers::store::redemptions`), the free ones, those the reconciler is due to look
+        // at, and a batch's figures.
+        index(
+            VOUCHER_BATCHES,
+            doc! { "operator": 1, "_id": -1 },
+            "operator",
+        ),
+        unique(
+            VOUCHER_REDEMPTIONS,
+            doc! { "voucher": 1, "slot": 1 },
+            "voucher_slot",
+        ),
+        index(
+            VOUCHER_REDEMPTIONS,
+            doc! { "voucher": 1, "state": 1 },
+            "voucher_state",
+        ),
+        sparse(VOUCHER_REDEMPTIONS, doc! { "checkAt": 1 }, "check_at"),
+        index(
+            VOUCHER_REDEMPTIONS,
+            doc! { "batch": 1, "state": 1 },
+            "batch_state",
+        ),
     ]
 }
 

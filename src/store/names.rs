@@ -26,9 +26,13 @@ pub const WANT_TO_SEE: &str = "want_to_see";
 pub const WANT_TO_SEE_BY_MOVIE: &str = "want_to_see_by_movie";
 pub const WANT_TO_SEE_COUNTS: &str = "want_to_see_counts";
 pub const TALLIES: &str = "tallies";
+pub const VOUCHER_BATCHES: &str = "voucher_batches";
+pub const VOUCHER_CODES: &str = "voucher_codes";
+pub const VOUCHER_REDEMPTIONS: &str = "voucher_redemptions";
+pub const VOUCHER_CUSTOMERS: &str = "voucher_customers";
 
 /// Every collection.
-pub const ALL: [&str; 24] = [
+pub const ALL: [&str; 28] = [
     CINEMAS,
     THEATERS,
     MOVIES,
@@ -53,4 +57,8 @@ pub const ALL: [&str; 24] = [
     WANT_TO_SEE_BY_MOVIE,
     WANT_TO_SEE_COUNTS,
     TALLIES,
+    VOUCHER_BATCHES,
+    VOUCHER_CODES,
+    VOUCHER_REDEMPTIONS,
+    VOUCHER_CUSTOMERS,
 ];

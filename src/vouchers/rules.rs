@@ -168,6 +168,16 @@ impl VoucherScope {
         Ok(VoucherScope { cinemas, only })
     }
 
+    /// The operator's cinemas it was made within.
+    pub fn cinemas(&self) -> &OperatorScope {
+        &self.cinemas
+    }
+
+    /// What it is narrowed to.
+    pub fn only(&self) -> Option<Narrowed> {
+        self.only
+    }
+
     /// Whether a hold for `sale` may use the voucher.
     pub fn covers(&self, sale: &SaleAt) -> bool {
         let at_its_cinemas = match &self.cinemas {
@@ -269,15 +279,20 @@ impl Validity {
     }
 }
 
-/// How often a voucher may be redeemed: in total, and by one customer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The most redemptions a voucher may allow one customer (a customer's own slots are found
+/// with one look-up of this many keys).
+pub const MAX_PER_CUSTOMER: u32 = 20;
+
+/// How often a voucher may be redeemed: in total, and by one customer when capped so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Caps {
     pub total: u32,
-    pub per_customer: u32,
+    pub per_customer: Option<u32>,
 }
 
 impl Caps {
-    /// `total` 1 to `MAX_REDEMPTIONS`; `per_customer` 1 to `total` (`total` when not given).
+    /// `total` 1 to `MAX_REDEMPTIONS`; `per_customer` 1 to `MAX_PER_CUSTOMER` and at most
+    /// `total` (none when not given: then a hold need not name its customer).
     pub fn new(total: i64, per_customer: Option<i64>) -> Result<Self, ApiError> {
         let total = u32::try_from(total)
             .ok()
@@ -286,11 +301,18 @@ impl Caps {
                 ApiError::bad_input(format!("maxRedemptions must be 1 to {MAX_REDEMPTIONS}"))
             })?;
         let per_customer = match per_customer {
-            None => total,
-            Some(cap) => u32::try_from(cap)
-                .ok()
-                .filter(|cap| (1..=total).contains(cap))
-                .ok_or_else(|| ApiError::bad_input("maxPerCustomer must be 1 to maxRedemptions"))?,
+            None => None,
+            Some(cap) => Some(
+                u32::try_from(cap)
+                    .ok()
+                    .filter(|cap| (1..=total.min(MAX_PER_CUSTOMER)).contains(cap))
+                    .ok_or_else(|| {
+                        ApiError::bad_input(format!(
+                            "maxPerCustomer must be 1 to {MAX_PER_CUSTOMER}, and at most \
+                             maxRedemptions"
+                        ))
+                    })?,
+            ),
         };
         Ok(Caps {
             total,
@@ -298,6 +320,119 @@ impl Caps {
         })
     }
 }
+
+/// Why a hold may not use a voucher: `VOUCHER_REFUSED` with this as `extensions.reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No voucher has this code (or it was made under another server secret).
+    Unknown,
+    /// Its operator disabled it.
+    Disabled,
+    /// Its validity window has not begun.
+    NotYetValid,
+    /// Its validity window has ended.
+    Expired,
+    /// Its scope does not cover this showtime.
+    OutOfScope,
+    /// Every redemption it allows is taken (by orders, or by live holds that may lapse).
+    UsedUp,
+    /// The customer has had as many as it allows one customer.
+    CustomerLimit,
+    /// It caps redemptions per customer, and the hold named no customer.
+    CustomerNeeded,
+}
+
+impl Refusal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Unknown => "UNKNOWN",
+            Refusal::Disabled => "DISABLED",
+            Refusal::NotYetValid => "NOT_YET_VALID",
+            Refusal::Expired => "EXPIRED",
+            Refusal::OutOfScope => "OUT_OF_SCOPE",
+            Refusal::UsedUp => "USED_UP",
+            Refusal::CustomerLimit => "CUSTOMER_LIMIT",
+            Refusal::CustomerNeeded => "CUSTOMER_NEEDED",
+        }
+    }
+
+    fn explained(self) -> &'static str {
+        match self {
+            Refusal::Unknown => "no voucher has this code",
+            Refusal::Disabled => "the voucher was disabled",
+            Refusal::NotYetValid => "the voucher is not valid yet",
+            Refusal::Expired => "the voucher is no longer valid",
+            Refusal::OutOfScope => "the voucher is not for this showtime",
+            Refusal::UsedUp => "every redemption the voucher allows is taken",
+            Refusal::CustomerLimit => "the customer has redeemed the voucher as often as it allows",
+            Refusal::CustomerNeeded => "the voucher limits each customer: give customerId",
+        }
+    }
+
+    /// The error a client gets.
+    pub fn error(self) -> ApiError {
+        ApiError::VoucherRefused {
+            message: self.explained().to_owned(),
+            reason: self.as_str().to_owned(),
+        }
+    }
+}
+
+/// A voucher as a hold sees it: whether it may be used now, for this sale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Voucher {
+    pub enabled: bool,
+    pub validity: Validity,
+    pub scope: VoucherScope,
+    pub effect: VoucherEffect,
+    pub caps: Caps,
+}
+
+impl Voucher {
+    /// Why a hold for `sale`, at `now`, by `customer` (if named), may not use it; `None` when
+    /// it may (its caps are counted when a redemption is reserved).
+    pub fn refusal(
+        &self,
+        sale: &SaleAt,
+        now: DateTime<Utc>,
+        customer: Option<&str>,
+    ) -> Option<Refusal> {
+        if !self.enabled {
+            Some(Refusal::Disabled)
+        } else if now < self.validity.from {
+            Some(Refusal::NotYetValid)
+        } else if now >= self.validity.until {
+            Some(Refusal::Expired)
+        } else if !self.scope.covers(sale) {
+            Some(Refusal::OutOfScope)
+        } else if self.caps.per_customer.is_some() && customer.is_none() {
+            Some(Refusal::CustomerNeeded)
+        } else {
+            None
+        }
+    }
+
+    /// Each seat's price with the voucher, from the seats' list prices.
+    pub fn prices(&self, list: &[i64]) -> Vec<i64> {
+        list.iter().map(|&price| self.effect.price(price)).collect()
+    }
+}
+
+/// What a hold names its customer by for a voucher's per-customer cap: the channel's opaque
+/// id, within the channel (`channel` and `customer` as the request gave them). 1 to 64
+/// characters, bounded before anything is copied.
+pub fn customer_of(channel: &str, customer: &str) -> Result<String, ApiError> {
+    let customer = customer.trim();
+    if customer.is_empty() || customer.len() > MAX_CUSTOMER_CHARS {
+        return Err(ApiError::bad_input(format!(
+            "customerId must be 1 to {MAX_CUSTOMER_CHARS} characters"
+        )));
+    }
+    Ok(format!("{channel}/{customer}"))
+}
+
+/// The longest customer id a channel may give.
+pub const MAX_CUSTOMER_CHARS: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -490,18 +625,80 @@ mod tests {
     }
 
     #[test]
-    fn caps_are_bounded_and_per_customer_defaults_to_the_total() {
+    fn caps_are_bounded_and_per_customer_is_optional_and_small() {
         assert_eq!(
             Caps::new(10, None).unwrap(),
             Caps {
                 total: 10,
-                per_customer: 10
+                per_customer: None
             }
         );
-        assert_eq!(Caps::new(10, Some(2)).unwrap().per_customer, 2);
-        for (total, per_customer) in [(0, None), (-1, None), (1_000_001, None), (10, Some(11))] {
-            assert!(Caps::new(total, per_customer).is_err());
+        assert_eq!(Caps::new(10, Some(2)).unwrap().per_customer, Some(2));
+        assert_eq!(
+            Caps::new(1_000, Some(20)).unwrap().per_customer,
+            Some(MAX_PER_CUSTOMER)
+        );
+        for (total, per_customer) in [
+            (0, None),
+            (-1, None),
+            (1_000_001, None),
+            (10, Some(11)),
+            (1_000, Some(21)),
+            (10, Some(0)),
+        ] {
+            assert!(
+                Caps::new(total, per_customer).is_err(),
+                "{total} {per_customer:?}"
+            );
         }
-        assert!(Caps::new(10, Some(0)).is_err());
+    }
+
+    #[test]
+    fn a_voucher_refuses_outside_its_window_its_scope_or_without_a_customer_it_needs() {
+        let at = |day: u32| Utc.with_ymd_and_hms(2026, 12, day, 0, 0, 0).unwrap();
+        let sale = SaleAt {
+            cinema: CinemaId([1; 12]),
+            movie: MovieId([2; 12]),
+            showtime: ShowtimeId([3; 12]),
+        };
+        let voucher = |enabled, only, per_customer| Voucher {
+            enabled,
+            validity: Validity::new(at(1), at(8)).unwrap(),
+            scope: VoucherScope::new(OperatorScope::All, only).unwrap(),
+            effect: VoucherEffect::PercentOff(10),
+            caps: Caps::new(5, per_customer).unwrap(),
+        };
+        let open = voucher(true, None, None);
+        assert_eq!(open.refusal(&sale, at(1), None), None);
+        assert_eq!(open.refusal(&sale, at(7), Some("c")), None);
+        assert_eq!(open.refusal(&sale, at(8), None), Some(Refusal::Expired));
+        let early = at(1) - chrono::Duration::seconds(1);
+        assert_eq!(open.refusal(&sale, early, None), Some(Refusal::NotYetValid));
+        let disabled = voucher(false, None, None);
+        assert_eq!(
+            disabled.refusal(&sale, at(2), None),
+            Some(Refusal::Disabled)
+        );
+        let elsewhere = voucher(true, Some(Narrowed::Movie(MovieId([9; 12]))), None);
+        assert_eq!(
+            elsewhere.refusal(&sale, at(2), None),
+            Some(Refusal::OutOfScope)
+        );
+        let per_customer = voucher(true, None, Some(1));
+        assert_eq!(
+            per_customer.refusal(&sale, at(2), None),
+            Some(Refusal::CustomerNeeded)
+        );
+        assert_eq!(per_customer.refusal(&sale, at(2), Some("c")), None);
+        assert_eq!(open.prices(&[3_333, 4_500]), vec![3_000, 4_050]);
+        let refused = Refusal::UsedUp.error();
+        assert_eq!(refused.code().as_str(), "VOUCHER_REFUSED");
+    }
+
+    #[test]
+    fn a_customer_is_named_within_its_channel_and_bounded() {
+        assert_eq!(customer_of("ch", " c-1 ").unwrap(), "ch/c-1");
+        assert!(customer_of("ch", "").is_err());
+        assert!(customer_of("ch", &"x".repeat(65)).is_err());
     }
 }

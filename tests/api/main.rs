@@ -77,5 +77,7 @@ mod stale_schedulers;
 mod ticket_codes;
 mod ticket_types;
 mod traces;
+mod voucher_races;
+mod vouchers;
 mod want_to_see;
 mod webhooks;

@@ -133,6 +133,11 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
         .find(|key| key.starts_with("bo_"))
         .expect("a channel example");
     let maoyan = maoyan.as_str();
+    let platform = examples
+        .iter()
+        .filter_map(key_of)
+        .find(|key| key.starts_with("bop_"))
+        .expect("an operator example");
     // A fresh live hold of maoyan on the upcoming showtime, and a fresh order.
     let hold = || async {
         let held = app
@@ -202,6 +207,15 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                 serde_json::json!(made.record.code)
             } else if placeholder.starts_with("<paste a ticket code") {
                 serde_json::json!(ticket_code(&app, maoyan, &upcoming).await)
+            } else if placeholder.starts_with("<paste a voucher code") {
+                let made = app
+                    .graphql_as(
+                        &platform,
+                        "mutation { createVoucherBatch(input: { name: \"t\", count: 1, effect: { percentOff: 15 }, maxRedemptions: 5 }) { codes } }",
+                        serde_json::json!({}),
+                    )
+                    .await;
+                made.data()["createVoucherBatch"]["codes"][0].clone()
             } else if placeholder.starts_with("<paste a start time") {
                 serde_json::json!(free_night.to_rfc3339())
             } else {

@@ -40,4 +40,5 @@ query_roots!(
     crate::webhooks::graphql::WebhookQuery,
     crate::seat_search::graphql::SeatSearchQuery,
     crate::want_to_see::graphql::WantToSeeQuery,
+    crate::vouchers::graphql::VoucherQuery,
 );

@@ -52,7 +52,8 @@ impl NodeQuery {
             GlobalId::Hold(..)
             | GlobalId::Order(_)
             | GlobalId::TicketType(_)
-            | GlobalId::WebhookEndpoint(_) => None,
+            | GlobalId::WebhookEndpoint(_)
+            | GlobalId::VoucherBatch(_) => None,
         })
     }
 }

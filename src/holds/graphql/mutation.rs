@@ -5,14 +5,17 @@ use std::sync::Arc;
 use async_graphql::{Context, InputObject, Object, ID};
 
 use crate::domain::global_id;
+use crate::domain::ticket_codes::TicketSecret;
 use crate::domain::{input_caps, pricing};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hold, SeatKind};
 use crate::holds::rules::{self, HoldPolicy};
-use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::holds::{self, HoldRequest, HoldVoucher, SeatChoice, ShowtimeLocks};
 use crate::idempotency;
 use crate::overload::Admission;
+use crate::vouchers;
+use crate::vouchers::rules::{self as voucher_rules, VoucherCode};
 
 #[derive(Default)]
 pub struct HoldMutation;
@@ -43,9 +46,29 @@ pub struct HoldSeatsInput {
     /// One ticket type per seat, in the order of `seats` (for `best`: of the chosen seats,
     /// left to right), e.g. ["ADULT", "CHILD"]. Not with `ticketType`.
     pub ticket_types: Option<Vec<String>>,
+    /// A voucher code: the seats cost what it says (case, spaces and dashes do not matter).
+    /// VOUCHER_REFUSED, with `extensions.reason`, when it may not be used for these seats.
+    // Never part of the key's fingerprint as typed: the keyed hash of the code stands in for
+    // it (see `hold_seats`), so the key's record holds nothing redeemable.
+    #[serde(skip_serializing)]
+    pub voucher: Option<String>,
+    /// The channel's opaque id of its customer (1 to 64 characters): needed with a voucher
+    /// that caps redemptions per customer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub customer_id: Option<String>,
     /// Makes retries safe: a retry with the same key and input has one effect and gets the
     /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
     pub idempotency_key: Option<String>,
+}
+
+/// What a hold's idempotency key remembers of its request: the input, with the voucher's
+/// keyed hash in place of its code (the same as the input alone without a voucher).
+#[derive(serde::Serialize)]
+struct Fingerprint<'a> {
+    #[serde(flatten)]
+    input: &'a HoldSeatsInput,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    voucher: Option<&'a str>,
 }
 
 #[Object]
@@ -70,6 +93,14 @@ impl HoldMutation {
             policy.max_seats,
         )?;
         let channel = ctx.calling_channel("holding seats")?;
+        let code = input
+            .voucher
+            .as_deref()
+            .map(VoucherCode::parse)
+            .transpose()?;
+        let customer = (input.customer_id.as_deref())
+            .map(|customer| voucher_rules::customer_of(channel, customer))
+            .transpose()?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let choice = match (&input.seats, &input.best) {
             (Some(seats), None) => SeatChoice::Named(seats.clone()),
@@ -83,7 +114,7 @@ impl HoldMutation {
                 ))
             }
         };
-        let request = HoldRequest {
+        let mut request = HoldRequest {
             showtime,
             ticket_types: pricing::ticket_types_from_codes(
                 choice.count(),
@@ -91,10 +122,17 @@ impl HoldMutation {
                 input.ticket_types.as_deref(),
             )?,
             choice,
+            voucher: None,
         };
         // A hold starts a purchase: it may take only its share of the in-flight places.
         let _start = ctx.data_unchecked::<Admission>().try_start()?;
         let store = ctx.store();
+        if let Some(code) = &code {
+            let secret = ctx.data_unchecked::<Arc<TicketSecret>>();
+            let found = Box::pin(vouchers::look_up(store, secret, code)).await?;
+            request.voucher = Some(HoldVoucher { found, customer });
+        }
+        let voucher_hash = request.voucher.as_ref().map(|v| v.found.hash.as_str());
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
@@ -107,7 +145,10 @@ impl HoldMutation {
             channel,
             key,
             "holdSeats",
-            &input,
+            &Fingerprint {
+                input: &input,
+                voucher: voucher_hash,
+            },
             refusal,
             |attempt| {
                 let first_read = first_read.clone();

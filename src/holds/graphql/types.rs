@@ -92,6 +92,12 @@ impl Hold {
         self.money(self.0.hold.total())
     }
 
+    /// What a voucher took off the seats' list prices, in all (zero without one); `total`
+    /// is already after it.
+    async fn discount(&self) -> Money {
+        self.money(self.0.hold.voucher.as_ref().map_or(0, |used| used.discount))
+    }
+
     /// When the hold lapses and its seats are free again, unless confirmed before.
     async fn expires_at(&self) -> DateTime<Utc> {
         self.0.hold.expires_at

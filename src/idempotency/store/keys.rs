@@ -72,6 +72,9 @@ pub struct StoredError {
     pub message: String,
     #[serde(default)]
     pub seats: Vec<String>,
+    /// VOUCHER_REFUSED's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// ALREADY_ADMITTED's when and where.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admitted: Option<StoredAdmission>,
@@ -329,6 +332,7 @@ mod tests {
             code: "SEAT_UNAVAILABLE".into(),
             message: "taken".into(),
             seats: vec!["A1".into()],
+            reason: None,
             admitted: None,
         });
         let stored = bson::to_bson(&error).unwrap();

@@ -225,6 +225,7 @@ mod tests {
             created_at: now(),
             expires_at: now(),
             extended_by: None,
+            voucher: None,
         };
         let entry = bson::to_bson(&hold).unwrap();
         let whole = update(doc! { "holds": [entry.clone()] }).holds();

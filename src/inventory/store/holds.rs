@@ -106,7 +106,7 @@ pub enum HoldFence {
     /// None of them is live, and none can ever be placed now.
     Fenced,
     /// One of them is live: an earlier attempt placed it.
-    Live(HoldDoc),
+    Live(Box<HoldDoc>),
     /// The showtime has no seat inventory.
     NoInventory,
 }
@@ -347,7 +347,7 @@ impl Store {
             }
             match self.live_hold_among(showtime, ids).await? {
                 None => return Ok(HoldFence::NoInventory),
-                Some(Some(hold)) => return Ok(HoldFence::Live(hold)),
+                Some(Some(hold)) => return Ok(HoldFence::Live(Box::new(hold))),
                 Some(None) => {}
             }
         }

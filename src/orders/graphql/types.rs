@@ -193,6 +193,12 @@ impl Order {
         self.money(self.0.total)
     }
 
+    /// What a voucher took off the seats' list prices, in all (zero without one); `total`
+    /// is already after it.
+    async fn discount(&self) -> Money {
+        self.money(self.0.voucher.as_ref().map_or(0, |used| used.discount))
+    }
+
     /// The money given back: the sum of the refunds.
     async fn refunded(&self) -> Money {
         self.money(self.0.refunded_amount())

@@ -18,7 +18,7 @@ use bson::{doc, Document};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{OrderId, ShowtimeId};
+use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 use crate::store::codec::{date, ids_made_by, ObjectIdExt};
@@ -167,6 +167,21 @@ impl Store {
             // when it is recorded.
             { "refunding": { "$lt": ids_made_by(before) } },
         ] };
+        self.find_limited(names::ORDERS, filter, None, None, limit)
+            .await
+    }
+
+    /// The orders (any state) that confirm hold `hold` of `showtime`: on index
+    /// `showtime_status`, so a showtime's orders are examined (a rare path: the vouchers'
+    /// reconciler).
+    #[tracing::instrument(skip(self))]
+    pub(in crate::orders) async fn orders_of_hold(
+        &self,
+        showtime: ShowtimeId,
+        hold: HoldId,
+        limit: usize,
+    ) -> Result<Vec<OrderDoc>, ApiError> {
+        let filter = doc! { "showtime.id": showtime.oid(), "holdId": hold.oid() };
         self.find_limited(names::ORDERS, filter, None, None, limit)
             .await
     }

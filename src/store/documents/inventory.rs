@@ -6,7 +6,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::{HallDoc, ShowtimeDoc, SCHEMA_VERSION};
-use crate::domain::ids::{HallId, HoldId, OrderId, ResourceId, ShowtimeId};
+use crate::domain::ids::{
+    HallId, HoldId, OrderId, RedemptionId, ResourceId, ShowtimeId, VoucherBatchId,
+};
 use crate::domain::layout::parse_seat_label;
 use crate::domain::pricing::TicketType;
 use crate::domain::seat::{SeatCounts, SeatKind, SeatState};
@@ -89,6 +91,28 @@ pub struct HoldDoc {
         with = "codec::optional_id"
     )]
     pub extended_by: Option<ResourceId>,
+    /// The voucher that priced its seats, and the redemption it reserved (its order redeems
+    /// it; a release or an expiry gives it back).
+    // Boxed: holds are carried by value through deep booking futures; most have no voucher.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher: Option<Box<VoucherUseDoc>>,
+}
+
+/// A voucher as a hold or an order used it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoucherUseDoc {
+    /// The redemption (slot) the hold reserved.
+    #[serde(with = "codec::id")]
+    pub redemption: RedemptionId,
+    /// Its batch (for the operator's figures).
+    #[serde(with = "codec::id")]
+    pub batch: VoucherBatchId,
+    /// What it took off the seats' list prices, in all (fen).
+    pub discount: i64,
+    /// The customer it counts against, under a per-customer cap (`voucher_customers`' id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer: Option<String>,
 }
 
 /// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).

@@ -31,7 +31,7 @@ pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
 pub use events::{EventDetailsDoc, EventDoc, OutboxEntryDoc};
 pub use inventory::{
     AdmissionDoc, HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
-    RELEASE_NOTES_KEPT,
+    VoucherUseDoc, RELEASE_NOTES_KEPT,
 };
 pub use movies::{
     CastMemberDoc, DetailFields, ExternalRatingDoc, MovieDetailsDoc, MovieDoc, RatingSummary,

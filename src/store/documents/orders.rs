@@ -130,6 +130,10 @@ pub struct OrderDoc {
     /// it). Absent rather than false, so that its sparse index holds only the stale orders.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sales_stale: bool,
+    /// The voucher its hold used (its seats' prices are already the voucher's).
+    // Boxed, as a hold's: orders are carried by value through deep futures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher: Option<Box<super::VoucherUseDoc>>,
 }
 
 impl OrderDoc {

@@ -1,0 +1,117 @@
+//! Settling a RESERVED redemption from what became of its hold (`orders::hold_fate`): by the
+//! reconciler for those past their check (their hold's expiry), and by a claim that found
+//! none free for those whose hold has lapsed.
+//! - still live (extended): looked at again when it expires;
+//! - lapsed: the hold is expired (its seats freed, by the database's clock, as the sweeper
+//!   does), then the redemption given back;
+//! - its order PENDING or CANCELLING: looked at again after a grace;
+//! - confirmed into an order: REDEEMED (the confirmation's own write was lost);
+//! - its order refunded whole (CANCELLED): given back, as the refund policy says;
+//! - gone: fenced in its inventory first (an attempt paused before placing it can then never
+//!   place it), then given back.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::redemption::free;
+use super::store::documents::{RedemptionDoc, RedemptionState};
+use crate::domain::ids::{HoldId, RedemptionId};
+use crate::error::ApiError;
+use crate::inventory::HoldFence;
+use crate::orders::{hold_fate, HoldFate};
+use crate::store::documents::OrderStatus;
+use crate::store::{self, Store};
+use crate::telemetry::metrics::{self, Expirer};
+
+/// How long a look that settled nothing waits for the next.
+pub const REDEMPTION_GRACE: Duration = Duration::from_secs(5);
+
+/// Redemptions looked at per pass.
+const BATCH: usize = 200;
+
+/// Settles the RESERVED redemptions whose check is due by `due_by` (now, but for tests);
+/// returns how many were looked at.
+#[tracing::instrument(skip(store))]
+pub async fn settle_redemptions(store: &Store, due_by: DateTime<Utc>) -> Result<usize, ApiError> {
+    let due = store.redemptions_due(due_by, BATCH).await?;
+    let count = due.len();
+    for redemption in &due {
+        settle(store, redemption, Expirer::Sweeper).await?;
+    }
+    Ok(count)
+}
+
+/// Settles one RESERVED redemption; true when it was given back.
+pub(super) async fn settle(
+    store: &Store,
+    redemption: &RedemptionDoc,
+    expirer: Expirer,
+) -> Result<bool, ApiError> {
+    let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+        return Ok(false);
+    };
+    let (id, customer) = (redemption.id, redemption.customer.as_deref());
+    let grace = chrono::TimeDelta::from_std(REDEMPTION_GRACE).unwrap_or(chrono::TimeDelta::MAX);
+    let later = store::now() + grace;
+    match hold_fate(store, showtime, hold).await? {
+        HoldFate::Live { expires_at } => {
+            store
+                .postpone_redemption_check(id, hold, expires_at)
+                .await?;
+            Ok(false)
+        }
+        HoldFate::Lapsed(lapsed) => {
+            if store.expire_hold(showtime, &lapsed).await? {
+                metrics::hold_expired(expirer);
+                return give_back(store, id, customer, hold).await;
+            }
+            // Not yet by the database's clock, or a confirmation or another expiry got there.
+            store.postpone_redemption_check(id, hold, later).await?;
+            Ok(false)
+        }
+        HoldFate::Ordered {
+            status: OrderStatus::Pending | OrderStatus::Cancelling,
+            ..
+        } => {
+            store.postpone_redemption_check(id, hold, later).await?;
+            Ok(false)
+        }
+        HoldFate::Ordered {
+            order,
+            status: OrderStatus::Confirmed,
+        } => {
+            store.redeem_redemption(id, hold, order).await?;
+            Ok(false)
+        }
+        HoldFate::Ordered {
+            status: OrderStatus::Cancelled,
+            ..
+        } => give_back(store, id, customer, hold).await,
+        HoldFate::Gone => match store.fence_holds(showtime, &[hold]).await? {
+            HoldFence::Fenced | HoldFence::NoInventory => {
+                give_back(store, id, customer, hold).await
+            }
+            // Placed after all, between the two reads.
+            HoldFence::Live(live) => {
+                store
+                    .postpone_redemption_check(id, hold, live.expires_at)
+                    .await?;
+                Ok(false)
+            }
+        },
+    }
+}
+
+async fn give_back(
+    store: &Store,
+    id: RedemptionId,
+    customer: Option<&str>,
+    hold: HoldId,
+) -> Result<bool, ApiError> {
+    let freed = free(store, id, customer, hold, &[RedemptionState::Reserved]).await?;
+    if freed {
+        tracing::info!(%hold, "gave back a voucher redemption its hold left");
+    }
+    Ok(freed)
+}
