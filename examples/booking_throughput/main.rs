@@ -353,8 +353,12 @@ fn main() -> anyhow::Result<()> {
                 Path::Gateway | Path::GatewayVouchers | Path::GatewayVoucher => {
                     let secret = boxoffice::domain::ticket_codes::TicketSecret::random();
                     let codes: Arc<Vec<String>> = Arc::new(match path {
-                        Path::GatewayVouchers => servers.block_on(voucher_codes(&store, &secret, 64))?,
-                        Path::GatewayVoucher => servers.block_on(voucher_codes(&store, &secret, 1))?,
+                        Path::GatewayVouchers => {
+                            servers.block_on(voucher_codes(&store, &secret, 64))?
+                        }
+                        Path::GatewayVoucher => {
+                            servers.block_on(voucher_codes(&store, &secret, 1))?
+                        }
                         _ => Vec::new(),
                     });
                     let listener =
@@ -509,6 +513,9 @@ async fn gateway_pair(
         .json(&json!({ "query": "mutation ($id: ID!, $voucher: String) { holdSeats(input: { showtimeId: $id, best: { count: 2 }, ticketTypes: [\"ADULT\", \"CHILD\"], voucher: $voucher }) { id } }", "variables": { "id": id, "voucher": voucher } }))
         .send().await.unwrap().json().await.unwrap();
     let Some(hold) = hold["data"]["holdSeats"]["id"].as_str() else {
+        if std::env::var_os("BENCH_SHOW_FAILURES").is_some() {
+            eprintln!("hold failed: {hold}");
+        }
         return false;
     };
     let order: serde_json::Value = client.post(&url).header("authorization", &auth)

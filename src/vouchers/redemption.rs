@@ -3,11 +3,12 @@
 //! never placed or a whole refund gives it back.
 //!
 //! A code's redemptions are documents numbered 0 to cap − 1, unique per code: no more can
-//! exist than the cap allows, whatever races. A hold claims a new number (the next after the
-//! highest), or, once every number is handed out, a FREE one. A per-customer cap works the
-//! same way through the customer's slots 0 to cap − 1 (a unique key on each). Every change
-//! of a redemption names its hold and the state it assumes. Whatever a crash leaves RESERVED
-//! is settled by `reconciler`.
+//! exist than the cap allows, whatever races. A hold claims a FREE one in one update; when
+//! none is FREE the next numbers are added FREE, a chunk at a time, so the buyers of one
+//! code take different documents at once. A per-customer cap is a list of holds per code
+//! and customer that one conditional update extends. Every change of a redemption names its
+//! hold and the state it assumes. Whatever a crash leaves RESERVED is settled by
+//! `reconciler`.
 
 use super::convert;
 use super::rules::{Refusal, Voucher, VoucherCode};
@@ -22,6 +23,8 @@ use crate::telemetry::metrics::Expirer;
 
 /// A claim that lost every race this many times gives up (UNAVAILABLE: retry).
 const MAX_CLAIMS: usize = 64;
+/// How many numbers a claim that found none FREE adds as FREE redemptions at once.
+const FREE_AHEAD: i32 = 32;
 /// The most lapsed holds' redemptions one claim settles before it gives up.
 const MAX_RECLAIMED: usize = 4;
 
@@ -98,8 +101,10 @@ pub async fn reserve(
     })
 }
 
-/// Claims a redemption of `found`: the next number while there are numbers below the cap,
-/// then a FREE one. USED_UP when none is free.
+/// Claims a redemption of `found`: a FREE one (one update), else, while there are numbers
+/// below the cap, after adding the next `FREE_AHEAD` numbers as FREE redemptions (so that
+/// buyers of one code claim different documents at once rather than race for the next
+/// number); at the cap, after taking back those of lapsed holds. USED_UP when none is left.
 async fn claim_redemption(
     store: &Store,
     found: &FoundVoucher,
@@ -108,30 +113,31 @@ async fn claim_redemption(
     let cap = i32::try_from(found.voucher.caps.total).unwrap_or(i32::MAX);
     let mut reclaimed = false;
     for _ in 0..MAX_CLAIMS {
+        if let Claimed::Claimed(id) = store.claim_free_redemption(&found.hash, claim).await? {
+            return Ok(id);
+        }
         let next = store
             .highest_redemption_slot(&found.hash)
             .await?
             .map_or(0, |highest| highest + 1);
-        let claimed = if next < cap {
+        if next < cap {
+            let numbers = next..cap.min(next.saturating_add(FREE_AHEAD));
             store
-                .claim_new_redemption(&found.hash, found.batch, next, claim)
-                .await?
-        } else {
-            store.claim_free_redemption(&found.hash, claim).await?
-        };
-        match claimed {
-            Claimed::Claimed(id) => return Ok(id),
-            // Redemptions held by lapsed holds are free to take, as their seats are: expire
-            // those holds first (once), then claim again.
-            Claimed::NoneFree if !reclaimed => {
-                reclaimed = true;
-                if reclaim_lapsed(store, &found.hash).await? == 0 {
-                    return Err(Refusal::UsedUp.error());
-                }
-            }
-            Claimed::NoneFree => return Err(Refusal::UsedUp.error()),
-            Claimed::Taken => continue,
+                .add_free_redemptions(&found.hash, found.batch, numbers)
+                .await?;
+            continue;
         }
+        // At the cap. A claim that lost a race for a FREE one may have been told none is
+        // left while others are: look again before refusing.
+        if store.has_free_redemption(&found.hash).await? {
+            continue;
+        }
+        // Redemptions held by lapsed holds are free to take, as their seats are: expire
+        // those holds first (once), then claim again.
+        if reclaimed || reclaim_lapsed(store, &found.hash).await? == 0 {
+            return Err(Refusal::UsedUp.error());
+        }
+        reclaimed = true;
     }
     Err(ApiError::unavailable(
         "the voucher is in great demand: retry in a moment",

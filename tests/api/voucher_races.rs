@@ -87,15 +87,29 @@ async fn sixty_four_holds_on_two_gateways_one_killed_never_pass_a_cap_of_ten() {
     .unwrap();
     let urls = Arc::new([gateways[0].url(), gateways[1].url()]);
     let http = reqwest::Client::new();
-    let clients: Vec<_> = (0..CLIENTS)
-        .map(|n| {
-            let (http, urls, sale, code) = (http.clone(), urls.clone(), sale.clone(), code.clone());
-            tokio::spawn(async move { hold_until_answered(&http, &urls, &sale, n, &code).await })
-        })
-        .collect();
+    // The even clients start on the first gateway, the odd ones on the second once a first
+    // redemption is reserved: the first gateway's holds pause after reserving, and the kill
+    // always leaves some half done while both gateways race for the rest.
+    let spawn = |n: usize| {
+        let (http, urls, sale, code) = (http.clone(), urls.clone(), sale.clone(), code.clone());
+        tokio::spawn(async move { hold_until_answered(&http, &urls, &sale, n, &code).await })
+    };
+    let mut clients: Vec<_> = (0..CLIENTS).map(|_| None).collect();
+    for n in (0..CLIENTS).step_by(2) {
+        clients[n] = Some(spawn(n));
+    }
+    let deadline = Instant::now() + GIVE_UP;
+    while counts(&sale, &operator, &batch_id).await.0 == 0 {
+        assert!(Instant::now() < deadline, "no hold reserved a redemption");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for n in (1..CLIENTS).step_by(2) {
+        clients[n] = Some(spawn(n));
+    }
     // Killed while the race is on, with its holds half done.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
     gateways[0].kill();
+    let clients: Vec<_> = clients.into_iter().map(Option::unwrap).collect();
     let mut held = Vec::new();
     let mut used_up = 0;
     for (n, client) in clients.into_iter().enumerate() {

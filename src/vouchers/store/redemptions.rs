@@ -37,9 +37,7 @@ pub struct Claim {
 pub enum Claimed {
     /// This redemption is the hold's now.
     Claimed(RedemptionId),
-    /// Another claim took the number first: look again.
-    Taken,
-    /// No redemption is FREE.
+    /// No redemption is FREE (or another claim took the one this one found).
     NoneFree,
 }
 
@@ -48,6 +46,21 @@ pub enum Claimed {
 pub struct RedemptionCount {
     pub reserved: i64,
     pub redeemed: i64,
+}
+
+/// Whether a bulk insert failed only because some documents were there already.
+fn only_duplicates(error: &mongodb::error::Error) -> bool {
+    use mongodb::error::ErrorKind;
+    match &*error.kind {
+        ErrorKind::InsertMany(failure) => {
+            failure.write_concern_error.is_none()
+                && failure
+                    .write_errors
+                    .as_ref()
+                    .is_some_and(|errors| errors.iter().all(|e| e.code == 11000))
+        }
+        _ => is_duplicate_key(error),
+    }
 }
 
 fn state(state: RedemptionState) -> bson::Bson {
@@ -163,39 +176,61 @@ impl Store {
         Ok(found.first().and_then(|doc| doc.get_i32("slot").ok()))
     }
 
-    /// Claims redemption number `slot` of `voucher` (new) for `claim`'s hold.
-    #[tracing::instrument(skip(self, voucher, claim), fields(hold = %claim.hold))]
-    pub(in crate::vouchers) async fn claim_new_redemption(
+    /// Adds redemptions `numbers` of `voucher` as FREE ones; those there already (another
+    /// claim added them) are left as they are.
+    #[tracing::instrument(skip(self, voucher))]
+    pub(in crate::vouchers) async fn add_free_redemptions(
         &self,
         voucher: &str,
         batch: VoucherBatchId,
-        slot: i32,
-        claim: &Claim,
-    ) -> Result<Claimed, ApiError> {
-        let redemption = RedemptionDoc {
-            id: codec::new_id(),
-            voucher: voucher.to_owned(),
-            batch,
-            slot,
-            state: RedemptionState::Reserved,
-            hold: Some(claim.hold),
-            showtime: Some(claim.showtime),
-            customer: claim.customer.clone(),
-            check_at: Some(claim.check_at),
-            order: None,
-        };
+        numbers: std::ops::Range<i32>,
+    ) -> Result<(), ApiError> {
+        let free: Vec<RedemptionDoc> = numbers
+            .map(|slot| RedemptionDoc {
+                id: codec::new_id(),
+                voucher: voucher.to_owned(),
+                batch,
+                slot,
+                state: RedemptionState::Free,
+                hold: None,
+                showtime: None,
+                customer: None,
+                check_at: None,
+                order: None,
+            })
+            .collect();
+        // One bounded command (at most `FREE_AHEAD` small documents).
         let inserted = self
             .bounded_raw(
                 Call::new(names::VOUCHER_REDEMPTIONS, "insert"),
                 self.collection::<RedemptionDoc>(names::VOUCHER_REDEMPTIONS)
-                    .insert_one(&redemption),
+                    .insert_many(&free)
+                    .ordered(false),
             )
             .await?;
         match inserted {
-            Ok(_) => Ok(Claimed::Claimed(redemption.id)),
-            Err(error) if is_duplicate_key(&error) => Ok(Claimed::Taken),
+            Ok(_) => Ok(()),
+            Err(error) if only_duplicates(&error) => Ok(()),
             Err(error) => Err(error.into()),
         }
+    }
+
+    /// Whether `voucher` has a FREE redemption (index `voucher_state`).
+    #[tracing::instrument(skip_all)]
+    pub(in crate::vouchers) async fn has_free_redemption(
+        &self,
+        voucher: &str,
+    ) -> Result<bool, ApiError> {
+        let found: Vec<Document> = self
+            .find_limited(
+                names::VOUCHER_REDEMPTIONS,
+                doc! { "voucher": voucher, "state": state(RedemptionState::Free) },
+                None,
+                Some(doc! { "_id": 1 }),
+                1,
+            )
+            .await?;
+        Ok(!found.is_empty())
     }
 
     /// Claims a FREE redemption of `voucher` for `claim`'s hold (index `voucher_state`).
