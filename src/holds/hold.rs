@@ -274,6 +274,19 @@ pub async fn hold_seats(
     )
     .await;
     match (placed, redemption) {
+        // A hold this attempt had placed already carries its own redemption (never so today:
+        // an attempt runs once), so the one reserved now would count twice: give it back,
+        // leaving the customer's count (of the hold, once) to the hold's own.
+        (Ok(hold), Some(used))
+            if hold.voucher.as_ref().map(|v| v.redemption) != Some(used.redemption) =>
+        {
+            let ours = VoucherUseDoc {
+                customer: None,
+                ..used
+            };
+            Box::pin(vouchers::give_back_or_leave(store, &ours, hold_id)).await;
+            Ok(HeldSeats { showtime, hold })
+        }
         (Ok(hold), _) => Ok(HeldSeats { showtime, hold }),
         // A hold that was surely not placed gives its redemption back; one whose write may
         // have happened leaves it to the vouchers' reconciler, which looks at the hold.

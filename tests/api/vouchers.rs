@@ -600,3 +600,29 @@ async fn the_reconciler_redeems_a_confirmed_order_and_leaves_a_live_hold() {
         .unwrap();
     assert_eq!(counts(&sale, &operator, &batch_id).await, (1, 1));
 }
+
+#[tokio::test]
+async fn the_largest_batch_is_made_and_every_code_redeems() {
+    let sale = sale().await;
+    let operator = platform(&sale).await;
+    let started = std::time::Instant::now();
+    let (id, codes) = make(
+        &sale,
+        &operator,
+        batch(json!({ "amountOff": 100 }), 10_000, 1),
+    )
+    .await;
+    println!("10,000 codes in {:?}", started.elapsed());
+    assert_eq!(codes.len(), 10_000);
+    let distinct: std::collections::HashSet<&String> = codes.iter().collect();
+    assert_eq!(distinct.len(), 10_000);
+    let stored = crate::catalogue_writes::count(&sale.app, "voucher_codes").await;
+    assert_eq!(stored, 10_000);
+    // The first and the last code each redeem.
+    for (code, seat) in [(&codes[0], "A1"), (&codes[9_999], "A2")] {
+        hold_with(&sale, &sale.maoyan, &[seat], code, None)
+            .await
+            .data();
+    }
+    assert_eq!(counts(&sale, &operator, &id).await, (2, 0));
+}
