@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::ShowtimeLocks;
+use super::{expire_hold, ShowtimeLocks};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
@@ -400,14 +400,7 @@ async fn place(
         // database's clock), then take them.
         let mut expired_all = true;
         for expired in snapshot.expired_holds_on(&positions) {
-            let freed = store.expire_hold(showtime_id, &expired).await?;
-            if freed {
-                metrics::hold_expired(Expirer::NextHold);
-                if let Some(used) = &expired.voucher {
-                    Box::pin(vouchers::give_back_or_leave(store, used, expired.id)).await;
-                }
-            }
-            expired_all &= freed;
+            expired_all &= expire_hold(store, showtime_id, &expired, Expirer::NextHold).await?;
         }
         if !expired_all {
             continue;

@@ -9,6 +9,7 @@
 //! the extension), the use cases (`hold`: place and release; `reads`, `extension`,
 //! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
 
+mod expire;
 mod extension;
 pub mod graphql;
 mod hold;
@@ -17,6 +18,7 @@ pub mod rules;
 mod showtime_locks;
 mod sweeper;
 
+pub use expire::expire_hold;
 pub use extension::extend_hold;
 pub use hold::{
     forget_release, hold_seats, read_named_seats, release_hold, with_kinds, FirstRead, HeldSeats,

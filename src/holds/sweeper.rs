@@ -3,10 +3,10 @@
 //! seat map show it, within one sweep interval, and gives back the voucher redemption the
 //! hold reserved. `crate::background` runs it.
 
+use super::expire_hold;
 use crate::error::ApiError;
 use crate::store::{self, Store};
-use crate::telemetry::metrics::{self, Expirer};
-use crate::vouchers;
+use crate::telemetry::metrics::Expirer;
 
 /// Inventories looked at per pass; a pass repeats until none is left.
 const BATCH: usize = 500;
@@ -23,12 +23,8 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
             for hold in holds.iter().filter(|hold| hold.expires_at < now) {
                 // False when a hold or confirm got there first, or the database's clock does
                 // not agree yet: the next pass sees it again.
-                if store.expire_hold(*showtime, hold).await? {
+                if expire_hold(store, *showtime, hold, Expirer::Sweeper).await? {
                     released += 1;
-                    metrics::hold_expired(Expirer::Sweeper);
-                    if let Some(used) = &hold.voucher {
-                        Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
-                    }
                     progressed = true;
                 }
             }

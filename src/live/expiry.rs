@@ -13,6 +13,7 @@ use tokio::sync::Notify;
 
 use super::{watched, Inner};
 use crate::domain::ids::ShowtimeId;
+use crate::holds;
 use crate::inventory::HoldsSeen;
 use crate::store::documents::HoldDoc;
 use crate::telemetry::metrics;
@@ -143,9 +144,10 @@ pub(super) async fn run(hub: Weak<Inner>, expiry: Arc<Expiry>) {
             .for_each_concurrent(CONCURRENT, |(showtime, hold, attempt)| {
                 let (store, expiry) = (store.clone(), Arc::clone(&expiry));
                 async move {
-                    let expired = store.expire_hold(showtime, &hold).await;
+                    let expired =
+                        holds::expire_hold(&store, showtime, &hold, metrics::Expirer::OnTime).await;
                     let again = match expired {
-                        Ok(true) => return metrics::hold_expired(metrics::Expirer::OnTime),
+                        Ok(true) => return,
                         Ok(false) => match store.hold_of(showtime, hold.id).await {
                             // Released, confirmed or expired by someone else.
                             Ok(None) => return,

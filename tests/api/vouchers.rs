@@ -626,3 +626,29 @@ async fn the_largest_batch_is_made_and_every_code_redeems() {
     }
     assert_eq!(counts(&sale, &operator, &id).await, (2, 0));
 }
+
+#[tokio::test]
+async fn a_hold_expired_on_time_for_a_watched_showtime_gives_its_redemption_back() {
+    let policy = HoldPolicy {
+        ttl: Duration::from_secs(1),
+        ..SalesArgs::default().hold_policy()
+    };
+    let sale = sale_with(policy).await;
+    let operator = platform(&sale).await;
+    let (batch_id, mut codes) =
+        make(&sale, &operator, batch(json!({ "amountOff": 100 }), 1, 1)).await;
+    let code = codes.remove(0);
+    let mut client = crate::live_client::LiveClient::connect(&sale.app, None).await;
+    client.watch_seat_map("1", &sale.showtime).await;
+    hold_with(&sale, &sale.maoyan, &["A1"], &code, None)
+        .await
+        .data();
+    assert_eq!(client.event("1").await["counts"]["held"], 1);
+    // No sweeper runs in the tests' gateways: the live hub expires it at `expiresAt`.
+    assert_eq!(client.event("1").await["counts"]["held"], 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while counts(&sale, &operator, &batch_id).await != (0, 0) {
+        assert!(std::time::Instant::now() < deadline, "never given back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

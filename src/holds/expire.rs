@@ -1,0 +1,30 @@
+//! Expiring one hold, whoever does it (the sweeper, a next hold that wants its seats, the
+//! live hub at `expiresAt`): its seats back to sale by the database's clock, the voucher
+//! redemption it reserved given back, and the expiry counted by who made it.
+
+use crate::domain::ids::ShowtimeId;
+use crate::error::ApiError;
+use crate::store::documents::HoldDoc;
+use crate::store::Store;
+use crate::telemetry::metrics::{self, Expirer};
+use crate::vouchers;
+
+/// Expires `hold` of `showtime`; false when it is not expired yet by the database's clock, or
+/// is gone (released, confirmed, expired by another). A failure to give its redemption back
+/// is logged: the vouchers' reconciler gives it back.
+pub async fn expire_hold(
+    store: &Store,
+    showtime: ShowtimeId,
+    hold: &HoldDoc,
+    expirer: Expirer,
+) -> Result<bool, ApiError> {
+    if !store.expire_hold(showtime, hold).await? {
+        return Ok(false);
+    }
+    metrics::hold_expired(expirer);
+    if let Some(used) = &hold.voucher {
+        // Boxed: kept out of the futures of every expirer.
+        Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+    }
+    Ok(true)
+}
