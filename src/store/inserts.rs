@@ -6,6 +6,22 @@ use super::command_metrics::Call;
 use super::{is_duplicate_key, Store};
 use crate::error::ApiError;
 
+/// Whether an insert failed only because some of its documents' unique keys were taken:
+/// those were written before (an earlier attempt, another claim), the rest were inserted.
+pub(crate) fn only_duplicate_keys(error: &mongodb::error::Error) -> bool {
+    use mongodb::error::ErrorKind;
+    match &*error.kind {
+        ErrorKind::InsertMany(failure) => {
+            failure.write_concern_error.is_none()
+                && failure
+                    .write_errors
+                    .as_ref()
+                    .is_some_and(|errors| errors.iter().all(|e| e.code == 11000))
+        }
+        _ => is_duplicate_key(error),
+    }
+}
+
 impl Store {
     /// An unordered bulk insert of documents whose ids are fresh or fixed by an idempotency
     /// key: one whose `_id` exists already was written by an earlier attempt, and is not an
@@ -34,20 +50,12 @@ impl Store {
             Err(error) => error,
         };
         match &*error.kind {
-            ErrorKind::InsertMany(failure)
-                if failure.write_concern_error.is_none()
-                    && failure
-                        .write_errors
-                        .as_ref()
-                        .is_some_and(|errors| errors.iter().all(|e| e.code == 11000)) =>
-            {
-                Ok(failure
-                    .write_errors
-                    .iter()
-                    .flatten()
-                    .map(|e| e.index)
-                    .collect())
-            }
+            ErrorKind::InsertMany(failure) if only_duplicate_keys(&error) => Ok(failure
+                .write_errors
+                .iter()
+                .flatten()
+                .map(|e| e.index)
+                .collect()),
             _ if docs.len() == 1 && is_duplicate_key(&error) => Ok(vec![0]),
             _ => Err(error.into()),
         }

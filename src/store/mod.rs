@@ -38,6 +38,7 @@ pub use faults::{Faults, Pause};
 pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
+pub(crate) use inserts::only_duplicate_keys;
 pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};
 pub use readiness::Readiness;

@@ -78,7 +78,7 @@ pub async fn reserve(
     };
     if let Some((key, cap)) = &per_customer {
         // Not the authority (the count below is): it spares a claim and its give-back.
-        if store.customer_hold_count(key).await? >= *cap as usize {
+        if store.customer_holds(key).await?.len() >= *cap as usize {
             return Err(Refusal::CustomerLimit.error());
         }
     }

@@ -20,7 +20,7 @@ use crate::domain::ids::{HoldId, OrderId, RedemptionId, ShowtimeId, VoucherBatch
 use crate::error::ApiError;
 use crate::store::codec::{self, date, ObjectIdExt};
 use crate::store::command_metrics::Call;
-use crate::store::{is_duplicate_key, names, Store};
+use crate::store::{is_duplicate_key, names, only_duplicate_keys, Store};
 
 /// What a hold claims a redemption with.
 #[derive(Debug, Clone)]
@@ -46,21 +46,6 @@ pub enum Claimed {
 pub struct RedemptionCount {
     pub reserved: i64,
     pub redeemed: i64,
-}
-
-/// Whether a bulk insert failed only because some documents were there already.
-fn only_duplicates(error: &mongodb::error::Error) -> bool {
-    use mongodb::error::ErrorKind;
-    match &*error.kind {
-        ErrorKind::InsertMany(failure) => {
-            failure.write_concern_error.is_none()
-                && failure
-                    .write_errors
-                    .as_ref()
-                    .is_some_and(|errors| errors.iter().all(|e| e.code == 11000))
-        }
-        _ => is_duplicate_key(error),
-    }
 }
 
 fn state(state: RedemptionState) -> bson::Bson {
@@ -101,15 +86,7 @@ impl Store {
                 // The document exists and the filter refused: the hold is there, or it is full,
                 // or it was inserted meanwhile (then try again).
                 Err(error) if is_duplicate_key(&error) => {
-                    let counted = self
-                        .bounded(
-                            Call::new(names::VOUCHER_CUSTOMERS, "find"),
-                            self.collection::<VoucherCustomerDoc>(names::VOUCHER_CUSTOMERS)
-                                .find_one(doc! { "_id": key }),
-                        )
-                        .await?
-                        .map(|customer| customer.holds)
-                        .unwrap_or_default();
+                    let counted = self.customer_holds(key).await?;
                     if counted.contains(&hold) {
                         return Ok(true);
                     }
@@ -123,12 +100,12 @@ impl Store {
         Ok(false)
     }
 
-    /// How many holds count against customer `key`.
+    /// The holds that count against customer `key`.
     #[tracing::instrument(skip_all)]
-    pub(in crate::vouchers) async fn customer_hold_count(
+    pub(in crate::vouchers) async fn customer_holds(
         &self,
         key: &str,
-    ) -> Result<usize, ApiError> {
+    ) -> Result<Vec<HoldId>, ApiError> {
         let found = self
             .bounded(
                 Call::new(names::VOUCHER_CUSTOMERS, "find"),
@@ -136,7 +113,7 @@ impl Store {
                     .find_one(doc! { "_id": key }),
             )
             .await?;
-        Ok(found.map_or(0, |customer| customer.holds.len()))
+        Ok(found.map(|customer| customer.holds).unwrap_or_default())
     }
 
     /// `hold` no longer counts against customer `key`.
@@ -210,7 +187,7 @@ impl Store {
             .await?;
         match inserted {
             Ok(_) => Ok(()),
-            Err(error) if only_duplicates(&error) => Ok(()),
+            Err(error) if only_duplicate_keys(&error) => Ok(()),
             Err(error) => Err(error.into()),
         }
     }
