@@ -1,6 +1,6 @@
 //! The process's background tasks, run beside the HTTP server until shutdown: the relay of
-//! events left unrelayed, webhook deliveries, the holds' sweeper, the orders' and the
-//! vouchers' reconcilers and
+//! events left unrelayed, webhook deliveries, the holds' sweeper, the orders', the vouchers'
+//! and the concessions' reconcilers and
 //! resumer of interrupted showtime cancellations, the catalogue's unfinished propagations,
 //! the sales projection and this gateway's heartbeat. It sits above the features, so none
 //! calls another to be run.
@@ -76,6 +76,11 @@ pub async fn run(
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "looked at voucher redemptions left reserved"),
             Err(error) => tracing::warn!(%error, "settling voucher redemptions failed"),
+        }
+        match crate::concessions::settle_stock(&store, crate::store::now()).await {
+            Ok(0) => {}
+            Ok(settled) => tracing::info!(settled, "looked at stock entries left in flight"),
+            Err(error) => tracing::warn!(%error, "settling stock entries failed"),
         }
         match resume_cancellations(&store, CANCEL_GRACE).await {
             Ok(0) => {}

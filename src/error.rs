@@ -38,6 +38,16 @@ pub enum ApiError {
         at: chrono::DateTime<chrono::Utc>,
         door: String,
     },
+    /// The order's items were collected at the counter already: when, and where.
+    #[error("{message}")]
+    AlreadyCollected {
+        message: String,
+        at: chrono::DateTime<chrono::Utc>,
+        door: String,
+    },
+    /// A product has less stock left than a hold asks for; `product` is its global id.
+    #[error("{message}")]
+    SoldOut { message: String, product: String },
     /// The ticket's seat is no longer sold to its order (cancelled, or its showtime was).
     #[error("{0}")]
     TicketCancelled(String),
@@ -93,6 +103,8 @@ pub enum ErrorCode {
     HoldExpired,
     RefundNotAllowed,
     AlreadyAdmitted,
+    AlreadyCollected,
+    SoldOut,
     TicketCancelled,
     AdmissionClosed,
     IdempotencyKeyReused,
@@ -118,6 +130,8 @@ impl ErrorCode {
             ErrorCode::HoldExpired => "HOLD_EXPIRED",
             ErrorCode::RefundNotAllowed => "REFUND_NOT_ALLOWED",
             ErrorCode::AlreadyAdmitted => "ALREADY_ADMITTED",
+            ErrorCode::AlreadyCollected => "ALREADY_COLLECTED",
+            ErrorCode::SoldOut => "SOLD_OUT",
             ErrorCode::TicketCancelled => "TICKET_CANCELLED",
             ErrorCode::AdmissionClosed => "ADMISSION_CLOSED",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
@@ -220,6 +234,8 @@ impl ApiError {
             ApiError::HoldExpired(_) => ErrorCode::HoldExpired,
             ApiError::RefundNotAllowed(_) => ErrorCode::RefundNotAllowed,
             ApiError::AlreadyAdmitted { .. } => ErrorCode::AlreadyAdmitted,
+            ApiError::AlreadyCollected { .. } => ErrorCode::AlreadyCollected,
+            ApiError::SoldOut { .. } => ErrorCode::SoldOut,
             ApiError::TicketCancelled(_) => ErrorCode::TicketCancelled,
             ApiError::AdmissionClosed(_) => ErrorCode::AdmissionClosed,
             ApiError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
@@ -240,6 +256,14 @@ impl ApiError {
         }
     }
 
+    /// The product an error names (SOLD_OUT), else none.
+    pub fn product(&self) -> Option<&str> {
+        match self {
+            ApiError::SoldOut { product, .. } => Some(product),
+            _ => None,
+        }
+    }
+
     /// The seats an error names (SEAT_UNAVAILABLE), else none.
     pub fn seats(&self) -> &[String] {
         match self {
@@ -254,7 +278,7 @@ impl ApiError {
         Self::from_stored(code, message, seats, None)
     }
 
-    /// As `from_parts`, with a VOUCHER_REFUSED's reason.
+    /// As `from_parts`, with a VOUCHER_REFUSED's reason (a SOLD_OUT's product).
     pub fn from_stored(
         code: &str,
         message: String,
@@ -270,6 +294,11 @@ impl ApiError {
             "UNAUTHENTICATED" => ApiError::Unauthenticated(message),
             "FORBIDDEN" => ApiError::Forbidden(message),
             "SEAT_UNAVAILABLE" => ApiError::SeatUnavailable { message, seats },
+            // A stored SOLD_OUT keeps its product where a refusal keeps its reason.
+            "SOLD_OUT" => ApiError::SoldOut {
+                message,
+                product: reason.unwrap_or_default(),
+            },
             "HOLD_EXPIRED" => ApiError::HoldExpired(message),
             "REFUND_NOT_ALLOWED" => ApiError::RefundNotAllowed(message),
             "TICKET_CANCELLED" => ApiError::TicketCancelled(message),

@@ -18,6 +18,7 @@ mod alloc_count;
 pub mod background;
 pub mod catalogue;
 pub mod channel_events;
+pub mod concessions;
 pub mod config;
 pub mod counters;
 pub mod demo;

@@ -4,8 +4,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
 use super::ids::{
-    CinemaId, HallId, HoldId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId, VoucherBatchId,
-    WebhookId,
+    CinemaId, HallId, HoldId, MovieId, OrderId, ProductId, RegionId, ReviewId, ShowtimeId,
+    VoucherBatchId, WebhookId,
 };
 use super::pricing::TicketType;
 use crate::error::ApiError;
@@ -31,6 +31,8 @@ pub enum GlobalId {
     WebhookEndpoint(WebhookId),
     /// An operator's batch of voucher codes (private to its operator, not a node).
     VoucherBatch(VoucherBatchId),
+    /// A product a cinema sells beside seats (not a node: listed by its cinema).
+    Product(ProductId),
     /// A ticket type an operator defined, by code (it is the subject of an audit entry, not a
     /// node).
     TicketType(TicketType),
@@ -50,6 +52,7 @@ impl GlobalId {
             GlobalId::TicketType(code) => format!("TicketType:{code}"),
             GlobalId::WebhookEndpoint(id) => format!("WebhookEndpoint:{id}"),
             GlobalId::VoucherBatch(id) => format!("VoucherBatch:{id}"),
+            GlobalId::Product(id) => format!("Product:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -76,6 +79,7 @@ impl GlobalId {
             "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
             "WebhookEndpoint" => WebhookId::parse_hex(hex).map(GlobalId::WebhookEndpoint),
             "VoucherBatch" => VoucherBatchId::parse_hex(hex).map(GlobalId::VoucherBatch),
+            "Product" => ProductId::parse_hex(hex).map(GlobalId::Product),
             "TicketType" => {
                 return TicketType::parse("id", hex)
                     .map(GlobalId::TicketType)
@@ -105,6 +109,7 @@ impl GlobalId {
             GlobalId::TicketType(_) => "TicketType",
             GlobalId::WebhookEndpoint(_) => "WebhookEndpoint",
             GlobalId::VoucherBatch(_) => "VoucherBatch",
+            GlobalId::Product(_) => "Product",
         }
     }
 }
@@ -133,6 +138,7 @@ typed_decode!(order_id, Order, OrderId);
 typed_decode!(region_id, Region, RegionId);
 typed_decode!(webhook_id, WebhookEndpoint, WebhookId);
 typed_decode!(voucher_batch_id, VoucherBatch, VoucherBatchId);
+typed_decode!(product_id, Product, ProductId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {

@@ -109,6 +109,10 @@ object_id!(
     VoucherBatchId
 );
 object_id!(
+    /// A product a cinema sells beside seats (a popcorn combo, a drink).
+    ProductId
+);
+object_id!(
     /// One of the redemptions a voucher allows (a slot, numbered below its cap): reserved by
     /// a hold, redeemed by its order, or free.
     RedemptionId

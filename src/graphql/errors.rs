@@ -53,12 +53,22 @@ pub fn classify(error: &mut ServerError) {
                     .get_or_insert_with(ErrorExtensionValues::default)
                     .set("reason", reason);
             }
-            if let ApiError::AlreadyAdmitted { at, door, .. } = &api_error {
+            if let Some(product) = api_error.product() {
+                error
+                    .extensions
+                    .get_or_insert_with(ErrorExtensionValues::default)
+                    .set("product", product);
+            }
+            let (name, at_door) = match &api_error {
+                ApiError::AlreadyAdmitted { at, door, .. } => ("admittedAt", Some((at, door))),
+                ApiError::AlreadyCollected { at, door, .. } => ("collectedAt", Some((at, door))),
+                _ => ("", None),
+            };
+            if let Some((at, door)) = at_door {
                 let extensions = error
                     .extensions
                     .get_or_insert_with(ErrorExtensionValues::default);
-                let at = at.to_rfc3339();
-                extensions.set("admittedAt", at);
+                extensions.set(name, at.to_rfc3339());
                 extensions.set("door", door.as_str());
             }
             let code = api_error.code();

@@ -1,17 +1,18 @@
 //! Expiring one hold, whoever does it (the sweeper, a next hold that wants its seats, the
 //! live hub at `expiresAt`): its seats back to sale by the database's clock, the voucher
-//! redemption it reserved given back, and the expiry counted by who made it.
+//! redemption and the product stock it reserved given back, and the expiry counted by who
+//! made it.
 
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::store::documents::HoldDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::{self, Expirer};
-use crate::vouchers;
+use crate::{concessions, vouchers};
 
 /// Expires `hold` of `showtime`; false when it is not expired yet by the database's clock, or
-/// is gone (released, confirmed, expired by another). A failure to give its redemption back
-/// is logged: the vouchers' reconciler gives it back.
+/// is gone (released, confirmed, expired by another). A failure to give its redemption or
+/// its stock back is logged: the vouchers' and the concessions' reconcilers give them back.
 pub async fn expire_hold(
     store: &Store,
     showtime: ShowtimeId,
@@ -25,6 +26,10 @@ pub async fn expire_hold(
     if let Some(used) = &hold.voucher {
         // Boxed: kept out of the futures of every expirer.
         Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+    }
+    let units = concessions::stocked(&hold.items);
+    if !units.is_empty() {
+        Box::pin(concessions::give_back_or_leave(store, &units, hold.id)).await;
     }
     Ok(true)
 }

@@ -17,6 +17,8 @@ use crate::store::documents::{
 };
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
+use crate::concessions::{self, rules::ItemAsk};
+use crate::store::documents::HoldItemDoc;
 use crate::vouchers::rules::SaleAt;
 use crate::vouchers::{self, Claim, FoundVoucher};
 
@@ -43,6 +45,8 @@ pub struct HoldRequest {
     pub ticket_types: Vec<TicketType>,
     /// The voucher that prices the seats, found by its code.
     pub voucher: Option<HoldVoucher>,
+    /// The products to hold beside the seats (checked by `concessions::rules::check_asks`).
+    pub items: Vec<ItemAsk>,
 }
 
 /// A voucher a hold uses, and the customer it counts against (`vouchers::rules::customer_of`,
@@ -256,12 +260,30 @@ pub async fn hold_seats(
         }
     }
     let hold_id = attempt.own_id();
+    // The products first: pricing them reads and writes nothing it would have to undo.
+    let items = match request.items.is_empty() {
+        true => Vec::new(),
+        false => Box::pin(concessions::hold_lines(store, &request.items, showtime.cinema.id)).await?,
+    };
     let redemption = match &request.voucher {
         None => None,
         Some(voucher) => {
             Some(Box::pin(reserve_voucher(store, voucher, &showtime, hold_id, policy)).await?)
         }
     };
+    let units = concessions::stocked(&items);
+    if !units.is_empty() {
+        let check_at = store::now() + hold_time(policy)?;
+        let reserved =
+            Box::pin(concessions::reserve(store, &items, hold_id, showtime.id, check_at)).await;
+        if let Err(refusal) = reserved {
+            if let Some(used) = &redemption {
+                Box::pin(vouchers::give_back_or_leave(store, used, hold_id)).await;
+            }
+            return Err(refusal);
+        }
+        store.crash_point(CrashPoint::HoldAfterStockReserved)?;
+    }
     let placed = place(
         store,
         channel,
@@ -271,8 +293,17 @@ pub async fn hold_seats(
         &showtime,
         Some(inventory),
         redemption.clone(),
+        items,
     )
     .await;
+    // A hold that was surely not placed gives its units back (its own reservation: an
+    // earlier one of this hold id was never made, an attempt runs once); one whose write may
+    // have happened leaves them to the concessions' reconciler, which looks at the hold.
+    if let Err(error) = &placed {
+        if !error.effect_unknown() && !units.is_empty() {
+            Box::pin(concessions::give_back_or_leave(store, &units, hold_id)).await;
+        }
+    }
     match (placed, redemption) {
         // A hold this attempt had placed already carries its own redemption (never so today:
         // an attempt runs once), so the one reserved now would count twice: give it back,
@@ -318,13 +349,11 @@ async fn reserve_voucher(
     if let Some(refusal) = voucher.found.voucher.refusal(&sale, now, customer) {
         return Err(refusal.error());
     }
-    let check_after = chrono::Duration::from_std(policy.ttl)
-        .map_err(|error| ApiError::internal_caused("the hold time", error))?;
     let claim = Claim {
         hold: hold_id,
         showtime: showtime.id,
         customer: None,
-        check_at: now + check_after,
+        check_at: now + hold_time(policy)?,
     };
     let reserved = vouchers::reserve(store, &voucher.found, customer, claim).await?;
     store.crash_point(CrashPoint::HoldAfterVoucherReserved)?;
@@ -332,6 +361,12 @@ async fn reserve_voucher(
         .delay_point(DelayPoint::HoldAfterVoucherReserved)
         .await;
     Ok(reserved)
+}
+
+/// How long a hold lives.
+fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiError> {
+    chrono::Duration::from_std(policy.ttl)
+        .map_err(|error| ApiError::internal_caused("the hold time", error))
 }
 
 /// The hold's attempts: read the seats, choose, price, place; again when another hold took
@@ -346,6 +381,7 @@ async fn place(
     showtime: &ShowtimeDoc,
     mut first_read: Option<Option<SeatInventoryDoc>>,
     redemption: Option<VoucherUseDoc>,
+    items: Vec<HoldItemDoc>,
 ) -> Result<HoldDoc, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
     let ticket_types = &request.ticket_types;
@@ -406,8 +442,7 @@ async fn place(
             continue;
         }
         let now = store::now();
-        let ttl = chrono::Duration::from_std(policy.ttl)
-            .map_err(|error| ApiError::internal_caused("the hold time", error))?;
+        let ttl = hold_time(policy)?;
         let hold = HoldDoc {
             id: hold_id,
             channel: channel.to_owned(),
@@ -420,6 +455,7 @@ async fn place(
             expires_at: now + ttl,
             extended_by: None,
             voucher: voucher_use.map(Box::new),
+            items: items.clone(),
         };
         if store.place_hold(showtime_id, &hold).await? {
             metrics::hold_placed();
@@ -536,6 +572,10 @@ pub async fn release_hold(
         if store.release_hold(showtime_id, &hold, note).await? {
             if let Some(used) = &hold.voucher {
                 Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+            }
+            let units = concessions::stocked(&hold.items);
+            if !units.is_empty() {
+                Box::pin(concessions::give_back_or_leave(store, &units, hold.id)).await;
             }
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);

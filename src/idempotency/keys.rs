@@ -392,9 +392,10 @@ fn stored(error: &ApiError) -> StoredError {
         code: error.code().as_str().to_owned(),
         message: error.client_message(),
         seats: error.seats().to_vec(),
-        reason: error.reason().map(str::to_owned),
+        reason: error.reason().or(error.product()).map(str::to_owned),
         admitted: match error {
-            ApiError::AlreadyAdmitted { at, door, .. } => Some(StoredAdmission {
+            ApiError::AlreadyAdmitted { at, door, .. }
+            | ApiError::AlreadyCollected { at, door, .. } => Some(StoredAdmission {
                 at: *at,
                 door: door.clone(),
             }),
@@ -406,6 +407,16 @@ fn stored(error: &ApiError) -> StoredError {
 fn replay<T>(outcome: Outcome<T>) -> Result<T, ApiError> {
     match outcome {
         Outcome::Ok(value) => Ok(value),
+        Outcome::Error(StoredError {
+            admitted: Some(admitted),
+            message,
+            code,
+            ..
+        }) if code == "ALREADY_COLLECTED" => Err(ApiError::AlreadyCollected {
+            message,
+            at: admitted.at,
+            door: admitted.door,
+        }),
         Outcome::Error(StoredError {
             admitted: Some(admitted),
             message,

@@ -11,10 +11,11 @@ use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::holds::with_kinds;
 use crate::idempotency::Attempt;
-use crate::store::documents::SeatInventoryDoc;
+use crate::concessions;
+use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::store::documents::{
-    CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, ShowtimeStatus,
-    SCHEMA_VERSION,
+    CustomerDoc, HoldDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc, OrderStatus, ProductLineDoc,
+    SeatInventoryDoc, ShowtimeStatus, TicketLineDoc, ORDER_SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
 use crate::vouchers;
@@ -52,10 +53,13 @@ fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId) -> ApiErro
 /// hold's seats are sold to it in one atomic update (the moment it takes effect), then it is
 /// marked CONFIRMED. An expired hold can never be confirmed (HOLD_EXPIRED). The order gets the
 /// key's resource id, whichever attempt writes it; an attempt that took the key over settles
-/// and returns the order an earlier attempt made, or goes on with it.
-#[tracing::instrument(skip(store, customer, policy))]
+/// and returns the order an earlier attempt made, or goes on with it. An order with products
+/// keeps the keyed hash of its pickup code (from `secret`), by which the counter finds it.
+#[allow(clippy::too_many_arguments)]
+#[tracing::instrument(skip(store, secret, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
+    secret: &TicketSecret,
     channel: &str,
     showtime_id: ShowtimeId,
     hold_id: HoldId,
@@ -108,21 +112,17 @@ pub async fn confirm_hold(
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
     let hold = with_kinds(store, showtime_id, hold).await?;
-    let seats = hold
-        .seats
-        .iter()
-        .zip(&hold.kinds)
-        .zip(hold.seat_prices())
-        .map(|((label, kind), (ticket_type, price))| OrderSeatDoc {
-            label: label.clone(),
-            kind: *kind,
-            ticket_type,
-            price,
-        })
-        .collect::<Vec<_>>();
+    let lines = order_lines(&hold);
+    let pickup_key = match hold.items.is_empty() {
+        true => None,
+        false => Some(ticket_codes::pickup_key(
+            secret,
+            &ticket_codes::pickup_code(secret, order_id),
+        )?),
+    };
     let order = OrderDoc {
         id: order_id,
-        schema_version: SCHEMA_VERSION,
+        schema_version: ORDER_SCHEMA_VERSION,
         channel: channel.to_owned(),
         status: OrderStatus::Pending,
         hold_id: hold.id,
@@ -135,8 +135,8 @@ pub async fn confirm_hold(
             cinema_name: showtime.cinema.name.clone(),
             hall_name: showtime.theater.name.clone(),
         },
-        total: seats.iter().map(|seat| seat.price).sum(),
-        seats,
+        total: hold.total(),
+        lines,
         currency: showtime.currency.clone(),
         customer,
         created_at: store::now(),
@@ -151,6 +151,9 @@ pub async fn confirm_hold(
         sales_counted_as: None,
         sales_stale: false,
         voucher: hold.voucher.clone(),
+        cancelled_items: Vec::new(),
+        pickup_key,
+        collected: None,
     };
     let mut order = store
         .insert_pending_order(&order, attempt.taken_over())
@@ -187,10 +190,48 @@ pub async fn confirm_hold(
     })
 }
 
+/// The lines of the order that confirms `hold`: a ticket per seat, then a line per product.
+fn order_lines(hold: &HoldDoc) -> Vec<OrderLineDoc> {
+    let tickets = hold
+        .seats
+        .iter()
+        .zip(&hold.kinds)
+        .zip(hold.seat_prices())
+        .map(|((label, kind), (ticket_type, price))| {
+            OrderLineDoc::Ticket(TicketLineDoc {
+                label: label.clone(),
+                seat_kind: *kind,
+                ticket_type,
+                price,
+            })
+        });
+    let products = hold.items.iter().map(|item| {
+        OrderLineDoc::Product(ProductLineDoc {
+            product: item.product,
+            name: item.name.clone(),
+            quantity: item.quantity,
+            unit_price: item.unit_price,
+            amount: item.amount(),
+            stocked: item.stocked,
+        })
+    });
+    tickets.chain(products).collect()
+}
+
+/// The stocked units of `order`'s product lines.
+pub(super) fn stocked_units(order: &OrderDoc) -> Vec<concessions::Units> {
+    order
+        .products()
+        .filter(|line| line.stocked)
+        .map(|line| (line.product, line.quantity))
+        .collect()
+}
+
 /// Moves PENDING `order`, whose seats are sold to it, to CONFIRMED; true (and counted in
 /// the figures) when this call moved it, whichever path got there first (a confirmation, a
-/// retry of its key, the reconciler). The voucher its hold used is redeemed by every path
-/// (the write names the hold and assumes RESERVED, so once is all it does).
+/// retry of its key, the reconciler). The voucher its hold used is redeemed, and the stock
+/// its products reserved sold, by every path (each write names the hold and assumes the
+/// reservation, so once is all it does).
 async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiError> {
     let moved = store
         .set_order_status(order.id, OrderStatus::Pending, OrderStatus::Confirmed)
@@ -202,12 +243,19 @@ async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiErro
         // Boxed: a rare extra step, kept out of every confirmation's future.
         Box::pin(vouchers::redeem(store, used, order.hold_id, order.id)).await;
     }
+    let units = stocked_units(order);
+    if !units.is_empty() {
+        // A failure is left to the concessions' reconciler, which finds the order.
+        if let Err(error) = Box::pin(concessions::sell(store, &units, order.hold_id)).await {
+            tracing::warn!(order = %order.id, %error, "left an order's stock to the reconciler");
+        }
+    }
     Ok(moved)
 }
 
 /// Whether the inventory has seats of `order` SOLD under it.
 fn sold_to(inventory: &SeatInventoryDoc, order: &OrderDoc) -> bool {
-    order.seats.iter().any(|seat| {
+    order.tickets().any(|seat| {
         inventory
             .seat(&seat.label)
             .is_some_and(|s| s.state == SeatState::Sold && s.order == Some(order.id))

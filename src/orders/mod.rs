@@ -9,6 +9,7 @@
 //! the refund policy, the plan of a refund, the sales figures it moves), the use cases
 //! (`confirm`, `refunds`, `showtime_cancel`, `reconciler`), `store`, `graphql`.
 
+mod collect;
 mod confirm;
 pub mod graphql;
 mod hold_fate;
@@ -18,10 +19,11 @@ pub mod rules;
 mod showtime_cancel;
 pub mod store;
 
+pub use collect::{collect_items, Collected, CollectedItem, CounterAt};
 pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use hold_fate::{hold_fate, HoldFate};
 pub use reconciler::{settle_orders, PENDING_GRACE};
-pub use refunds::{cancel_order, CancelRequest};
+pub use refunds::{cancel_order, refund_under_way, CancelRequest};
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,

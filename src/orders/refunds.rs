@@ -10,15 +10,19 @@
 
 use super::confirm::{load_order, settle_order};
 use super::store::WholeCancel;
+use crate::concessions;
 use crate::domain::global_id::GlobalId;
-use crate::domain::ids::{OrderId, ResourceId};
+use crate::domain::ids::{OrderId, ProductId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
-use crate::orders::rules::{plan_refund, OrderedSeat, RefundCause, RefundPlan, RefundPolicy};
+use crate::orders::rules::{
+    plan_refund, Asked, OrderedItem, OrderedLines, OrderedSeat, RefundCause, RefundPlan,
+    RefundPolicy,
+};
 use crate::store::documents::{
-    AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, SCHEMA_VERSION,
+    AuditDoc, CancelReason, OrderDoc, OrderStatus, RefundDoc, RefundedItemDoc, SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, DelayPoint, PausePoint, Store};
 use crate::vouchers;
@@ -33,10 +37,25 @@ const MAX_ATTEMPTS: usize = 2 * (MAX_SEATS_PER_HOLD + 1);
 #[derive(Debug, Clone)]
 pub struct CancelRequest<'a> {
     pub order: OrderId,
-    /// These seats; every seat the order still has when `None`.
+    /// These seats; every seat the order still has when neither this nor `items` is given.
     pub seats: Option<&'a [String]>,
+    /// These product lines (by product), each in full.
+    pub items: Option<&'a [ProductId]>,
     /// The idempotency key the request carries, recorded with the refund.
     pub key: Option<&'a str>,
+}
+
+impl CancelRequest<'_> {
+    /// What it names, or `None` for everything the order can still give back.
+    fn asked(&self) -> Option<Asked<'_>> {
+        match (self.seats, self.items) {
+            (None, None) => None,
+            (seats, items) => Some(Asked {
+                seats: seats.unwrap_or_default(),
+                items: items.unwrap_or_default(),
+            }),
+        }
+    }
 }
 
 /// Cancels seats of a confirmed order of `channel` (all that remain when none are named) under
@@ -70,9 +89,9 @@ pub async fn cancel_order(
                 .and_then(|refund| order.refund(refund).cloned());
             let whole = order.status == OrderStatus::Cancelling;
             let finished = finish_refund(store, order).await?;
-            let asked_for = match (request.seats, &under_way) {
+            let asked_for = match (request.asked(), &under_way) {
                 (None, _) => whole,
-                (Some(seats), Some(refund)) => same_seats(seats, &refund.seats),
+                (Some(asked), Some(refund)) => same_lines(asked, refund),
                 (Some(_), None) => false,
             };
             let withdrawn =
@@ -108,9 +127,13 @@ pub async fn cancel_order(
         }
         let policy = refund_policy(store, &order).await?;
         let now = store::now();
+        let (seats, items) = ordered_lines(&order);
         let plan = plan_refund(
-            &ordered_seats(&order),
-            request.seats,
+            OrderedLines {
+                seats: &seats,
+                items: &items,
+            },
+            request.asked(),
             RefundCause::CustomerRequest,
             &policy,
             order.showtime.starts_at,
@@ -148,12 +171,17 @@ fn admitted_refusal(seats: &[String]) -> ApiError {
     ))
 }
 
-fn same_seats(asked: &[String], refunded: &[String]) -> bool {
-    let mut asked = asked.to_vec();
-    let mut refunded = refunded.to_vec();
-    asked.sort();
+/// Whether `refund` gave back exactly what `asked` names.
+fn same_lines(asked: Asked<'_>, refund: &RefundDoc) -> bool {
+    let mut seats = asked.seats.to_vec();
+    let mut refunded = refund.seats.clone();
+    seats.sort();
     refunded.sort();
-    asked == refunded
+    let mut items = asked.items.to_vec();
+    let mut refunded_items: Vec<ProductId> = refund.items.iter().map(|i| i.product).collect();
+    items.sort();
+    refunded_items.sort();
+    seats == refunded && items == refunded_items
 }
 
 /// The cinema's refund policy for `order` (refunds in full until the start when it has none).
@@ -166,16 +194,28 @@ async fn refund_policy(store: &Store, order: &OrderDoc) -> Result<RefundPolicy, 
         .unwrap_or_default())
 }
 
-fn ordered_seats(order: &OrderDoc) -> Vec<OrderedSeat> {
-    order
-        .seats
-        .iter()
+/// An order's seats and product lines, as the refund rules see them.
+fn ordered_lines(order: &OrderDoc) -> (Vec<OrderedSeat>, Vec<OrderedItem>) {
+    let seats = order
+        .tickets()
         .map(|seat| OrderedSeat {
             label: seat.label.clone(),
             price: seat.price,
             refunded: order.cancelled_seats.contains(&seat.label),
         })
-        .collect()
+        .collect();
+    let items = order
+        .products()
+        .map(|line| OrderedItem {
+            product: line.product,
+            quantity: line.quantity,
+            amount: line.amount,
+            stocked: line.stocked,
+            refunded: order.item_refunded(line.product),
+            collected: order.item_collected(line.product),
+        })
+        .collect();
+    (seats, items)
 }
 
 fn refund_doc(
@@ -189,6 +229,16 @@ fn refund_doc(
         id,
         seats: plan.seats.clone(),
         amounts: plan.amounts.clone(),
+        items: plan
+            .items
+            .iter()
+            .map(|item| RefundedItemDoc {
+                product: item.product,
+                quantity: item.quantity,
+                amount: item.amount,
+                stocked: item.stocked,
+            })
+            .collect(),
         amount: plan.amount(),
         fee: plan.fee(),
         reason,
@@ -222,6 +272,7 @@ async fn start(
     order.refunding = Some(refund.id);
     order.refunded += refund.amount;
     order.cancelled_seats.extend(refund.seats.iter().cloned());
+    (order.cancelled_items).extend(refund.items.iter().map(|item| item.product));
     order.sales_stale = true;
     order.refunds.push(refund);
     Ok(Some(order))
@@ -237,7 +288,7 @@ pub(super) async fn finish_refund(
     let whole = order.status == OrderStatus::Cancelling;
     let Some(refund_id) = order.refunding else {
         if whole {
-            let remaining: Vec<String> = (order.seats.iter())
+            let remaining: Vec<String> = (order.tickets())
                 .map(|seat| seat.label.clone())
                 .filter(|label| !order.cancelled_seats.contains(label))
                 .collect();
@@ -273,6 +324,7 @@ pub(super) async fn finish_refund(
         return withdrawn(order, &refund, whole);
     }
     store.crash_point(CrashPoint::CancelAfterFree)?;
+    return_stock(store, &order, &refund).await?;
     record_refund(store, &order, &refund).await?;
     if whole {
         give_back_voucher(store, &order).await?;
@@ -294,6 +346,34 @@ async fn give_back_voucher(store: &Store, order: &OrderDoc) -> Result<(), ApiErr
         Some(used) => Box::pin(vouchers::give_back_refunded(store, used, order.hold_id)).await,
         None => Ok(()),
     }
+}
+
+/// The units of the stocked products a refund gave back, back in stock (once per refund,
+/// however often the refund is finished: `concessions::return_refunded`).
+async fn return_stock(store: &Store, order: &OrderDoc, refund: &RefundDoc) -> Result<(), ApiError> {
+    let units: Vec<concessions::Units> = (refund.items.iter())
+        .filter(|item| item.stocked)
+        .map(|item| (item.product, item.quantity))
+        .collect();
+    if units.is_empty() {
+        return Ok(());
+    }
+    let (order_id, showtime) = (order.id, order.showtime.id);
+    Box::pin(concessions::return_refunded(store, &units, refund.id, order_id, showtime)).await
+}
+
+/// Whether refund `refund` of order `order` is still under way (recorded, not finished);
+/// false once it is finished or withdrawn, or when there is no such order.
+pub async fn refund_under_way(
+    store: &Store,
+    order: OrderId,
+    refund: ResourceId,
+) -> Result<bool, ApiError> {
+    Ok(store
+        .orders_by_ids(&[order])
+        .await?
+        .pop()
+        .is_some_and(|order| order.refunding == Some(refund)))
 }
 
 /// Whether any of seats `labels` is still SOLD under `order` and admitted at the door.
@@ -320,6 +400,7 @@ fn withdrawn(mut order: OrderDoc, refund: &RefundDoc, whole: bool) -> Result<Ord
     order
         .cancelled_seats
         .retain(|seat| !refund.seats.contains(seat));
+    (order.cancelled_items).retain(|product| refund.items.iter().all(|i| i.product != *product));
     order.refunding = None;
     order.sales_stale = true;
     if whole {
@@ -338,8 +419,18 @@ async fn record_refund(
     order: &OrderDoc,
     refund: &RefundDoc,
 ) -> Result<(), ApiError> {
+    let items: Vec<_> = (refund.items.iter())
+        .map(|item| {
+            serde_json::json!({
+                "product": GlobalId::Product(item.product).encode(),
+                "quantity": item.quantity,
+                "amount": item.amount,
+            })
+        })
+        .collect();
     let after = serde_json::json!({
         "seats": refund.seats,
+        "items": items,
         "amounts": refund.amounts,
         "amount": refund.amount,
         "fee": refund.fee,
@@ -387,8 +478,12 @@ pub(super) async fn cancel_for_showtime(store: &Store, order: OrderDoc) -> Resul
             return Ok(false);
         }
         let now = store::now();
+        let (seats, items) = ordered_lines(&order);
         let plan = plan_refund(
-            &ordered_seats(&order),
+            OrderedLines {
+                seats: &seats,
+                items: &items,
+            },
             None,
             RefundCause::ShowtimeCancelled,
             &RefundPolicy::default(),

@@ -6,6 +6,8 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::ProductId;
 use crate::error::ApiError;
 
 /// The longest cut-off a cinema may set: a week.
@@ -49,7 +51,48 @@ pub struct OrderedSeat {
     pub refunded: bool,
 }
 
-/// The seats a cancellation gives back and the money for each.
+/// One product line of an order: what it was sold for, whether its units are stocked, and
+/// whether it was refunded or collected (a collected line is never refunded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderedItem {
+    pub product: ProductId,
+    pub quantity: i64,
+    pub amount: i64,
+    pub stocked: bool,
+    pub refunded: bool,
+    pub collected: bool,
+}
+
+impl OrderedItem {
+    fn refundable(&self) -> bool {
+        !self.refunded && !self.collected
+    }
+}
+
+/// An order's lines, as a refund plan sees them.
+#[derive(Debug, Clone, Copy)]
+pub struct OrderedLines<'a> {
+    pub seats: &'a [OrderedSeat],
+    pub items: &'a [OrderedItem],
+}
+
+/// What a cancellation names: seats and product lines (either may be empty, not both).
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub seats: &'a [String],
+    pub items: &'a [ProductId],
+}
+
+/// A product line a refund gives back, in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundedItem {
+    pub product: ProductId,
+    pub quantity: i64,
+    pub amount: i64,
+    pub stocked: bool,
+}
+
+/// The seats and product lines a cancellation gives back and the money for each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefundPlan {
     pub seats: Vec<String>,
@@ -57,14 +100,17 @@ pub struct RefundPlan {
     pub amounts: Vec<i64>,
     /// What is kept of each seat's price.
     pub fees: Vec<i64>,
-    /// Whether it gives back every seat the order still has (the order is then cancelled).
+    /// The product lines given back, each in full (no fee: a product is not a seat).
+    pub items: Vec<RefundedItem>,
+    /// Whether it gives back every line the order still can (the order is then cancelled;
+    /// collected products stay sold).
     pub whole: bool,
 }
 
 impl RefundPlan {
     /// The money given back.
     pub fn amount(&self) -> i64 {
-        self.amounts.iter().sum()
+        self.amounts.iter().sum::<i64>() + self.items.iter().map(|item| item.amount).sum::<i64>()
     }
 
     /// The money kept.
@@ -81,50 +127,39 @@ pub enum RefundCause {
     ShowtimeCancelled,
 }
 
-/// The refund of `asked` seats of an order (every remaining seat when `None`) for a showtime
-/// starting at `starts_at`, at `now`. BAD_USER_INPUT for no seats, a seat named twice, a seat
-/// not in the order or refunded already; REFUND_NOT_ALLOWED within the policy's cut-off.
+/// The refund of what `asked` names of an order (every line it can still give back when
+/// `None`) for a showtime starting at `starts_at`, at `now`. BAD_USER_INPUT for nothing
+/// named, a line named twice, one not in the order or refunded already; REFUND_NOT_ALLOWED
+/// for a collected product, or within the policy's cut-off.
 pub fn plan_refund(
-    seats: &[OrderedSeat],
-    asked: Option<&[String]>,
+    lines: OrderedLines<'_>,
+    asked: Option<Asked<'_>>,
     cause: RefundCause,
     policy: &RefundPolicy,
     starts_at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<RefundPlan, ApiError> {
-    let remaining: Vec<&OrderedSeat> = seats.iter().filter(|seat| !seat.refunded).collect();
-    let chosen: Vec<&OrderedSeat> = match asked {
-        None => remaining.clone(),
-        Some(labels) => {
-            if labels.is_empty() {
+    let remaining: Vec<&OrderedSeat> = lines.seats.iter().filter(|seat| !seat.refunded).collect();
+    let refundable: Vec<&OrderedItem> =
+        lines.items.iter().filter(|item| item.refundable()).collect();
+    let (chosen, items): (Vec<&OrderedSeat>, Vec<&OrderedItem>) = match asked {
+        None => (remaining.clone(), refundable.clone()),
+        Some(asked) => {
+            if asked.seats.is_empty() && asked.items.is_empty() {
                 return Err(ApiError::bad_input(
-                    "name at least one seat to cancel, or leave `seats` out to cancel the order",
+                    "name at least one seat or item to cancel, or leave both out to cancel \
+                     the order",
                 ));
             }
-            let mut seen = HashSet::new();
-            labels
-                .iter()
-                .map(|label| {
-                    if !seen.insert(label) {
-                        return Err(ApiError::bad_input(format!("seat {label} is named twice")));
-                    }
-                    let seat = seats.iter().find(|seat| &seat.label == label);
-                    match seat {
-                        None => Err(ApiError::bad_input(format!(
-                            "{label} is not a seat of this order"
-                        ))),
-                        Some(seat) if seat.refunded => Err(ApiError::bad_input(format!(
-                            "seat {label} of this order was cancelled already"
-                        ))),
-                        Some(seat) => Ok(seat),
-                    }
-                })
-                .collect::<Result<_, _>>()?
+            (
+                chosen_seats(lines.seats, asked.seats)?,
+                chosen_items(lines.items, asked.items)?,
+            )
         }
     };
-    if chosen.is_empty() {
+    if chosen.is_empty() && items.is_empty() {
         return Err(ApiError::bad_input(
-            "every seat of this order was cancelled already",
+            "every seat and item of this order was cancelled (or collected) already",
         ));
     }
     let fee_per_seat = match cause {
@@ -152,23 +187,90 @@ pub fn plan_refund(
             .zip(&fees)
             .map(|(seat, fee)| seat.price - fee)
             .collect(),
-        whole: chosen.len() == remaining.len(),
+        whole: chosen.len() == remaining.len() && items.len() == refundable.len(),
         seats: chosen.iter().map(|seat| seat.label.clone()).collect(),
         fees,
+        items: items
+            .iter()
+            .map(|item| RefundedItem {
+                product: item.product,
+                quantity: item.quantity,
+                amount: item.amount,
+                stocked: item.stocked,
+            })
+            .collect(),
     })
+}
+
+fn chosen_seats<'a>(
+    seats: &'a [OrderedSeat],
+    labels: &[String],
+) -> Result<Vec<&'a OrderedSeat>, ApiError> {
+    let mut seen = HashSet::new();
+    labels
+        .iter()
+        .map(|label| {
+            if !seen.insert(label) {
+                return Err(ApiError::bad_input(format!("seat {label} is named twice")));
+            }
+            match seats.iter().find(|seat| &seat.label == label) {
+                None => Err(ApiError::bad_input(format!(
+                    "{label} is not a seat of this order"
+                ))),
+                Some(seat) if seat.refunded => Err(ApiError::bad_input(format!(
+                    "seat {label} of this order was cancelled already"
+                ))),
+                Some(seat) => Ok(seat),
+            }
+        })
+        .collect()
+}
+
+fn chosen_items<'a>(
+    items: &'a [OrderedItem],
+    products: &[ProductId],
+) -> Result<Vec<&'a OrderedItem>, ApiError> {
+    let mut seen = HashSet::new();
+    products
+        .iter()
+        .map(|product| {
+            let id = GlobalId::Product(*product).encode();
+            if !seen.insert(product) {
+                return Err(ApiError::bad_input(format!("item {id} is named twice")));
+            }
+            match items.iter().find(|item| item.product == *product) {
+                None => Err(ApiError::bad_input(format!(
+                    "{id} is not an item of this order"
+                ))),
+                Some(item) if item.refunded => Err(ApiError::bad_input(format!(
+                    "item {id} of this order was cancelled already"
+                ))),
+                Some(item) if item.collected => Err(ApiError::RefundNotAllowed(format!(
+                    "item {id} was collected at the counter: it can no longer be cancelled"
+                ))),
+                Some(item) => Ok(item),
+            }
+        })
+        .collect()
 }
 
 /// What one order adds to the sales figures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SalesFigure {
     pub tickets: i64,
+    /// Everything it brought in: tickets and concessions.
     pub revenue: i64,
     pub orders: i64,
+    /// Concession units sold.
+    pub items: i64,
+    /// The part of `revenue` concessions brought in.
+    pub concessions: i64,
 }
 
 impl SalesFigure {
     /// What an order counts for: a live order its remaining seats, one order, and what was
-    /// paid less what was refunded; a cancelled one only the fees it kept.
+    /// paid less what was refunded; a cancelled one only the fees it kept (and what it kept
+    /// of its products: `with_items`).
     pub fn of_order(
         live: bool,
         seats: usize,
@@ -184,6 +286,18 @@ impl SalesFigure {
             },
             revenue: total - refunded,
             orders: i64::from(live),
+            items: 0,
+            concessions: 0,
+        }
+    }
+
+    /// With the product units it kept and what they brought in (collected products of a
+    /// cancelled order stay sold).
+    pub fn with_items(self, items: i64, concessions: i64) -> Self {
+        SalesFigure {
+            items,
+            concessions,
+            ..self
         }
     }
 
@@ -193,6 +307,8 @@ impl SalesFigure {
             tickets: self.tickets - other.tickets,
             revenue: self.revenue - other.revenue,
             orders: self.orders - other.orders,
+            items: self.items - other.items,
+            concessions: self.concessions - other.concessions,
         }
     }
 }
@@ -222,12 +338,16 @@ mod tests {
         fee_per_seat: 500,
     };
 
+    fn lines(seats: &[OrderedSeat]) -> OrderedLines<'_> {
+        OrderedLines { seats, items: &[] }
+    }
+
     fn plan(asked: Option<&[&str]>, now: DateTime<Utc>) -> Result<RefundPlan, ApiError> {
         let asked: Option<Vec<String>> =
             asked.map(|labels| labels.iter().map(|l| l.to_string()).collect());
         plan_refund(
-            &seats(),
-            asked.as_deref(),
+            lines(&seats()),
+            asked.as_deref().map(|seats| Asked { seats, items: &[] }),
             RefundCause::CustomerRequest,
             &POLICY,
             at(20, 0),
@@ -256,7 +376,7 @@ mod tests {
     #[test]
     fn refuses_bad_seats_and_late_refunds() {
         for (asked, says) in [
-            (&[][..], "at least one seat"),
+            (&[][..], "at least one seat or item"),
             (&["D7", "D7"], "named twice"),
             (&["E1"], "not a seat of this order"),
             (&["D9"], "cancelled already"),
@@ -274,7 +394,7 @@ mod tests {
     #[test]
     fn a_cancelled_showtime_refunds_in_full_whenever() {
         let refund = plan_refund(
-            &seats(),
+            lines(&seats()),
             None,
             RefundCause::ShowtimeCancelled,
             &POLICY,
@@ -292,7 +412,7 @@ mod tests {
             fee_per_seat: 3000,
         };
         let refund = plan_refund(
-            &seats(),
+            lines(&seats()),
             None,
             RefundCause::CustomerRequest,
             &policy,
@@ -312,7 +432,8 @@ mod tests {
             SalesFigure {
                 tickets: 2,
                 revenue: 7300,
-                orders: 1
+                orders: 1,
+                ..SalesFigure::default()
             }
         );
         let cancelled = SalesFigure::of_order(false, 3, 3, 10800, 9300);
@@ -321,7 +442,8 @@ mod tests {
             SalesFigure {
                 tickets: 0,
                 revenue: 1500,
-                orders: 0
+                orders: 0,
+                ..SalesFigure::default()
             }
         );
         assert_eq!(
@@ -329,9 +451,79 @@ mod tests {
             SalesFigure {
                 tickets: -2,
                 revenue: -5800,
-                orders: -1
+                orders: -1,
+                ..SalesFigure::default()
             }
         );
+    }
+
+    fn items() -> Vec<OrderedItem> {
+        [(1, 2, 5000, false, false), (2, 1, 1200, false, true), (3, 1, 800, true, false)]
+            .into_iter()
+            .map(
+                |(id, quantity, amount, refunded, collected)| OrderedItem {
+                    product: ProductId([id; 12]),
+                    quantity,
+                    amount,
+                    stocked: id == 1,
+                    refunded,
+                    collected,
+                },
+            )
+            .collect()
+    }
+
+    #[test]
+    fn products_are_refunded_in_full_and_never_once_collected() {
+        let (seats, items) = (seats(), items());
+        let all = OrderedLines {
+            seats: &seats,
+            items: &items,
+        };
+        let plan = |asked: Option<Asked<'_>>| {
+            plan_refund(
+                all,
+                asked,
+                RefundCause::CustomerRequest,
+                &POLICY,
+                at(20, 0),
+                at(19, 0),
+            )
+        };
+        let one = plan(Some(Asked {
+            seats: &[],
+            items: &[ProductId([1; 12])],
+        }))
+        .unwrap();
+        assert_eq!((one.amount(), one.fee(), one.whole), (5000, 0, false));
+        assert!(one.seats.is_empty() && one.items[0].stocked);
+        let whole = plan(None).unwrap();
+        assert_eq!(whole.items.len(), 1, "the collected and the refunded lines stay");
+        assert_eq!(whole.amount(), 3500 + 2300 + 5000);
+        assert!(whole.whole);
+        let collected = plan(Some(Asked {
+            seats: &[],
+            items: &[ProductId([2; 12])],
+        }))
+        .unwrap_err();
+        assert_eq!(collected.code().as_str(), "REFUND_NOT_ALLOWED");
+        for (asked, says) in [
+            (ProductId([3; 12]), "cancelled already"),
+            (ProductId([9; 12]), "not an item of this order"),
+        ] {
+            let error = plan(Some(Asked {
+                seats: &[],
+                items: &[asked],
+            }))
+            .unwrap_err();
+            assert!(error.to_string().contains(says), "{error}");
+        }
+        let twice = plan(Some(Asked {
+            seats: &[],
+            items: &[ProductId([1; 12]), ProductId([1; 12])],
+        }))
+        .unwrap_err();
+        assert!(twice.to_string().contains("named twice"), "{twice}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
-    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, RedemptionId, RegionId,
+    CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, ProductId, RedemptionId, RegionId,
     ResourceId, ReviewId, ShowtimeId, VoucherBatchId, WebhookId,
 };
 
@@ -40,6 +40,7 @@ stored_ids!(
     MarkId,
     MovieId,
     OrderId,
+    ProductId,
     RedemptionId,
     RegionId,
     ResourceId,

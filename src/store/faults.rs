@@ -39,6 +39,8 @@ pub enum CrashPoint {
     TallyAnswerLost,
     /// Hold: a voucher's redemption is reserved for the hold, the hold is not placed yet.
     HoldAfterVoucherReserved,
+    /// Hold: its products' stock is reserved, the hold is not placed yet.
+    HoldAfterStockReserved,
 }
 
 /// A point where an attempt at an idempotency key's operation can be held up.

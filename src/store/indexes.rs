@@ -264,6 +264,11 @@ fn plumbing_and_features() -> Vec<Wanted> {
             doc! { "batch": 1, "state": 1 },
             "batch_state",
         ),
+        // Concessions: a cinema's products in the order they were made; the stock entries
+        // the reconciler is due to look at; an order found by its pickup code's keyed hash.
+        index(PRODUCTS, doc! { "cinemaId": 1, "_id": 1 }, "cinema"),
+        sparse(PRODUCTS, doc! { "pending.checkAt": 1 }, "pending_check_at"),
+        sparse(ORDERS, doc! { "pickupKey": 1 }, "pickup_key"),
     ]
 }
 

@@ -30,9 +30,10 @@ pub const VOUCHER_BATCHES: &str = "voucher_batches";
 pub const VOUCHER_CODES: &str = "voucher_codes";
 pub const VOUCHER_REDEMPTIONS: &str = "voucher_redemptions";
 pub const VOUCHER_CUSTOMERS: &str = "voucher_customers";
+pub const PRODUCTS: &str = "products";
 
 /// Every collection.
-pub const ALL: [&str; 28] = [
+pub const ALL: [&str; 29] = [
     CINEMAS,
     THEATERS,
     MOVIES,
@@ -61,4 +62,5 @@ pub const ALL: [&str; 28] = [
     VOUCHER_CODES,
     VOUCHER_REDEMPTIONS,
     VOUCHER_CUSTOMERS,
+    PRODUCTS,
 ];

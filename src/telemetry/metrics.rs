@@ -10,6 +10,7 @@
 //! `boxoffice_mongodb_command_duration_seconds{collection,command}`,
 //! `boxoffice_holds_placed_total`, `boxoffice_orders_confirmed_total`,
 //! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`,
+//! `boxoffice_items_collected_total`,
 //! `boxoffice_events_appended_total`, `boxoffice_webhook_deliveries_total{outcome}`,
 //! `boxoffice_webhook_lag_seconds`, `boxoffice_holds_expired_total{by}`,
 //! `boxoffice_rate_limited_total{kind}`, `boxoffice_overload_refusals_total{reason}`,
@@ -98,6 +99,10 @@ fn describe() {
     describe_counter!(
         "boxoffice_tickets_admitted_total",
         "Tickets admitted at the door"
+    );
+    describe_counter!(
+        "boxoffice_items_collected_total",
+        "Orders whose products were collected at the counter"
     );
     describe_counter!(
         "boxoffice_events_appended_total",
@@ -251,6 +256,11 @@ pub fn order_confirmed() {
 /// A ticket was admitted at the door.
 pub fn ticket_admitted() {
     counter!("boxoffice_tickets_admitted_total").increment(1);
+}
+
+/// An order's products were collected at the counter.
+pub fn items_collected() {
+    counter!("boxoffice_items_collected_total").increment(1);
 }
 
 /// The event relay appended `count` events to the channels' logs.

@@ -319,6 +319,7 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         expires_at: now + chrono::TimeDelta::minutes(10),
         extended_by: None,
         voucher: None,
+        items: Vec::new(),
     };
     let placed = boxoffice::store::new_id();
     assert!(store

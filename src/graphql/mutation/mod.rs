@@ -28,4 +28,5 @@ pub struct Mutation(
     Boxed<crate::webhooks::graphql::WebhookMutation>,
     Boxed<crate::want_to_see::graphql::WantToSeeMutation>,
     Boxed<crate::vouchers::graphql::VoucherMutation>,
+    Boxed<crate::concessions::graphql::ConcessionMutation>,
 );

@@ -53,7 +53,8 @@ impl NodeQuery {
             | GlobalId::Order(_)
             | GlobalId::TicketType(_)
             | GlobalId::WebhookEndpoint(_)
-            | GlobalId::VoucherBatch(_) => None,
+            | GlobalId::VoucherBatch(_)
+            | GlobalId::Product(_) => None,
         })
     }
 }

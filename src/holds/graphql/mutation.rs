@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object, ID};
 
+use crate::concessions::rules::{self as concession_rules, ItemAsk};
 use crate::domain::global_id;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::domain::{input_caps, pricing};
@@ -28,6 +29,15 @@ pub struct BestSeatsInput {
     /// Their kind.
     #[graphql(default_with = "SeatKind::Standard")]
     pub kind: SeatKind,
+}
+
+/// A product to hold beside the seats.
+#[derive(InputObject, Debug, serde::Serialize)]
+pub struct HoldItemInput {
+    /// The product (`Cinema.products`), of the showtime's cinema and on sale now.
+    pub product_id: ID,
+    /// How many (1 to 20).
+    pub quantity: i32,
 }
 
 /// What to hold: name `seats`, or ask for the `best` ones; exactly one of the two.
@@ -56,6 +66,11 @@ pub struct HoldSeatsInput {
     /// that caps redemptions per customer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<String>,
+    /// Products to hold beside the seats (at most 10 lines, each product once), at their
+    /// prices now; a product with a stock has its units reserved with the seats (SOLD_OUT,
+    /// with `extensions.product`, when too few are left). Not touched by a voucher.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<HoldItemInput>>,
     /// Makes retries safe: a retry with the same key and input has one effect and gets the
     /// first answer; the same key with another input is IDEMPOTENCY_KEY_REUSED. Kept 48 hours.
     pub idempotency_key: Option<String>,
@@ -69,6 +84,23 @@ struct Fingerprint<'a> {
     input: &'a HoldSeatsInput,
     #[serde(skip_serializing_if = "Option::is_none")]
     voucher: Option<&'a str>,
+}
+
+/// The products a hold asks for, every size checked before anything is made of them.
+fn item_asks(items: Option<&[HoldItemInput]>) -> Result<Vec<ItemAsk>, ApiError> {
+    let items = items.unwrap_or_default();
+    input_caps::list("items", items, concession_rules::MAX_ITEM_LINES)?;
+    let asks = items
+        .iter()
+        .map(|item| {
+            Ok(ItemAsk {
+                product: global_id::product_id(&item.product_id)?,
+                quantity: i64::from(item.quantity),
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    concession_rules::check_asks(&asks)?;
+    Ok(asks)
 }
 
 #[Object]
@@ -92,6 +124,7 @@ impl HoldMutation {
             input.ticket_types.as_deref(),
             policy.max_seats,
         )?;
+        let items = item_asks(input.items.as_deref())?;
         let channel = ctx.calling_channel("holding seats")?;
         let code = input
             .voucher
@@ -123,6 +156,7 @@ impl HoldMutation {
             )?,
             choice,
             voucher: None,
+            items,
         };
         // A hold starts a purchase: it may take only its share of the in-flight places.
         let _start = ctx.data_unchecked::<Admission>().try_start()?;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_graphql::{Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
+use crate::concessions::rules::MAX_ITEM_LINES;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::graphql::types::list_cost;
@@ -41,6 +42,21 @@ pub struct HeldSeat {
     pub ticket_type: String,
     /// Its price on the holding channel, for its kind and ticket type, when it was held.
     pub price: Money,
+}
+
+/// A product held beside the seats.
+#[derive(SimpleObject)]
+pub struct HeldItem {
+    /// The product's global id.
+    pub product_id: ID,
+    /// Its name when held.
+    pub name: String,
+    /// How many.
+    pub quantity: i32,
+    /// Its price per unit when held.
+    pub unit_price: Money,
+    /// `quantity` × `unitPrice`.
+    pub amount: Money,
 }
 
 impl Hold {
@@ -87,7 +103,24 @@ impl Hold {
             .collect()
     }
 
-    /// The price of all held seats: the sum of their prices.
+    /// The products held beside the seats.
+    #[graphql(complexity = "list_cost(MAX_ITEM_LINES, child_complexity)")]
+    async fn items(&self) -> Vec<HeldItem> {
+        self.0
+            .hold
+            .items
+            .iter()
+            .map(|item| HeldItem {
+                product_id: GlobalId::Product(item.product).encode().into(),
+                name: item.name.clone(),
+                quantity: item.quantity as i32,
+                unit_price: self.money(item.unit_price),
+                amount: self.money(item.amount()),
+            })
+            .collect()
+    }
+
+    /// The price of all held seats and items: the sum of their prices.
     async fn total(&self) -> Money {
         self.money(self.0.hold.total())
     }

@@ -226,6 +226,7 @@ mod tests {
             expires_at: now(),
             extended_by: None,
             voucher: None,
+            items: Vec::new(),
         };
         let entry = bson::to_bson(&hold).unwrap();
         let whole = update(doc! { "holds": [entry.clone()] }).holds();

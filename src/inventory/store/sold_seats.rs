@@ -5,6 +5,7 @@ use bson::{doc, Bson, Document};
 
 use super::{seat_path, VERSION};
 use crate::channel_events::rules::EventType;
+use crate::domain::ids::EventId;
 use crate::error::ApiError;
 use crate::store::codec::ObjectIdExt;
 use crate::store::documents::{EventDetailsDoc, OrderDoc, RefundDoc};
@@ -41,11 +42,14 @@ impl Store {
             unset.insert(seat_path(label, "order")?, Bson::String(String::new()));
         }
         let count = labels.len() as i64;
-        let update = doc! {
-            "$set": set,
-            "$unset": unset,
+        let mut update = doc! {
             "$inc": { "counts.sold": -count, "counts.available": count, VERSION: 1 },
         };
+        // A refund of products only gives no seat back: the update then only tells its event.
+        if !set.is_empty() {
+            update.insert("$set", set);
+            update.insert("$unset", unset);
+        }
         let kind = match whole {
             true => EventType::OrderCancelled,
             false => EventType::OrderRefunded,
@@ -60,7 +64,12 @@ impl Store {
             reason: reason.map(|reason| reason.as_str().to_owned()),
             ..Default::default()
         };
-        let told = new_entry(kind, Some(&order.channel), details);
+        let mut told = new_entry(kind, Some(&order.channel), details);
+        if let Some(refund) = refund {
+            // One event per refund, however often this runs (a refund of products only
+            // matches every time): the log keeps one event per id.
+            told.id = EventId(refund.id.0);
+        }
         self.update_inventory_telling(order.showtime.id, filter, update, &[told])
             .await
     }

@@ -1,10 +1,15 @@
 //! Confirming holds into orders, and cancelling orders.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, InputObject, Object, ID};
 
+use crate::concessions::rules::MAX_ITEM_LINES;
 use crate::domain::global_id;
+use crate::domain::input_caps;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::text;
+use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
@@ -55,6 +60,7 @@ impl OrderMutation {
             contact: text::required("customer.contact", &input.customer.contact)?,
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
+        let secret = ctx.data_unchecked::<Arc<TicketSecret>>().as_ref();
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
@@ -67,19 +73,23 @@ impl OrderMutation {
             &input,
             |attempt| {
                 let customer = customer.clone();
-                orders::confirm_hold(store, channel, showtime, hold, customer, policy, attempt)
+                orders::confirm_hold(
+                    store, secret, channel, showtime, hold, customer, policy, attempt,
+                )
             },
         )
         .await?;
         Ok(Order(order))
     }
 
-    /// Cancels seats of a confirmed order of the calling channel, or the whole order: the
-    /// seats are free again at once and a refund is recorded (`Order.refunds`), under the
-    /// cinema's refund policy (REFUND_NOT_ALLOWED within its cut-off before the start; its fee
-    /// kept per seat). The order stays CONFIRMED while it has seats left, and is CANCELLED
-    /// with its last one. A seat not in the order, or cancelled already, is BAD_USER_INPUT.
-    #[tracing::instrument(skip(self, ctx, seats))]
+    /// Cancels seats or products of a confirmed order of the calling channel, or the whole
+    /// order: the seats are free again at once, the products back in stock, and a refund is
+    /// recorded (`Order.refunds`), under the cinema's refund policy (REFUND_NOT_ALLOWED
+    /// within its cut-off before the start; its fee kept per seat, products refunded in full;
+    /// a product collected at the counter is never refunded). The order stays CONFIRMED while
+    /// it has lines left to give back, and is CANCELLED with its last one. A seat or product
+    /// not in the order, or cancelled already, is BAD_USER_INPUT.
+    #[tracing::instrument(skip(self, ctx, seats, items))]
     async fn cancel_order(
         &self,
         ctx: &Context<'_>,
@@ -88,6 +98,10 @@ impl OrderMutation {
             desc = "The seats to cancel, e.g. [\"D8\"]; every seat it has left when not given."
         )]
         seats: Option<Vec<String>>,
+        #[graphql(
+            desc = "The products whose lines to cancel (each in full), by product id; with `seats` not given, only these."
+        )]
+        items: Option<Vec<ID>>,
         #[graphql(
             desc = "Makes retries safe: a retry with the same key and seats has one effect and gets the first answer; kept 48 hours."
         )]
@@ -103,19 +117,35 @@ impl OrderMutation {
                 "an order has at most {MAX_SEATS_PER_HOLD} seats"
             )));
         }
+        input_caps::optional_list("items", items.as_deref(), MAX_ITEM_LINES)?;
+        let products = (items.as_deref())
+            .map(|items| {
+                (items.iter())
+                    .map(|id| global_id::product_id(id))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
         let store = ctx.store();
         let key = idempotency_key.as_deref();
         let keys = ctx.key_policy();
         let request = orders::CancelRequest {
             order,
             seats: seats.as_deref(),
+            items: products.as_deref(),
             key,
         };
         // The order's id alone for a whole cancellation (as before seats could be named), so
-        // keys stored then still match.
-        let hashed = match &seats {
-            None => serde_json::json!(order_id.as_str()),
-            Some(seats) => serde_json::json!({ "orderId": order_id.as_str(), "seats": seats }),
+        // keys stored then still match; the seats alone when no item is named.
+        let hashed = match (&seats, &items) {
+            (None, None) => serde_json::json!(order_id.as_str()),
+            (Some(seats), None) => {
+                serde_json::json!({ "orderId": order_id.as_str(), "seats": seats })
+            }
+            (seats, Some(items)) => serde_json::json!({
+                "orderId": order_id.as_str(),
+                "seats": seats,
+                "items": items,
+            }),
         };
         let cancelled = idempotency::once(
             store,

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Enum, Object, SimpleObject, ID};
+use async_graphql::{Context, Enum, Object, SimpleObject, Union, ID};
 use chrono::{DateTime, Utc};
 
+use crate::concessions::rules::MAX_ITEM_LINES;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::ticket_codes::{self, TicketSecret};
@@ -55,6 +56,43 @@ pub struct OrderSeat {
     pub status: OrderSeatStatus,
 }
 
+/// Where one product line of an order stands.
+#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderItemStatus {
+    /// Sold, not yet collected.
+    Sold,
+    /// Handed over at the counter (`collectItems`): it can no longer be cancelled.
+    Collected,
+    /// Cancelled: refunded in full, its refund among the order's `refunds`.
+    Cancelled,
+}
+
+/// One product line of an order.
+#[derive(SimpleObject)]
+pub struct OrderItem {
+    /// The product's global id.
+    pub product_id: ID,
+    /// Its name when sold.
+    pub name: String,
+    /// How many.
+    pub quantity: i32,
+    /// Its price per unit when sold.
+    pub unit_price: Money,
+    /// `quantity` × `unitPrice`.
+    pub amount: Money,
+    /// SOLD, COLLECTED or CANCELLED.
+    pub status: OrderItemStatus,
+}
+
+/// One line of an order: a seat or a product.
+#[derive(Union)]
+pub enum OrderLine {
+    /// A seat sold.
+    Seat(OrderSeat),
+    /// A product sold.
+    Item(OrderItem),
+}
+
 /// A ticket: one seat of a confirmed order, and what the buyer shows at the door.
 #[derive(SimpleObject)]
 pub struct Ticket {
@@ -72,6 +110,8 @@ pub struct Refund {
     pub id: ID,
     /// The seats it gave back, each with what was refunded for it.
     pub seats: Vec<RefundedSeat>,
+    /// The product lines it gave back, each in full.
+    pub items: Vec<RefundedItem>,
     /// The money given back.
     pub amount: Money,
     /// What the refund policy kept.
@@ -93,6 +133,17 @@ pub struct RefundedSeat {
     /// The seat's label.
     pub label: String,
     /// What was refunded for it: its price less the fee.
+    pub amount: Money,
+}
+
+/// One product line a refund gave back.
+#[derive(SimpleObject)]
+pub struct RefundedItem {
+    /// The product's global id.
+    pub product_id: ID,
+    /// How many.
+    pub quantity: i32,
+    /// What was refunded for it: all it cost.
     pub amount: Money,
 }
 
@@ -128,9 +179,46 @@ impl Order {
     fn money(&self, amount: i64) -> Money {
         Money::of(amount, &self.0.currency)
     }
+
+    fn seat_lines(&self) -> Vec<OrderSeat> {
+        self.0
+            .tickets()
+            .map(|seat| OrderSeat {
+                label: seat.label.clone(),
+                kind: seat.seat_kind.into(),
+                ticket_type: seat.ticket_type.to_string(),
+                price: self.money(seat.price),
+                status: if self.0.cancelled_seats.contains(&seat.label) {
+                    OrderSeatStatus::Cancelled
+                } else {
+                    OrderSeatStatus::Sold
+                },
+            })
+            .collect()
+    }
+
+    fn item_lines(&self) -> Vec<OrderItem> {
+        self.0
+            .products()
+            .map(|line| OrderItem {
+                product_id: GlobalId::Product(line.product).encode().into(),
+                name: line.name.clone(),
+                quantity: line.quantity as i32,
+                unit_price: self.money(line.unit_price),
+                amount: self.money(line.amount),
+                status: if self.0.item_refunded(line.product) {
+                    OrderItemStatus::Cancelled
+                } else if self.0.item_collected(line.product) {
+                    OrderItemStatus::Collected
+                } else {
+                    OrderItemStatus::Sold
+                },
+            })
+            .collect()
+    }
 }
 
-/// Seats sold to a channel's customer, with a snapshot of the showtime.
+/// Seats (and products) sold to a channel's customer, with a snapshot of the showtime.
 #[Object]
 impl Order {
     /// The order's id.
@@ -171,24 +259,32 @@ impl Order {
     /// The seats sold, each with its price.
     #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD, child_complexity)")]
     async fn seats(&self) -> Vec<OrderSeat> {
-        self.0
-            .seats
-            .iter()
-            .map(|seat| OrderSeat {
-                label: seat.label.clone(),
-                kind: seat.kind.into(),
-                ticket_type: seat.ticket_type.to_string(),
-                price: self.money(seat.price),
-                status: if self.0.cancelled_seats.contains(&seat.label) {
-                    OrderSeatStatus::Cancelled
-                } else {
-                    OrderSeatStatus::Sold
-                },
-            })
+        self.seat_lines()
+    }
+
+    /// The products sold beside the seats, each with its price.
+    #[graphql(complexity = "list_cost(MAX_ITEM_LINES, child_complexity)")]
+    async fn items(&self) -> Vec<OrderItem> {
+        self.item_lines()
+    }
+
+    /// Every line of the order, seats then products (each a `OrderSeat` or an
+    /// `OrderItem`): orders made before products read as their seats.
+    #[graphql(complexity = "list_cost(MAX_SEATS_PER_HOLD + MAX_ITEM_LINES, child_complexity)")]
+    async fn lines(&self) -> Vec<OrderLine> {
+        let seats = self.seat_lines().into_iter().map(OrderLine::Seat);
+        seats
+            .chain(self.item_lines().into_iter().map(OrderLine::Item))
             .collect()
     }
 
-    /// What the customer paid: every seat's price, cancelled ones too.
+    /// When its products were handed over at the counter (null until then, and for an order
+    /// without products).
+    async fn items_collected_at(&self) -> Option<DateTime<Utc>> {
+        self.0.collected.as_ref().map(|collected| collected.at)
+    }
+
+    /// What the customer paid: every line's price, cancelled ones too.
     async fn total(&self) -> Money {
         self.money(self.0.total)
     }
@@ -216,7 +312,7 @@ impl Order {
         if self.0.status != documents::OrderStatus::Confirmed {
             return Vec::new();
         }
-        (self.0.seats.iter())
+        (self.0.tickets())
             .filter(|seat| !self.0.cancelled_seats.contains(&seat.label))
             .map(|seat| {
                 let ticket = ticket_codes::Ticket {
@@ -256,6 +352,13 @@ impl Order {
                     .map(|(label, amount)| RefundedSeat {
                         label: label.clone(),
                         amount: self.money(*amount),
+                    })
+                    .collect(),
+                items: (refund.items.iter())
+                    .map(|item| RefundedItem {
+                        product_id: GlobalId::Product(item.product).encode().into(),
+                        quantity: item.quantity as i32,
+                        amount: self.money(item.amount),
                     })
                     .collect(),
                 amount: self.money(refund.amount),

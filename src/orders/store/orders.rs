@@ -18,12 +18,12 @@ use bson::{doc, Document};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 use crate::store::codec::{date, ids_made_by, ObjectIdExt};
 use crate::store::command_metrics::Call;
-use crate::store::documents::{CancelReason, OrderDoc, OrderStatus};
+use crate::store::documents::{CancelReason, CollectionDoc, OrderDoc, OrderStatus};
 use crate::store::is_duplicate_key;
 use crate::store::{filters, names, Store};
 
@@ -184,6 +184,48 @@ impl Store {
         let filter = doc! { "showtime.id": showtime.oid(), "holdId": hold.oid() };
         self.find_limited(names::ORDERS, filter, None, None, limit)
             .await
+    }
+
+    /// The order with products whose pickup code's keyed hash is `key`, sold at `cinema`
+    /// (index `pickup_key`; two orders alike in 50 bits at one cinema are not told apart).
+    #[tracing::instrument(skip_all)]
+    pub(in crate::orders) async fn order_by_pickup_key(
+        &self,
+        key: &str,
+        cinema: CinemaId,
+    ) -> Result<Option<OrderDoc>, ApiError> {
+        let filter = doc! { "pickupKey": key, "showtime.cinemaId": cinema.oid() };
+        Ok(self
+            .find_limited(names::ORDERS, filter, None, None, 1)
+            .await?
+            .pop())
+    }
+
+    /// Records `collection` on order `id`, matching only while it is CONFIRMED, nothing of
+    /// it was collected, no refund is under way and it has exactly `refunds` refunds (so its
+    /// refunded lines are those the collection was made from). False when it did not match.
+    #[tracing::instrument(skip(self, collection))]
+    pub(in crate::orders) async fn collect_order_items(
+        &self,
+        id: OrderId,
+        refunds: usize,
+        collection: &CollectionDoc,
+    ) -> Result<bool, ApiError> {
+        let mut filter = doc! {
+            "_id": id.oid(),
+            "status": "CONFIRMED",
+            "collected": { "$exists": false },
+            "refunding": { "$exists": false },
+            format!("refunds.{refunds}"): { "$exists": false },
+        };
+        if let Some(last) = refunds.checked_sub(1) {
+            filter.insert(format!("refunds.{last}"), doc! { "$exists": true });
+        }
+        self.update_order(
+            filter,
+            doc! { "$set": { "collected": bson::to_bson(collection)? } },
+        )
+        .await
     }
 
     /// Orders by id.

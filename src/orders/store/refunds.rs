@@ -25,7 +25,7 @@ pub struct WholeCancel {
 impl Store {
     /// Records `refund` on order `order` in one update that matches only while the order is
     /// CONFIRMED, has no refund under way, has not recorded this refund, and none of its seats
-    /// was refunded: the refund is added, `refunded` and the cancelled seats move, the figures
+    /// or product lines was refunded (nor, with product lines, were its products collected): the refund is added, `refunded` and the cancelled seats move, the figures
     /// are marked stale, and the refund is marked under way. With `whole`, the order becomes
     /// CANCELLING in the same update. False when it did not match.
     #[tracing::instrument(skip(self, refund), fields(refund = %refund.id, seats = ?refund.seats))]
@@ -35,13 +35,20 @@ impl Store {
         refund: &RefundDoc,
         whole: Option<WholeCancel>,
     ) -> Result<bool, ApiError> {
-        let filter = doc! {
+        let items: Vec<bson::oid::ObjectId> =
+            refund.items.iter().map(|item| item.product.oid()).collect();
+        let mut filter = doc! {
             "_id": order.oid(),
             "status": "CONFIRMED",
             "refunding": { "$exists": false },
             "refunds.id": { "$ne": refund.id.oid() },
             "cancelledSeats": { "$nin": &refund.seats },
         };
+        if !items.is_empty() {
+            // Products collected at the counter are never refunded.
+            filter.insert("cancelledItems", doc! { "$nin": &items });
+            filter.insert("collected", doc! { "$exists": false });
+        }
         let mut set = doc! { "refunding": refund.id.oid(), "salesStale": true };
         if let Some(whole) = whole {
             set.insert("status", "CANCELLING");
@@ -55,6 +62,7 @@ impl Store {
             "$push": {
                 "refunds": bson::to_bson(refund)?,
                 "cancelledSeats": { "$each": &refund.seats },
+                "cancelledItems": { "$each": &items },
             },
             "$inc": { "refunded": refund.amount },
             "$set": set,
@@ -101,10 +109,13 @@ impl Store {
                 unset.insert(field, "");
             }
         }
+        let items: Vec<bson::oid::ObjectId> =
+            refund.items.iter().map(|item| item.product.oid()).collect();
         let update = doc! {
             "$pull": {
                 "refunds": { "id": refund.id.oid() },
                 "cancelledSeats": { "$in": &refund.seats },
+                "cancelledItems": { "$in": &items },
             },
             "$inc": { "refunded": -refund.amount },
             "$set": set,

@@ -8,15 +8,21 @@ use crate::graphql::types::Money;
 use crate::sales::store::documents::HourlySalesDoc;
 use crate::store::documents::SalesDoc;
 
-/// Tickets sold and what they brought in, net of cancellations.
+/// Tickets and concessions sold and what they brought in, net of cancellations.
 #[derive(SimpleObject)]
 pub struct Sales {
     /// Seats sold.
     pub tickets_sold: i64,
     /// Orders confirmed.
     pub orders: i64,
-    /// Revenue.
+    /// Revenue: tickets and concessions (`ticketRevenue` + `concessionRevenue`).
     pub revenue: Money,
+    /// What the tickets brought in (with the fees kept of cancelled seats).
+    pub ticket_revenue: Money,
+    /// Concession units sold (products beside seats).
+    pub items_sold: i64,
+    /// What the concessions brought in.
+    pub concession_revenue: Money,
 }
 
 impl From<SalesDoc> for Sales {
@@ -25,6 +31,9 @@ impl From<SalesDoc> for Sales {
             tickets_sold: sales.tickets,
             orders: sales.orders,
             revenue: money::Money::cny(sales.revenue).into(),
+            ticket_revenue: money::Money::cny(sales.revenue - sales.concessions).into(),
+            items_sold: sales.items,
+            concession_revenue: money::Money::cny(sales.concessions).into(),
         }
     }
 }

@@ -67,6 +67,8 @@ struct Delta {
     tickets: i64,
     revenue: i64,
     orders: i64,
+    items: i64,
+    concessions: i64,
 }
 
 impl Delta {
@@ -74,6 +76,8 @@ impl Delta {
         self.tickets += by.tickets;
         self.revenue += by.revenue;
         self.orders += by.orders;
+        self.items += by.items;
+        self.concessions += by.concessions;
     }
 }
 
@@ -209,6 +213,8 @@ impl Store {
                                 "sales.tickets": delta.tickets,
                                 "sales.revenue": delta.revenue,
                                 "sales.orders": delta.orders,
+                                "sales.items": delta.items,
+                                "sales.concessions": delta.concessions,
                             } },
                         )
                         .session(&mut *session)
@@ -230,6 +236,8 @@ impl Store {
                                 "tickets": delta.tickets,
                                 "revenue": delta.revenue,
                                 "orders": delta.orders,
+                                "items": delta.items,
+                                "concessions": delta.concessions,
                             } },
                         )
                         .upsert(true)

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{HallDoc, ShowtimeDoc, SCHEMA_VERSION};
 use crate::domain::ids::{
-    HallId, HoldId, OrderId, RedemptionId, ResourceId, ShowtimeId, VoucherBatchId,
+    HallId, HoldId, OrderId, ProductId, RedemptionId, ResourceId, ShowtimeId, VoucherBatchId,
 };
 use crate::domain::layout::parse_seat_label;
 use crate::domain::pricing::TicketType;
@@ -96,6 +96,32 @@ pub struct HoldDoc {
     // Boxed: holds are carried by value through deep booking futures; most have no voucher.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voucher: Option<Box<VoucherUseDoc>>,
+    /// The products held beside the seats (concessions), at their prices when held; a
+    /// stocked one has its units reserved under the hold's id (`concessions::stock`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<HoldItemDoc>,
+}
+
+/// A product a hold carries: how many, at what price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldItemDoc {
+    #[serde(with = "codec::id")]
+    pub product: ProductId,
+    /// Its name when held (a later rename does not change what was sold).
+    pub name: String,
+    pub quantity: i64,
+    /// Its price per unit when held, in fen.
+    pub unit_price: i64,
+    /// Whether the product keeps a stock (so the hold reserved units of it).
+    pub stocked: bool,
+}
+
+impl HoldItemDoc {
+    /// What the line costs.
+    pub fn amount(&self) -> i64 {
+        self.quantity * self.unit_price
+    }
 }
 
 /// A voucher as a hold or an order used it.
@@ -238,9 +264,10 @@ impl HoldDoc {
             .collect()
     }
 
-    /// The price of all its seats.
+    /// The price of all its seats and items.
     pub fn total(&self) -> i64 {
-        self.seat_prices().iter().map(|(_, amount)| amount).sum()
+        let seats: i64 = self.seat_prices().iter().map(|(_, amount)| amount).sum();
+        seats + self.items.iter().map(HoldItemDoc::amount).sum::<i64>()
     }
 }
 

@@ -30,7 +30,7 @@ pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
 pub use events::{EventDetailsDoc, EventDoc, OutboxEntryDoc};
 pub use inventory::{
-    AdmissionDoc, HoldDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
+    AdmissionDoc, HoldDoc, HoldItemDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc, SeatView,
     VoucherUseDoc, RELEASE_NOTES_KEPT,
 };
 pub use movies::{
@@ -38,8 +38,9 @@ pub use movies::{
     ReviewDoc, SalesDoc,
 };
 pub use orders::{
-    CancelReason, CustomerDoc, OrderDoc, OrderSeatDoc, OrderShowtimeDoc, OrderStatus, RefundDoc,
-    SalesFigureDoc,
+    CancelReason, CollectionDoc, CustomerDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc,
+    OrderStatus, ProductLineDoc, RefundDoc, RefundedItemDoc, SalesFigureDoc, TicketLineDoc,
+    ORDER_SCHEMA_VERSION,
 };
 pub use showtimes::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,

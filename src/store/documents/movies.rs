@@ -61,9 +61,15 @@ pub struct MovieDoc {
 #[serde(rename_all = "camelCase")]
 pub struct SalesDoc {
     pub tickets: i64,
-    /// Minor units (fen).
+    /// Minor units (fen): tickets and concessions.
     pub revenue: i64,
     pub orders: i64,
+    /// Concession units sold (absent in figures kept before concessions: none).
+    #[serde(default)]
+    pub items: i64,
+    /// The part of `revenue` that concessions brought in (absent before them: none).
+    #[serde(default)]
+    pub concessions: i64,
 }
 
 /// One member of the full cast.

@@ -1,10 +1,15 @@
-//! The shapes of `orders`: the order, the showtime and seats it was sold for, its customer,
-//! its status and why it was cancelled.
+//! The shapes of `orders`: the order, the showtime it was sold for and its lines (tickets and
+//! products), its customer, its status and why it was cancelled.
+//!
+//! Schema version 2 (concessions) keeps an order's lines in one array, `lines`, each a ticket
+//! or a product told apart by its `kind` (seed 002's polymorphic pattern). Version 1 orders
+//! keep `seats` (tickets only) and are read as they are: their seats become ticket lines
+//! when read, and nothing rewrites them.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::domain::ids::{CinemaId, HoldId, MovieId, OrderId, ResourceId, ShowtimeId};
+use crate::domain::ids::{CinemaId, HoldId, MovieId, OrderId, ProductId, ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
 use crate::domain::seat::SeatKind;
 use crate::orders::rules::SalesFigure;
@@ -28,16 +33,93 @@ pub struct OrderShowtimeDoc {
     pub hall_name: String,
 }
 
-/// One seat of an order with the price it was sold at.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The shape version of orders written by this code (2: `lines`; 1: `seats`).
+pub const ORDER_SCHEMA_VERSION: i32 = 2;
+
+/// One seat of a version 1 order, with the price it was sold at (read, never written).
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OrderSeatDoc {
-    pub label: String,
-    pub kind: SeatKind,
+struct OrderSeatDoc {
+    label: String,
+    kind: SeatKind,
     /// Absent in orders made before ticket types: ADULT.
     #[serde(default)]
+    ticket_type: TicketType,
+    price: i64,
+}
+
+/// One line of an order: a ticket or a product.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderLineDoc {
+    Ticket(TicketLineDoc),
+    Product(ProductLineDoc),
+}
+
+/// A seat sold, with its ticket type and price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketLineDoc {
+    pub label: String,
+    pub seat_kind: SeatKind,
     pub ticket_type: TicketType,
     pub price: i64,
+}
+
+/// A product sold beside the seats: how many, at what price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductLineDoc {
+    #[serde(with = "codec::id")]
+    pub product: ProductId,
+    /// Its name when sold.
+    pub name: String,
+    pub quantity: i64,
+    pub unit_price: i64,
+    /// `quantity` × `unitPrice`.
+    pub amount: i64,
+    /// Whether the product keeps a stock (its units were reserved, then sold).
+    pub stocked: bool,
+}
+
+/// Reads `lines` of either version: version 2's tagged lines, or version 1's seats.
+fn lines_of_any_version<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<OrderLineDoc>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Line(OrderLineDoc),
+        Seat(OrderSeatDoc),
+    }
+    let stored = Vec::<Stored>::deserialize(deserializer)?;
+    Ok(stored
+        .into_iter()
+        .map(|line| match line {
+            Stored::Line(line) => line,
+            Stored::Seat(seat) => OrderLineDoc::Ticket(TicketLineDoc {
+                label: seat.label,
+                seat_kind: seat.kind,
+                ticket_type: seat.ticket_type,
+                price: seat.price,
+            }),
+        })
+        .collect())
+}
+
+/// Where and when an order's items were collected at the counter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionDoc {
+    #[serde(with = "codec::time")]
+    pub at: DateTime<Utc>,
+    /// The door (counter) that handed them over.
+    pub door: String,
+    /// The collection request's id (its idempotency key's resource id).
+    #[serde(with = "codec::id")]
+    pub request: ResourceId,
+    /// The lines handed over (every one not refunded by then).
+    pub products: Vec<ProductId>,
 }
 
 /// Who the tickets are for.
@@ -76,7 +158,10 @@ pub struct OrderDoc {
     #[serde(with = "codec::id")]
     pub hold_id: HoldId,
     pub showtime: OrderShowtimeDoc,
-    pub seats: Vec<OrderSeatDoc>,
+    /// Its tickets and products (version 1 orders' `seats` are read into it).
+    #[serde(alias = "seats", deserialize_with = "lines_of_any_version")]
+    pub lines: Vec<OrderLineDoc>,
+    /// Every line's price together (after a voucher).
     pub total: i64,
     pub currency: String,
     pub customer: CustomerDoc,
@@ -134,9 +219,47 @@ pub struct OrderDoc {
     // Boxed, as a hold's: orders are carried by value through deep futures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voucher: Option<Box<super::VoucherUseDoc>>,
+    /// The product lines refunded (by product), the refunds' items together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cancelled_items: Vec<ProductId>,
+    /// A keyed hash of its pickup code, by which the counter finds it (only orders with
+    /// products have one; the code itself is stored nowhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pickup_key: Option<String>,
+    /// When its products were collected (once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collected: Option<CollectionDoc>,
 }
 
 impl OrderDoc {
+    /// Its ticket lines, in order.
+    pub fn tickets(&self) -> impl Iterator<Item = &TicketLineDoc> {
+        self.lines.iter().filter_map(|line| match line {
+            OrderLineDoc::Ticket(ticket) => Some(ticket),
+            OrderLineDoc::Product(_) => None,
+        })
+    }
+
+    /// Its product lines, in order.
+    pub fn products(&self) -> impl Iterator<Item = &ProductLineDoc> {
+        self.lines.iter().filter_map(|line| match line {
+            OrderLineDoc::Product(product) => Some(product),
+            OrderLineDoc::Ticket(_) => None,
+        })
+    }
+
+    /// Whether product line `product` was refunded.
+    pub fn item_refunded(&self, product: ProductId) -> bool {
+        self.cancelled_items.contains(&product)
+    }
+
+    /// Whether product line `product` was collected.
+    pub fn item_collected(&self, product: ProductId) -> bool {
+        self.collected
+            .as_ref()
+            .is_some_and(|collected| collected.products.contains(&product))
+    }
+
     /// The money given back: `refunded`, or everything for an order cancelled before
     /// refunds were recorded.
     pub fn refunded_amount(&self) -> i64 {
@@ -148,12 +271,17 @@ impl OrderDoc {
 
     /// What the sales figures should count for it now.
     pub fn sales_figure(&self) -> SalesFigure {
+        let live = |product: &&ProductLineDoc| !self.item_refunded(product.product);
         SalesFigure::of_order(
             self.status == OrderStatus::Confirmed,
-            self.seats.len(),
+            self.tickets().count(),
             self.cancelled_seats.len(),
             self.total,
             self.refunded_amount(),
+        )
+        .with_items(
+            self.products().filter(live).map(|p| p.quantity).sum(),
+            self.products().filter(live).map(|p| p.amount).sum(),
         )
     }
 
@@ -161,7 +289,12 @@ impl OrderDoc {
     pub fn counted_figure(&self) -> SalesFigure {
         match (&self.sales_counted_as, self.sales_counted) {
             (Some(counted), _) => counted.figure(),
-            (None, true) => SalesFigure::of_order(true, self.seats.len(), 0, self.total, 0),
+            (None, true) => {
+                SalesFigure::of_order(true, self.tickets().count(), 0, self.total, 0).with_items(
+                    self.products().map(|p| p.quantity).sum(),
+                    self.products().map(|p| p.amount).sum(),
+                )
+            }
             (None, false) => SalesFigure::default(),
         }
     }
@@ -182,6 +315,9 @@ pub struct RefundDoc {
     pub seats: Vec<String>,
     /// What each seat was refunded, in the order of `seats`.
     pub amounts: Vec<i64>,
+    /// The product lines it refunded, each in full.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<RefundedItemDoc>,
     /// The money given back: the sum of `amounts`.
     pub amount: i64,
     /// What the refund policy kept of the seats' prices.
@@ -196,12 +332,30 @@ pub struct RefundDoc {
     pub idempotency_key: Option<String>,
 }
 
+/// A product line a refund gave back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundedItemDoc {
+    #[serde(with = "codec::id")]
+    pub product: ProductId,
+    pub quantity: i64,
+    /// What it was refunded: its whole amount.
+    pub amount: i64,
+    /// Whether its units go back to the product's stock.
+    pub stocked: bool,
+}
+
 /// `SalesFigure` as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SalesFigureDoc {
     pub tickets: i64,
     pub revenue: i64,
     pub orders: i64,
+    /// Absent in figures of before concessions: none.
+    #[serde(default)]
+    pub items: i64,
+    #[serde(default)]
+    pub concessions: i64,
 }
 
 impl SalesFigureDoc {
@@ -210,6 +364,8 @@ impl SalesFigureDoc {
             tickets: self.tickets,
             revenue: self.revenue,
             orders: self.orders,
+            items: self.items,
+            concessions: self.concessions,
         }
     }
 }
@@ -220,6 +376,8 @@ impl From<SalesFigure> for SalesFigureDoc {
             tickets: figure.tickets,
             revenue: figure.revenue,
             orders: figure.orders,
+            items: figure.items,
+            concessions: figure.concessions,
         }
     }
 }
@@ -268,6 +426,42 @@ mod tests {
     }
 
     #[test]
+    fn a_version_1_order_reads_its_seats_as_ticket_lines() {
+        let order = legacy("CONFIRMED", true);
+        assert_eq!(order.schema_version, 1);
+        let labels: Vec<&str> = order.tickets().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["A1", "A2"]);
+        assert_eq!(order.tickets().next().unwrap().ticket_type, TicketType::default());
+        assert_eq!(order.products().count(), 0);
+    }
+
+    #[test]
+    fn a_version_2_order_keeps_tickets_and_products_in_one_array_told_apart_by_kind() {
+        let mut order = legacy("CONFIRMED", false);
+        order.schema_version = ORDER_SCHEMA_VERSION;
+        order.lines.push(OrderLineDoc::Product(ProductLineDoc {
+            product: ProductId([7; 12]),
+            name: "爆米花".into(),
+            quantity: 2,
+            unit_price: 1500,
+            amount: 3000,
+            stocked: true,
+        }));
+        order.total += 3000;
+        let stored = bson::to_document(&order).unwrap();
+        assert!(!stored.contains_key("seats"), "version 2 writes `lines` only");
+        let lines = stored.get_array("lines").unwrap();
+        let kinds: Vec<&str> = (lines.iter())
+            .map(|line| line.as_document().unwrap().get_str("kind").unwrap())
+            .collect();
+        assert_eq!(kinds, ["TICKET", "TICKET", "PRODUCT"]);
+        let read: OrderDoc = bson::from_document(stored).unwrap();
+        assert_eq!(read.lines, order.lines);
+        let figure = read.sales_figure();
+        assert_eq!((figure.revenue, figure.items, figure.concessions), (11000, 2, 3000));
+    }
+
+    #[test]
     fn an_order_cancelled_before_refunds_were_recorded_gave_everything_back() {
         let cancelled = legacy("CANCELLED", false);
         assert_eq!(cancelled.refunded_amount(), 8000);
@@ -283,6 +477,7 @@ mod tests {
             tickets: 2,
             revenue: 8000,
             orders: 1,
+            ..SalesFigure::default()
         };
         assert_eq!(confirmed.sales_figure(), all);
         assert_eq!(confirmed.counted_figure(), all, "counted in full already");

@@ -17,6 +17,7 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::types::lazy::Lazy;
 use crate::graphql::types::money::Money;
 use crate::graphql::types::{connection, page_cost};
+use crate::concessions::{self, graphql::Product};
 use crate::sales::{self, graphql::HourlySales};
 use crate::store::documents::{CinemaDoc, CinemaRef};
 
@@ -167,6 +168,23 @@ impl Cinema {
         // Boxed, like every store call of this type: see `graphql::types`.
         let halls = Box::pin(ctx.store().list_halls(self.doc.id, &page)).await?;
         Ok(connection(halls, |hall| Hall::from_doc(Arc::new(hall))))
+    }
+
+    /// What the cinema sells beside seats, oldest first (retired products too: they say
+    /// so). Hold them with `holdSeats(input: {items})`.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn products(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "How many products (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last product of the previous page.")] after: Option<
+            String,
+        >,
+    ) -> Result<Connection<String, Product>, ApiError> {
+        let page = ctx.page(first, after)?;
+        let products = Box::pin(concessions::list_products(ctx.store(), self.doc.id, &page)).await?;
+        Ok(connection(products, Product))
     }
 
     /// The cinema's showtimes in start order, optionally within a time range.
