@@ -543,6 +543,7 @@ async fn booking_pair(
             TicketType::parse("bench", "CHILD").expect("built in"),
         ],
         voucher: None,
+        items: Vec::new(),
     };
     let Ok(held) = holds::hold_seats(
         &store,
@@ -564,6 +565,7 @@ async fn booking_pair(
     let hold = held.hold.id;
     orders::confirm_hold(
         &store,
+        &boxoffice::domain::ticket_codes::TicketSecret::random(),
         "bench",
         showtime,
         hold,

@@ -17,7 +17,9 @@ pub mod rules;
 mod stock;
 pub mod store;
 
-pub use products::{create_product, list_products, look_up, product_of, update_product, NewProduct};
+pub use products::{
+    create_product, list_products, look_up, product_of, update_product, NewProduct,
+};
 pub use reconciler::{settle_stock, STOCK_GRACE};
 pub use stock::{
     give_back, give_back_or_leave, hold_lines, reserve, return_refunded, sell, stocked, Units,

@@ -117,7 +117,11 @@ pub async fn update_product<R: Serialize>(
             GlobalId::Product(id).encode()
         ))
     };
-    let before = store.products_by_ids(&[id]).await?.pop().ok_or_else(missing)?;
+    let before = store
+        .products_by_ids(&[id])
+        .await?
+        .pop()
+        .ok_or_else(missing)?;
     catalogue::authorize(store, operator, before.cinema_id).await?;
     if change.add_stock.is_some() && before.stock.is_none() {
         return Err(ApiError::bad_input(
@@ -152,9 +156,7 @@ pub async fn update_product<R: Serialize>(
                         "addStock would leave less than none: {left} left (as last read)"
                     )));
                 };
-                let fields = [
-                    "name", "price", "stock", "soldFrom", "soldUntil", "retired",
-                ];
+                let fields = ["name", "price", "stock", "soldFrom", "soldUntil", "retired"];
                 catalogue::record(
                     store,
                     attempt,
@@ -172,7 +174,11 @@ pub async fn update_product<R: Serialize>(
             }
         })
         .await?;
-    store.products_by_ids(&[id]).await?.pop().ok_or_else(missing)
+    store
+        .products_by_ids(&[id])
+        .await?
+        .pop()
+        .ok_or_else(missing)
 }
 
 /// A page of `cinema`'s products, oldest first (retired ones too: they say so).
@@ -189,7 +195,9 @@ pub async fn list_products(
 /// read.
 pub async fn look_up(store: &Store, ids: &[ProductId]) -> Result<Vec<Product>, ApiError> {
     if ids.len() > rules::MAX_ITEM_LINES {
-        return Err(ApiError::internal("more products looked up than a hold may name"));
+        return Err(ApiError::internal(
+            "more products looked up than a hold may name",
+        ));
     }
     Ok(store
         .products_by_ids(ids)

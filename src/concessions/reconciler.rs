@@ -36,7 +36,11 @@ pub async fn settle_stock(store: &Store, due_by: DateTime<Utc>) -> Result<usize,
     let products = store.products_with_entries_due(due_by, BATCH).await?;
     let mut looked = 0;
     for product in &products {
-        for entry in product.pending.iter().filter(|entry| entry.check_at < due_by) {
+        for entry in product
+            .pending
+            .iter()
+            .filter(|entry| entry.check_at < due_by)
+        {
             looked += 1;
             settle(store, product.id, entry).await?;
         }

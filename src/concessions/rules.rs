@@ -247,7 +247,7 @@ mod tests {
             cinema: CinemaId([cinema; 12]),
             name: format!("product {id}"),
             price: 2_500,
-            stocked: id % 2 == 0,
+            stocked: id.is_multiple_of(2),
             sold_from: Some(at(10)),
             sold_until: Some(at(22)),
             retired: false,

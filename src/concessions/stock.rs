@@ -111,7 +111,8 @@ async fn why_not_reserved(
             GlobalId::Product(product).encode()
         ))));
     };
-    if (doc.pending.iter()).any(|entry| entry.id == hold.oid() && entry.kind == StockEntryKind::Hold)
+    if (doc.pending.iter())
+        .any(|entry| entry.id == hold.oid() && entry.kind == StockEntryKind::Hold)
     {
         return Ok(None);
     }
@@ -128,9 +129,7 @@ async fn why_not_reserved(
 /// given back already are skipped.
 pub async fn give_back(store: &Store, units: &[Units], hold: HoldId) -> Result<(), ApiError> {
     for &(product, quantity) in units {
-        store
-            .give_back_stock(product, hold.oid(), quantity)
-            .await?;
+        store.give_back_stock(product, hold.oid(), quantity).await?;
     }
     Ok(())
 }

@@ -218,7 +218,11 @@ mod tests {
         let typed = format!("{}-{} ", &code[..5].to_lowercase(), &code[5..]);
         assert_eq!(pickup_key(&secret(9), &typed).unwrap(), key);
         assert!(!key.contains(&code));
-        assert_ne!(pickup_key(&secret(8), &code).unwrap(), key, "keyed by the secret");
+        assert_ne!(
+            pickup_key(&secret(8), &code).unwrap(),
+            key,
+            "keyed by the secret"
+        );
         for bad in ["", "ABC", "0123456789A", "ILOU012345", &"x".repeat(100)] {
             assert!(pickup_key(&secret(9), bad).is_err(), "{bad}");
         }

@@ -23,13 +23,20 @@ pub async fn expire_hold(
         return Ok(false);
     }
     metrics::hold_expired(expirer);
+    give_back_reservations(store, hold).await;
+    Ok(true)
+}
+
+/// Gives back what ended hold `hold` reserved: its voucher's redemption and its products'
+/// units (each once, whoever else tries). A failure is logged: the vouchers' and the
+/// concessions' reconcilers give back what is left.
+pub async fn give_back_reservations(store: &Store, hold: &HoldDoc) {
     if let Some(used) = &hold.voucher {
-        // Boxed: kept out of the futures of every expirer.
+        // Boxed: kept out of the futures of every caller (rare steps).
         Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
     }
     let units = concessions::stocked(&hold.items);
     if !units.is_empty() {
         Box::pin(concessions::give_back_or_leave(store, &units, hold.id)).await;
     }
-    Ok(true)
 }

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use super::{expire_hold, ShowtimeLocks};
+use crate::concessions::{self, rules::ItemAsk};
 use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
@@ -12,13 +13,12 @@ use crate::error::ApiError;
 use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
+use crate::store::documents::HoldItemDoc;
 use crate::store::documents::{
     HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
 };
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
-use crate::concessions::{self, rules::ItemAsk};
-use crate::store::documents::HoldItemDoc;
 use crate::vouchers::rules::SaleAt;
 use crate::vouchers::{self, Claim, FoundVoucher};
 
@@ -263,7 +263,14 @@ pub async fn hold_seats(
     // The products first: pricing them reads and writes nothing it would have to undo.
     let items = match request.items.is_empty() {
         true => Vec::new(),
-        false => Box::pin(concessions::hold_lines(store, &request.items, showtime.cinema.id)).await?,
+        false => {
+            Box::pin(concessions::hold_lines(
+                store,
+                &request.items,
+                showtime.cinema.id,
+            ))
+            .await?
+        }
     };
     let redemption = match &request.voucher {
         None => None,
@@ -274,8 +281,14 @@ pub async fn hold_seats(
     let units = concessions::stocked(&items);
     if !units.is_empty() {
         let check_at = store::now() + hold_time(policy)?;
-        let reserved =
-            Box::pin(concessions::reserve(store, &items, hold_id, showtime.id, check_at)).await;
+        let reserved = Box::pin(concessions::reserve(
+            store,
+            &items,
+            hold_id,
+            showtime.id,
+            check_at,
+        ))
+        .await;
         if let Err(refusal) = reserved {
             if let Some(used) = &redemption {
                 Box::pin(vouchers::give_back_or_leave(store, used, hold_id)).await;
@@ -570,13 +583,7 @@ pub async fn release_hold(
     let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
-            if let Some(used) = &hold.voucher {
-                Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
-            }
-            let units = concessions::stocked(&hold.items);
-            if !units.is_empty() {
-                Box::pin(concessions::give_back_or_leave(store, &units, hold.id)).await;
-            }
+            super::give_back_reservations(store, &hold).await;
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }

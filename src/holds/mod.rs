@@ -18,7 +18,7 @@ pub mod rules;
 mod showtime_locks;
 mod sweeper;
 
-pub use expire::expire_hold;
+pub use expire::{expire_hold, give_back_reservations};
 pub use extension::extend_hold;
 pub use hold::{
     forget_release, hold_seats, read_named_seats, release_hold, with_kinds, FirstRead, HeldSeats,

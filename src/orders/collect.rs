@@ -68,9 +68,15 @@ pub async fn collect_items(
     let lookup = pickup_key(secret, code)?;
     let space = format!("door/{}", counter.key);
     // The key's record holds the code's keyed hash, never the code.
-    once(store, keys, &space, key, "collectItems", &lookup, |attempt| {
-        collect_once(store, window, counter, &lookup, attempt)
-    })
+    once(
+        store,
+        keys,
+        &space,
+        key,
+        "collectItems",
+        &lookup,
+        |attempt| collect_once(store, window, counter, &lookup, attempt),
+    )
     .await
 }
 
@@ -112,13 +118,6 @@ async fn collect_once(
                 "this order was cancelled: its products were refunded".into(),
             ));
         }
-        let now = store::now();
-        let (opens, closes) = window.around(order.showtime.starts_at);
-        if now < opens || now > closes {
-            return Err(ApiError::AdmissionClosed(format!(
-                "products are collected from {opens} to {closes} (the showtime's admission)"
-            )));
-        }
         let products: Vec<ProductId> = (order.products())
             .filter(|line| !order.item_refunded(line.product))
             .map(|line| line.product)
@@ -127,6 +126,16 @@ async fn collect_once(
             return Err(ApiError::TicketCancelled(
                 "every product of this order was refunded: nothing to collect".into(),
             ));
+        }
+        // The showtime's start as it is now (the order's copy is as it was when sold).
+        let showtime = store.showtimes_by_ids(&[order.showtime.id]).await?.pop();
+        let starts_at = showtime.map_or(order.showtime.starts_at, |s| s.starts_at);
+        let now = store::now();
+        let (opens, closes) = window.around(starts_at);
+        if now < opens || now > closes {
+            return Err(ApiError::AdmissionClosed(format!(
+                "products are collected from {opens} to {closes} (the showtime's admission)"
+            )));
         }
         let collection = CollectionDoc {
             at: now,

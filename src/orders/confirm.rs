@@ -3,16 +3,16 @@
 //! (invariant 6; the design is in `orders::store::orders`).
 
 use super::refunds::finish_refund;
+use crate::concessions;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;
 use crate::domain::text;
+use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::holds::with_kinds;
 use crate::idempotency::Attempt;
-use crate::concessions;
-use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc, OrderStatus, ProductLineDoc,
     SeatInventoryDoc, ShowtimeStatus, TicketLineDoc, ORDER_SCHEMA_VERSION,

@@ -359,7 +359,10 @@ async fn return_stock(store: &Store, order: &OrderDoc, refund: &RefundDoc) -> Re
         return Ok(());
     }
     let (order_id, showtime) = (order.id, order.showtime.id);
-    Box::pin(concessions::return_refunded(store, &units, refund.id, order_id, showtime)).await
+    Box::pin(concessions::return_refunded(
+        store, &units, refund.id, order_id, showtime,
+    ))
+    .await
 }
 
 /// Whether refund `refund` of order `order` is still under way (recorded, not finished);

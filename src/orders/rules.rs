@@ -140,8 +140,11 @@ pub fn plan_refund(
     now: DateTime<Utc>,
 ) -> Result<RefundPlan, ApiError> {
     let remaining: Vec<&OrderedSeat> = lines.seats.iter().filter(|seat| !seat.refunded).collect();
-    let refundable: Vec<&OrderedItem> =
-        lines.items.iter().filter(|item| item.refundable()).collect();
+    let refundable: Vec<&OrderedItem> = lines
+        .items
+        .iter()
+        .filter(|item| item.refundable())
+        .collect();
     let (chosen, items): (Vec<&OrderedSeat>, Vec<&OrderedItem>) = match asked {
         None => (remaining.clone(), refundable.clone()),
         Some(asked) => {
@@ -458,19 +461,21 @@ mod tests {
     }
 
     fn items() -> Vec<OrderedItem> {
-        [(1, 2, 5000, false, false), (2, 1, 1200, false, true), (3, 1, 800, true, false)]
-            .into_iter()
-            .map(
-                |(id, quantity, amount, refunded, collected)| OrderedItem {
-                    product: ProductId([id; 12]),
-                    quantity,
-                    amount,
-                    stocked: id == 1,
-                    refunded,
-                    collected,
-                },
-            )
-            .collect()
+        [
+            (1, 2, 5000, false, false),
+            (2, 1, 1200, false, true),
+            (3, 1, 800, true, false),
+        ]
+        .into_iter()
+        .map(|(id, quantity, amount, refunded, collected)| OrderedItem {
+            product: ProductId([id; 12]),
+            quantity,
+            amount,
+            stocked: id == 1,
+            refunded,
+            collected,
+        })
+        .collect()
     }
 
     #[test]
@@ -498,7 +503,11 @@ mod tests {
         assert_eq!((one.amount(), one.fee(), one.whole), (5000, 0, false));
         assert!(one.seats.is_empty() && one.items[0].stocked);
         let whole = plan(None).unwrap();
-        assert_eq!(whole.items.len(), 1, "the collected and the refunded lines stay");
+        assert_eq!(
+            whole.items.len(),
+            1,
+            "the collected and the refunded lines stay"
+        );
         assert_eq!(whole.amount(), 3500 + 2300 + 5000);
         assert!(whole.whole);
         let collected = plan(Some(Asked {

@@ -119,7 +119,9 @@ pub async fn resume_cancellation(store: &Store, id: ShowtimeId) -> Result<(), Ap
     if let Some(inventory) = store.inventory(id).await? {
         // No hold can be placed after the mark: these are all there will ever be.
         for hold in &inventory.holds {
-            store.release_for_cancel(id, hold).await?;
+            if store.release_for_cancel(id, hold).await? {
+                crate::holds::give_back_reservations(store, hold).await;
+            }
         }
     }
     let mut cancelled = 0;

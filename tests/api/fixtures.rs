@@ -276,6 +276,7 @@ pub fn global_id(kind: &str, id: impl IdBytes) -> String {
         "Showtime" => GlobalId::Showtime(ShowtimeId(bytes)),
         "Order" => GlobalId::Order(OrderId(bytes)),
         "Region" => GlobalId::Region(RegionId(bytes)),
+        "Product" => GlobalId::Product(boxoffice::domain::ids::ProductId(bytes)),
         other => panic!("no such kind {other}"),
     }
     .encode()

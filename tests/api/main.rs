@@ -12,6 +12,7 @@ mod catalogue_outage;
 mod catalogue_writes;
 mod channels;
 mod cinemas;
+mod concessions;
 mod conformance;
 mod counters;
 mod crashes;

@@ -119,6 +119,7 @@ pub struct CollectionDoc {
     #[serde(with = "codec::id")]
     pub request: ResourceId,
     /// The lines handed over (every one not refunded by then).
+    #[serde(with = "codec::ids")]
     pub products: Vec<ProductId>,
 }
 
@@ -220,7 +221,7 @@ pub struct OrderDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voucher: Option<Box<super::VoucherUseDoc>>,
     /// The product lines refunded (by product), the refunds' items together.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "codec::ids")]
     pub cancelled_items: Vec<ProductId>,
     /// A keyed hash of its pickup code, by which the counter finds it (only orders with
     /// products have one; the code itself is stored nowhere).
@@ -289,12 +290,11 @@ impl OrderDoc {
     pub fn counted_figure(&self) -> SalesFigure {
         match (&self.sales_counted_as, self.sales_counted) {
             (Some(counted), _) => counted.figure(),
-            (None, true) => {
-                SalesFigure::of_order(true, self.tickets().count(), 0, self.total, 0).with_items(
+            (None, true) => SalesFigure::of_order(true, self.tickets().count(), 0, self.total, 0)
+                .with_items(
                     self.products().map(|p| p.quantity).sum(),
                     self.products().map(|p| p.amount).sum(),
-                )
-            }
+                ),
             (None, false) => SalesFigure::default(),
         }
     }
@@ -431,7 +431,10 @@ mod tests {
         assert_eq!(order.schema_version, 1);
         let labels: Vec<&str> = order.tickets().map(|t| t.label.as_str()).collect();
         assert_eq!(labels, ["A1", "A2"]);
-        assert_eq!(order.tickets().next().unwrap().ticket_type, TicketType::default());
+        assert_eq!(
+            order.tickets().next().unwrap().ticket_type,
+            TicketType::default()
+        );
         assert_eq!(order.products().count(), 0);
     }
 
@@ -449,7 +452,10 @@ mod tests {
         }));
         order.total += 3000;
         let stored = bson::to_document(&order).unwrap();
-        assert!(!stored.contains_key("seats"), "version 2 writes `lines` only");
+        assert!(
+            !stored.contains_key("seats"),
+            "version 2 writes `lines` only"
+        );
         let lines = stored.get_array("lines").unwrap();
         let kinds: Vec<&str> = (lines.iter())
             .map(|line| line.as_document().unwrap().get_str("kind").unwrap())
@@ -458,7 +464,10 @@ mod tests {
         let read: OrderDoc = bson::from_document(stored).unwrap();
         assert_eq!(read.lines, order.lines);
         let figure = read.sales_figure();
-        assert_eq!((figure.revenue, figure.items, figure.concessions), (11000, 2, 3000));
+        assert_eq!(
+            (figure.revenue, figure.items, figure.concessions),
+            (11000, 2, 3000)
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Hall, Region, Showtime};
 use crate::catalogue::{CinemaFilter, CinemaWithDistance, ShowtimeFilter};
+use crate::concessions::{self, graphql::Product};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::domain::paging::Page;
@@ -17,7 +18,6 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::types::lazy::Lazy;
 use crate::graphql::types::money::Money;
 use crate::graphql::types::{connection, page_cost};
-use crate::concessions::{self, graphql::Product};
 use crate::sales::{self, graphql::HourlySales};
 use crate::store::documents::{CinemaDoc, CinemaRef};
 
@@ -183,7 +183,8 @@ impl Cinema {
         >,
     ) -> Result<Connection<String, Product>, ApiError> {
         let page = ctx.page(first, after)?;
-        let products = Box::pin(concessions::list_products(ctx.store(), self.doc.id, &page)).await?;
+        let products =
+            Box::pin(concessions::list_products(ctx.store(), self.doc.id, &page)).await?;
         Ok(connection(products, Product))
     }
 
