@@ -58,6 +58,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "hold-best-seats",
     "hold-seats-with-ticket-types",
     "hold-seats-with-voucher",
+    "hold-seats-with-products",
     "read-hold",
     "extend-hold",
     "my-holds",
@@ -79,12 +80,14 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "change-showtime-prices",
     "define-ticket-type",
     "create-voucher-batch",
+    "create-product",
     "showtime-price-history",
     "block-seats",
     "unblock-seats",
     "cancel-showtime",
     "create-door-key",
     "admit-ticket",
+    "collect-items",
     "revoke-door-key",
 ];
 
@@ -115,6 +118,18 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "admit-ticket",
         include_str!("../../playground/examples/admit-ticket.headers.json"),
+    ),
+    (
+        "collect-items",
+        include_str!("../../playground/examples/collect-items.headers.json"),
+    ),
+    (
+        "create-product",
+        include_str!("../../playground/examples/create-product.headers.json"),
+    ),
+    (
+        "hold-seats-with-products",
+        include_str!("../../playground/examples/hold-seats-with-products.headers.json"),
     ),
     (
         "create-door-key",

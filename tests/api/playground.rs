@@ -216,6 +216,11 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
                     )
                     .await;
                 made.data()["createVoucherBatch"]["codes"][0].clone()
+            } else if placeholder.starts_with("<paste the id of a product") {
+                product_at(&app, &platform, &upcoming).await
+            } else if placeholder.starts_with("<paste a pickup code") {
+                let product = product_at(&app, &platform, &upcoming).await;
+                serde_json::json!(pickup_code(&app, maoyan, &upcoming, &product).await)
             } else if placeholder.starts_with("<paste a start time") {
                 serde_json::json!(free_night.to_rfc3339())
             } else {
@@ -279,6 +284,47 @@ fn placeholders(variables: &mut serde_json::Value) -> Vec<&mut serde_json::Value
         value if value.as_str().is_some_and(|v| v.starts_with("<paste")) => vec![value],
         _ => Vec::new(),
     }
+}
+
+/// A new product of `showtime`'s cinema, made by the platform operator (key `platform`).
+async fn product_at(
+    app: &TestApp,
+    platform: &str,
+    showtime: &serde_json::Value,
+) -> serde_json::Value {
+    let read = app
+        .graphql(
+            "query ($id: ID!) { showtime(id: $id) { cinema { id } } }",
+            serde_json::json!({ "id": showtime }),
+        )
+        .await;
+    let cinema = read.data()["showtime"]["cinema"]["id"].clone();
+    let made = app
+        .graphql_as(platform, "mutation ($cinema: ID!) { createProduct(input: { cinemaId: $cinema, name: \"可乐\", price: 1200, stock: 50 }) { id } }", serde_json::json!({ "cinema": cinema }))
+        .await;
+    made.data()["createProduct"]["id"].clone()
+}
+
+/// The pickup code of a fresh order of `showtime` with `product`, the showtime moved to start
+/// in 30 minutes (inside the window the counter collects in).
+async fn pickup_code(
+    app: &TestApp,
+    channel: &str,
+    showtime: &serde_json::Value,
+    product: &serde_json::Value,
+) -> String {
+    let id = boxoffice::domain::global_id::showtime_id(showtime.as_str().unwrap()).unwrap();
+    crate::admissions::move_start(&crate::helpers::mongodb_uri(), app, id, 30).await;
+    let held = app
+        .graphql_as(channel, "mutation ($id: ID!, $product: ID!) { holdSeats(input: { showtimeId: $id, best: { count: 1 }, items: [{ productId: $product, quantity: 2 }] }) { id } }", serde_json::json!({ "id": showtime, "product": product }))
+        .await;
+    let confirmed = app
+        .graphql_as(channel, "mutation ($id: ID!) { confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { pickupCode } }", serde_json::json!({ "id": held.data()["holdSeats"]["id"] }))
+        .await;
+    confirmed.data()["confirmHold"]["pickupCode"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// A ticket code of a fresh order of `showtime`, which is moved to start in 30 minutes
