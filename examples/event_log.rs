@@ -214,6 +214,7 @@ async fn deliver(
             ticket_types: Vec::new(),
             voucher: None,
             items: Vec::new(),
+            offer: None,
         };
         let attempt = boxoffice::idempotency::Attempt::unkeyed();
         boxoffice::holds::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)

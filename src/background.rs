@@ -27,6 +27,9 @@ pub struct Intervals {
     pub sweep: Duration,
     /// The sales figures catch up with the orders this often.
     pub sales: Duration,
+    /// The hold policy waiting parties' offers are made under (their hold time, their size
+    /// cap); the offers' passes run each `waiting_list::PASS_EVERY`.
+    pub offers: crate::holds::rules::HoldPolicy,
 }
 
 /// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler, the
@@ -119,7 +122,20 @@ pub async fn run(
     let heartbeat = every(membership.interval(), &shutdown, || {
         membership.heartbeat(&store)
     });
-    futures::join!(left_events, deliveries, sweeper, counts, sales, heartbeat);
+    // Freed seats offered to waiting parties: at once for this process's frees, and each
+    // `PASS_EVERY` for every showtime with parties waiting.
+    let locks = Arc::new(crate::holds::ShowtimeLocks::default());
+    let offers = crate::waiting_list::Offers::new(store.clone(), locks, intervals.offers)
+        .run(shutdown.clone());
+    futures::join!(
+        left_events,
+        deliveries,
+        sweeper,
+        counts,
+        sales,
+        heartbeat,
+        offers
+    );
     membership.leave(&store).await;
 }
 

@@ -339,6 +339,7 @@ impl SalesArgs {
         crate::background::Intervals {
             sweep: std::time::Duration::from_secs(self.sweep_interval_seconds.max(1)),
             sales: std::time::Duration::from_millis(self.sales_interval_ms.max(10)),
+            offers: self.hold_policy(),
         }
     }
 

@@ -39,6 +39,7 @@ pub mod shutdown;
 pub mod store;
 pub mod telemetry;
 pub mod vouchers;
+pub mod waiting_list;
 pub mod want_to_see;
 pub mod webhooks;
 

@@ -544,6 +544,7 @@ async fn booking_pair(
         ],
         voucher: None,
         items: Vec::new(),
+        offer: None,
     };
     let Ok(held) = holds::hold_seats(
         &store,

@@ -38,11 +38,14 @@ pub enum EventType {
     ShowtimeCancelled,
     /// A showtime the channel sells (or sold) changed its prices.
     PriceRevised,
+    /// Seats were held for a party of the channel's waiting list (`customer`): an offer,
+    /// confirmed like any hold before it expires.
+    WaitingListOffered,
 }
 
 impl EventType {
     /// Every type, in the order of the list above.
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 10] = [
         EventType::HoldPlaced,
         EventType::HoldReleased,
         EventType::HoldExpired,
@@ -52,6 +55,7 @@ impl EventType {
         EventType::TicketAdmitted,
         EventType::ShowtimeCancelled,
         EventType::PriceRevised,
+        EventType::WaitingListOffered,
     ];
 
     /// `HOLD_PLACED`, as stored and as sent.
@@ -66,6 +70,7 @@ impl EventType {
             EventType::TicketAdmitted => "TICKET_ADMITTED",
             EventType::ShowtimeCancelled => "SHOWTIME_CANCELLED",
             EventType::PriceRevised => "PRICE_REVISED",
+            EventType::WaitingListOffered => "WAITING_LIST_OFFERED",
         }
     }
 
@@ -209,6 +214,8 @@ pub struct EventDetails {
     pub door: Option<String>,
     /// A showtime's price revision.
     pub revision: Option<i64>,
+    /// The channel's customer an offer is for (WAITING_LIST_OFFERED).
+    pub customer: Option<String>,
 }
 
 impl ChannelEvent {
@@ -247,6 +254,7 @@ impl ChannelEvent {
             reason: details.reason.as_deref(),
             door: details.door.as_deref(),
             revision: details.revision,
+            customer: details.customer.as_deref(),
         };
         serde_json::json!({
             "id": self.id,
@@ -277,6 +285,8 @@ struct Data<'a> {
     door: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     revision: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    customer: Option<&'a str>,
 }
 
 #[derive(Serialize)]

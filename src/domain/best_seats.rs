@@ -164,6 +164,42 @@ pub fn best_block(grid: &SeatGrid, count: usize, kind: SeatKind) -> Option<BestB
     })
 }
 
+/// The best `count` free seats of `kind` wherever they are (a party that need not sit
+/// together): each the nearest the sweet spot left, ties to the front row then the left,
+/// sorted by row then column. Couple seats are sold in pairs, so they are chosen together
+/// ([`best_adjacent`]). `None` when fewer are free (or `count` is 0).
+pub fn best_scattered(grid: &SeatGrid, count: usize, kind: SeatKind) -> Option<Vec<SeatPosition>> {
+    if kind == SeatKind::Couple {
+        return best_adjacent(grid, count, kind);
+    }
+    if count == 0 {
+        return None;
+    }
+    let sweet_spot = SweetSpot::of(grid);
+    let mut free: Vec<(u64, usize, usize)> = grid
+        .rows
+        .iter()
+        .enumerate()
+        .flat_map(|(row, cells)| {
+            cells
+                .iter()
+                .enumerate()
+                .filter(move |&(_, &cell)| cell == (Cell::Seat { kind, free: true }))
+                .map(move |(column, _)| (sweet_spot.distance(row, column..column + 1), row, column))
+        })
+        .collect();
+    if free.len() < count {
+        return None;
+    }
+    free.select_nth_unstable(count - 1);
+    let mut chosen: Vec<SeatPosition> = free[..count]
+        .iter()
+        .map(|&(_, row, column)| SeatPosition { row, column })
+        .collect();
+    chosen.sort_by_key(|seat| (seat.row, seat.column));
+    Some(chosen)
+}
+
 /// How many single free seats (0, 1 or 2) taking `columns` of `row` would leave isolated next
 /// to them, between the block and a taken seat, a gap or the row's end.
 ///
@@ -292,6 +328,19 @@ mod tests {
                 .map(|column| SeatPosition { row, column })
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_scattered_party_takes_the_best_single_seats_where_no_block_fits() {
+        // 5 rows; row 3 is the ideal (60% back). Only single seats are free.
+        let hall = grid(&["x.xxx", "xxxxx", "x.x.x", "xx.xx", "xxxx."]);
+        assert_eq!(best_adjacent(&hall, 2, Standard), None);
+        let seats = best_scattered(&hall, 3, Standard).unwrap();
+        let at = |row, column| SeatPosition { row, column };
+        assert_eq!(seats, [at(2, 1), at(2, 3), at(3, 2)]);
+        assert_eq!(best_scattered(&hall, 6, Standard), None, "only 5 are free");
+        assert_eq!(best_scattered(&hall, 0, Standard), None);
+        assert_eq!(best_scattered(&hall, 1, Vip), None, "none of the kind");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use base64::Engine;
 
 use super::ids::{
     CinemaId, HallId, HoldId, MovieId, OrderId, ProductId, RegionId, ReviewId, ShowtimeId,
-    VoucherBatchId, WebhookId,
+    VoucherBatchId, WaitingEntryId, WebhookId,
 };
 use super::pricing::TicketType;
 use crate::error::ApiError;
@@ -33,6 +33,8 @@ pub enum GlobalId {
     VoucherBatch(VoucherBatchId),
     /// A product a cinema sells beside seats (not a node: listed by its cinema).
     Product(ProductId),
+    /// A party's place on a waiting list (private to its channel, not a node).
+    WaitingListEntry(WaitingEntryId),
     /// A ticket type an operator defined, by code (it is the subject of an audit entry, not a
     /// node).
     TicketType(TicketType),
@@ -53,6 +55,7 @@ impl GlobalId {
             GlobalId::WebhookEndpoint(id) => format!("WebhookEndpoint:{id}"),
             GlobalId::VoucherBatch(id) => format!("VoucherBatch:{id}"),
             GlobalId::Product(id) => format!("Product:{id}"),
+            GlobalId::WaitingListEntry(id) => format!("WaitingListEntry:{id}"),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -80,6 +83,7 @@ impl GlobalId {
             "WebhookEndpoint" => WebhookId::parse_hex(hex).map(GlobalId::WebhookEndpoint),
             "VoucherBatch" => VoucherBatchId::parse_hex(hex).map(GlobalId::VoucherBatch),
             "Product" => ProductId::parse_hex(hex).map(GlobalId::Product),
+            "WaitingListEntry" => WaitingEntryId::parse_hex(hex).map(GlobalId::WaitingListEntry),
             "TicketType" => {
                 return TicketType::parse("id", hex)
                     .map(GlobalId::TicketType)
@@ -110,6 +114,7 @@ impl GlobalId {
             GlobalId::WebhookEndpoint(_) => "WebhookEndpoint",
             GlobalId::VoucherBatch(_) => "VoucherBatch",
             GlobalId::Product(_) => "Product",
+            GlobalId::WaitingListEntry(_) => "WaitingListEntry",
         }
     }
 }
@@ -139,6 +144,7 @@ typed_decode!(region_id, Region, RegionId);
 typed_decode!(webhook_id, WebhookEndpoint, WebhookId);
 typed_decode!(voucher_batch_id, VoucherBatch, VoucherBatchId);
 typed_decode!(product_id, Product, ProductId);
+typed_decode!(waiting_entry_id, WaitingListEntry, WaitingEntryId);
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {

@@ -109,6 +109,10 @@ object_id!(
     VoucherBatchId
 );
 object_id!(
+    /// A party's place on a showtime's waiting list.
+    WaitingEntryId
+);
+object_id!(
     /// A product a cinema sells beside seats (a popcorn combo, a drink).
     ProductId
 );

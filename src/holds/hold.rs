@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use super::{expire_hold, ShowtimeLocks};
 use crate::concessions::{self, rules::ItemAsk};
-use crate::domain::best_seats::{best_adjacent, Cell, SeatGrid};
+use crate::domain::best_seats::{best_adjacent, best_scattered, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::pricing::{seat_prices_unlocking, TicketType, Unpriced};
@@ -13,14 +13,15 @@ use crate::error::ApiError;
 use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
-use crate::store::documents::HoldItemDoc;
 use crate::store::documents::{
     HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
 };
+use crate::store::documents::{HoldItemDoc, OfferDoc};
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
 use crate::vouchers::rules::SaleAt;
 use crate::vouchers::{self, Claim, FoundVoucher};
+use crate::waiting_list;
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
@@ -33,6 +34,9 @@ pub enum SeatChoice {
     Named(Vec<String>),
     /// The best `count` adjacent seats of `kind`.
     Best { count: usize, kind: SeatKind },
+    /// The best `count` seats of `kind`, together or not (a waiting list's party that need
+    /// not sit together).
+    Scattered { count: usize, kind: SeatKind },
 }
 
 /// What a hold asks for: which seats of which showtime, as which ticket types.
@@ -47,6 +51,8 @@ pub struct HoldRequest {
     pub voucher: Option<HoldVoucher>,
     /// The products to hold beside the seats (checked by `concessions::rules::check_asks`).
     pub items: Vec<ItemAsk>,
+    /// The waiting list's party the hold is offered to (placed by the gateway, not asked).
+    pub offer: Option<OfferDoc>,
 }
 
 /// A voucher a hold uses, and the customer it counts against (`vouchers::rules::customer_of`,
@@ -62,7 +68,7 @@ impl SeatChoice {
     pub fn count(&self) -> usize {
         match self {
             SeatChoice::Named(labels) => labels.len(),
-            SeatChoice::Best { count, .. } => *count,
+            SeatChoice::Best { count, .. } | SeatChoice::Scattered { count, .. } => *count,
         }
     }
 }
@@ -165,6 +171,13 @@ impl Snapshot {
                     seats: Vec::new(),
                 })
             }
+            SeatChoice::Scattered { count, kind } => {
+                validate_count(*count, policy)?;
+                best_scattered(&self.grid, *count, *kind).ok_or_else(|| ApiError::SeatUnavailable {
+                    message: format!("fewer than {count} {kind:?} seats are free"),
+                    seats: Vec::new(),
+                })
+            }
         }
     }
 
@@ -214,7 +227,9 @@ pub async fn hold_seats(
     let (showtime_id, choice) = (request.showtime, &request.choice);
     // Best-available requests of this process choose one after another (see `showtime_locks`).
     let _chooser = match choice {
-        SeatChoice::Best { .. } => Some(locks.lock(showtime_id).await?),
+        SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => {
+            Some(locks.lock(showtime_id).await?)
+        }
         SeatChoice::Named(_) => None,
     };
     let (showtimes, inventory) = match first_read {
@@ -469,6 +484,7 @@ async fn place(
             extended_by: None,
             voucher: voucher_use.map(Box::new),
             items: items.clone(),
+            offer: request.offer.clone().map(Box::new),
         };
         if store.place_hold(showtime_id, &hold).await? {
             metrics::hold_placed();
@@ -479,7 +495,7 @@ async fn place(
         message: format!("the seats kept being taken; gave up after {MAX_ATTEMPTS} attempts"),
         seats: match choice {
             SeatChoice::Named(labels) => labels.clone(),
-            SeatChoice::Best { .. } => Vec::new(),
+            SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => Vec::new(),
         },
     })
 }
@@ -584,6 +600,13 @@ pub async fn release_hold(
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
             super::give_back_reservations(store, &hold).await;
+            if let Some(offer) = &hold.offer {
+                // Its channel declined a waiting party's offer.
+                let declined = Box::pin(waiting_list::declined(store, offer.entry, hold.id));
+                if let Err(error) = declined.await {
+                    tracing::warn!(%error, "an offer was released; its entry says so later");
+                }
+            }
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }

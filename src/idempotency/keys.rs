@@ -55,6 +55,16 @@ impl Attempt {
         }
     }
 
+    /// The one attempt at an operation whose resource is `resource` whoever runs it (a
+    /// waiting party's offer: every gateway that makes it places the same hold, once).
+    pub fn of_resource(resource: ResourceId) -> Self {
+        Attempt {
+            resource,
+            number: 1,
+            keyed: false,
+        }
+    }
+
     /// Whether the operation has an idempotency key (a retry may come and look for what this
     /// attempt did).
     pub fn keyed(&self) -> bool {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::ids::{
     CinemaId, EventId, HallId, HoldId, MarkId, MovieId, OrderId, ProductId, RedemptionId, RegionId,
-    ResourceId, ReviewId, ShowtimeId, VoucherBatchId, WebhookId,
+    ResourceId, ReviewId, ShowtimeId, VoucherBatchId, WaitingEntryId, WebhookId,
 };
 
 /// A domain id kept as an ObjectId: its 12 bytes.
@@ -47,6 +47,7 @@ stored_ids!(
     ReviewId,
     ShowtimeId,
     VoucherBatchId,
+    WaitingEntryId,
     WebhookId
 );
 

@@ -101,6 +101,9 @@ pub enum DelayPoint {
     /// Hold: a voucher's redemption is reserved, the hold is not placed yet. Armed by
     /// `BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS`.
     HoldAfterVoucherReserved,
+    /// Waiting lists: this process freed seats and has not offered them yet. Armed by
+    /// `BOXOFFICE_TEST_DELAY_BEFORE_OFFER_MS`.
+    OfferAfterFree,
 }
 
 impl DelayPoint {
@@ -118,6 +121,7 @@ impl DelayPoint {
             DelayPoint::HoldAfterVoucherReserved => {
                 "BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS"
             }
+            DelayPoint::OfferAfterFree => "BOXOFFICE_TEST_DELAY_BEFORE_OFFER_MS",
         }
     }
 }

@@ -269,6 +269,23 @@ fn plumbing_and_features() -> Vec<Wanted> {
         index(PRODUCTS, doc! { "cinemaId": 1, "_id": 1 }, "cinema"),
         sparse(PRODUCTS, doc! { "pending.checkAt": 1 }, "pending_check_at"),
         sparse(ORDERS, doc! { "pickupKey": 1 }, "pickup_key"),
+        // Waiting lists: one entry per customer of a channel and showtime (fields that never
+        // change); a showtime's line in order; the showtimes with parties in line.
+        unique(
+            WAITING_LIST,
+            doc! { "showtime": 1, "channel": 1, "customer": 1 },
+            "customer",
+        ),
+        index(
+            WAITING_LIST,
+            doc! { "showtime": 1, "state": 1, "seq": 1 },
+            "showtime_state_seq",
+        ),
+        index(
+            WAITING_LIST,
+            doc! { "state": 1, "showtime": 1 },
+            "state_showtime",
+        ),
     ]
 }
 

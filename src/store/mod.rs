@@ -14,6 +14,7 @@ pub mod documents;
 mod explain;
 mod faults;
 pub(crate) mod filters;
+mod freed;
 mod gate;
 pub mod indexes;
 mod inserts;
@@ -127,6 +128,8 @@ pub struct Store {
     commands: Arc<CommandLog>,
     /// Documents this process gave events that the relay has not taken yet.
     outbox: Arc<PendingOutboxes>,
+    /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
+    freed: Arc<freed::FreedSeats>,
     /// How long channels' events are kept.
     event_retention: Retention,
     /// Changes leave no events (the event log benchmark measures the gateway without it).
@@ -207,6 +210,7 @@ impl Store {
             timeout: settings.timeout,
             commands,
             outbox: Arc::default(),
+            freed: Arc::default(),
             event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
             without_events: false,

@@ -31,9 +31,11 @@ pub const VOUCHER_CODES: &str = "voucher_codes";
 pub const VOUCHER_REDEMPTIONS: &str = "voucher_redemptions";
 pub const VOUCHER_CUSTOMERS: &str = "voucher_customers";
 pub const PRODUCTS: &str = "products";
+pub const WAITING_LIST: &str = "waiting_list";
+pub const WAITING_LIST_SEQ: &str = "waiting_list_seq";
 
 /// Every collection.
-pub const ALL: [&str; 29] = [
+pub const ALL: [&str; 31] = [
     CINEMAS,
     THEATERS,
     MOVIES,
@@ -63,4 +65,6 @@ pub const ALL: [&str; 29] = [
     VOUCHER_REDEMPTIONS,
     VOUCHER_CUSTOMERS,
     PRODUCTS,
+    WAITING_LIST,
+    WAITING_LIST_SEQ,
 ];

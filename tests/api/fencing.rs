@@ -320,6 +320,7 @@ async fn a_hold_id_is_placed_at_most_once_and_never_once_fenced_off() {
         extended_by: None,
         voucher: None,
         items: Vec::new(),
+        offer: None,
     };
     let placed = boxoffice::store::new_id();
     assert!(store

@@ -80,5 +80,6 @@ mod ticket_types;
 mod traces;
 mod voucher_races;
 mod vouchers;
+mod waiting_list;
 mod want_to_see;
 mod webhooks;

@@ -202,6 +202,7 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
         Intervals {
             sweep: Duration::from_millis(100),
             sales: Duration::from_millis(100),
+            offers: boxoffice::config::SalesArgs::default().hold_policy(),
         },
         Membership::new(Arc::default(), Duration::from_millis(100)),
         Deliverer::new(

@@ -150,6 +150,7 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
     let intervals = boxoffice::background::Intervals {
         sweep: Duration::from_millis(50),
         sales: Duration::from_millis(50),
+        offers: policy,
     };
     let membership = gateways::Membership::new(Default::default(), Duration::from_millis(50));
     let shutdown = boxoffice::shutdown::Shutdown::default();

@@ -30,6 +30,9 @@ pub enum ChannelEventType {
     ShowtimeCancelled,
     /// A showtime the channel sells (or sold) changed its prices.
     PriceRevised,
+    /// Seats were held for a party of the channel's waiting list (`customerId`): confirm the
+    /// hold before it expires, or release it to decline.
+    WaitingListOffered,
 }
 
 /// A refund an event tells of.
@@ -121,5 +124,10 @@ impl ChannelEvent {
     /// The showtime's new price revision (PRICE_REVISED).
     async fn price_revision(&self) -> Option<i64> {
         self.0.details.revision
+    }
+
+    /// The channel's customer an offer is for (WAITING_LIST_OFFERED), as it named them.
+    async fn customer_id(&self) -> Option<&str> {
+        self.0.details.customer.as_deref()
     }
 }

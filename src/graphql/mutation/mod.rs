@@ -29,4 +29,5 @@ pub struct Mutation(
     Boxed<crate::want_to_see::graphql::WantToSeeMutation>,
     Boxed<crate::vouchers::graphql::VoucherMutation>,
     Boxed<crate::concessions::graphql::ConcessionMutation>,
+    Boxed<crate::waiting_list::graphql::WaitingListMutation>,
 );

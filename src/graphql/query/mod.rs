@@ -41,4 +41,5 @@ query_roots!(
     crate::seat_search::graphql::SeatSearchQuery,
     crate::want_to_see::graphql::WantToSeeQuery,
     crate::vouchers::graphql::VoucherQuery,
+    crate::waiting_list::graphql::WaitingListQuery,
 );

@@ -54,7 +54,8 @@ impl NodeQuery {
             | GlobalId::TicketType(_)
             | GlobalId::WebhookEndpoint(_)
             | GlobalId::VoucherBatch(_)
-            | GlobalId::Product(_) => None,
+            | GlobalId::Product(_)
+            | GlobalId::WaitingListEntry(_) => None,
         })
     }
 }

@@ -157,6 +157,7 @@ impl HoldMutation {
             choice,
             voucher: None,
             items,
+            offer: None,
         };
         // A hold starts a purchase: it may take only its share of the in-flight places.
         let _start = ctx.data_unchecked::<Admission>().try_start()?;

@@ -50,7 +50,12 @@ impl Store {
             "$set": set,
             "$inc": { down: -count, up: count, VERSION: 1 },
         };
-        self.fenced_update_one(COLLECTION, filter, update, fence)
-            .await
+        let moved = self
+            .fenced_update_one(COLLECTION, filter, update, fence)
+            .await?;
+        if moved && direction == BlockMove::Unblock {
+            self.note_seats_freed(showtime);
+        }
+        Ok(moved)
     }
 }

@@ -227,6 +227,7 @@ mod tests {
             extended_by: None,
             voucher: None,
             items: Vec::new(),
+            offer: None,
         };
         let entry = bson::to_bson(&hold).unwrap();
         let whole = update(doc! { "holds": [entry.clone()] }).holds();

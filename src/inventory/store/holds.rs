@@ -90,12 +90,20 @@ pub(in crate::inventory) fn hold_event(
     hold: &HoldDoc,
     order: Option<OrderId>,
 ) -> OutboxEntryDoc {
-    let details = EventDetailsDoc {
+    let mut details = EventDetailsDoc {
         showtime: Some(showtime),
         hold: Some(hold.id),
         order,
         seats: hold.seats.clone(),
         ..Default::default()
+    };
+    // A hold placed for a waiting party is told as its offer.
+    let kind = match (&hold.offer, kind) {
+        (Some(offer), EventType::HoldPlaced) => {
+            details.customer = Some(offer.customer.clone());
+            EventType::WaitingListOffered
+        }
+        _ => kind,
     };
     crate::store::new_entry(kind, Some(&hold.channel), details)
 }
@@ -272,8 +280,13 @@ impl Store {
         let mut filter = doc! { "_id": showtime.oid() };
         filter.extend(seats);
         let told = hold_event(EventType::HoldReleased, showtime, hold, None);
-        self.update_inventory_telling(showtime, filter, update, &[told])
-            .await
+        let released = self
+            .update_inventory_telling(showtime, filter, update, &[told])
+            .await?;
+        if released {
+            self.note_seats_freed(showtime);
+        }
+        Ok(released)
     }
 
     /// The seats of hold `hold` if keyed release `request` released it and its note is still
@@ -368,7 +381,12 @@ impl Store {
         let mut filter = with_expiry(showtime, hold, "$lt");
         filter.extend(seats);
         let told = hold_event(EventType::HoldExpired, showtime, hold, None);
-        self.update_inventory_telling(showtime, filter, update, &[told])
-            .await
+        let expired = self
+            .update_inventory_telling(showtime, filter, update, &[told])
+            .await?;
+        if expired {
+            self.note_seats_freed(showtime);
+        }
+        Ok(expired)
     }
 }

@@ -70,7 +70,12 @@ impl Store {
             // matches every time): the log keeps one event per id.
             told.id = EventId(refund.id.0);
         }
-        self.update_inventory_telling(order.showtime.id, filter, update, &[told])
-            .await
+        let freed = self
+            .update_inventory_telling(order.showtime.id, filter, update, &[told])
+            .await?;
+        if freed && !labels.is_empty() {
+            self.note_seats_freed(order.showtime.id);
+        }
+        Ok(freed)
     }
 }

@@ -48,6 +48,9 @@ pub struct EventDetailsDoc {
     pub door: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,
+    /// The channel's customer an offer is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer: Option<String>,
 }
 
 /// One entry of a document's `outbox`: an event its change made, not yet in the log.
@@ -118,6 +121,7 @@ impl From<EventDoc> for ChannelEvent {
                 reason: details.reason,
                 door: details.door,
                 revision: details.revision,
+                customer: details.customer,
             },
         }
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{HallDoc, ShowtimeDoc, SCHEMA_VERSION};
 use crate::domain::ids::{
     HallId, HoldId, OrderId, ProductId, RedemptionId, ResourceId, ShowtimeId, VoucherBatchId,
+    WaitingEntryId,
 };
 use crate::domain::layout::parse_seat_label;
 use crate::domain::pricing::TicketType;
@@ -100,6 +101,19 @@ pub struct HoldDoc {
     /// stocked one has its units reserved under the hold's id (`concessions::stock`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub items: Vec<HoldItemDoc>,
+    /// The waiting list's party it was offered to (a hold the gateway placed for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Box<OfferDoc>>,
+}
+
+/// The party a hold was offered to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferDoc {
+    #[serde(with = "codec::id")]
+    pub entry: WaitingEntryId,
+    /// The channel's customer (its opaque id).
+    pub customer: String,
 }
 
 /// A product a hold carries: how many, at what price.

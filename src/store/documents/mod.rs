@@ -30,8 +30,8 @@ pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
 pub use events::{EventDetailsDoc, EventDoc, OutboxEntryDoc};
 pub use inventory::{
-    AdmissionDoc, HoldDoc, HoldItemDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc, SeatMapDoc,
-    SeatView, VoucherUseDoc, RELEASE_NOTES_KEPT,
+    AdmissionDoc, HoldDoc, HoldItemDoc, OfferDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc,
+    SeatMapDoc, SeatView, VoucherUseDoc, RELEASE_NOTES_KEPT,
 };
 pub use movies::{
     CastMemberDoc, DetailFields, ExternalRatingDoc, MovieDetailsDoc, MovieDoc, RatingSummary,

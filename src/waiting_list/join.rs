@@ -1,0 +1,161 @@
+//! Joining and leaving a showtime's waiting list, and reading an entry.
+
+use super::offers::settle_offer;
+use super::rules::Party;
+use super::store::documents::{EntryStateDoc, WaitingEntryDoc};
+use crate::domain::global_id::GlobalId;
+use crate::domain::ids::{ShowtimeId, WaitingEntryId};
+use crate::error::ApiError;
+use crate::holds;
+use crate::idempotency::Attempt;
+use crate::store::documents::{ShowtimeStatus, SCHEMA_VERSION};
+use crate::store::{self, Store};
+
+/// Puts `customer` of `channel` in line for seats of `showtime` that fit `party`, after
+/// every party already there, and returns the entry. A customer already in line keeps its
+/// place (the entry as it is); one whose last turn ended joins at the end again. NOT_FOUND
+/// for no such showtime, FORBIDDEN for one the channel does not sell, BAD_USER_INPUT for one
+/// that has started or was cancelled.
+#[tracing::instrument(skip(store))]
+pub async fn join(
+    store: &Store,
+    channel: &str,
+    showtime_id: ShowtimeId,
+    customer: &str,
+    party: Party,
+) -> Result<WaitingEntryDoc, ApiError> {
+    let showtime = store
+        .showtimes_by_ids(&[showtime_id])
+        .await?
+        .pop()
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "showtime {} does not exist",
+                GlobalId::Showtime(showtime_id).encode()
+            ))
+        })?;
+    if !showtime.sold_on(channel) {
+        return Err(ApiError::forbidden(format!(
+            "channel {channel} does not sell this showtime"
+        )));
+    }
+    if showtime.status != ShowtimeStatus::Scheduled || showtime.starts_at <= store::now() {
+        return Err(ApiError::bad_input(
+            "this showtime has started or was cancelled: there is nothing to wait for",
+        ));
+    }
+    let existing = store
+        .waiting_entry_of(showtime_id, channel, customer)
+        .await?;
+    if let Some(entry) = &existing {
+        if matches!(entry.state, EntryStateDoc::Waiting | EntryStateDoc::Offered) {
+            return Ok(entry.clone());
+        }
+    }
+    let entry = WaitingEntryDoc {
+        id: existing
+            .as_ref()
+            .map_or_else(store::new_id, |entry| entry.id),
+        schema_version: SCHEMA_VERSION,
+        showtime: showtime_id,
+        channel: channel.to_owned(),
+        customer: customer.to_owned(),
+        party_size: party.size as i64,
+        kind: party.kind,
+        together: party.together,
+        seq: store.next_waiting_seq(showtime_id).await?,
+        state: EntryStateDoc::Waiting,
+        // A fresh id for this turn's offer: an earlier turn's hold can never be taken for it.
+        hold: Attempt::unkeyed().own_id(),
+        joined_at: store::now(),
+        offered_at: None,
+        offer_expires_at: None,
+    };
+    let written = match existing {
+        None => store.insert_waiting_entry(&entry).await?,
+        Some(_) => store.rejoin_waiting_entry(&entry).await?,
+    };
+    if written {
+        return Ok(entry);
+    }
+    // The same customer joined at the same moment through another request: its entry.
+    store
+        .waiting_entry_of(showtime_id, channel, customer)
+        .await?
+        .ok_or_else(|| ApiError::internal("a waiting list entry vanished"))
+}
+
+/// Takes `channel`'s entry `id` off its list: a waiting one is LEFT; an offered one is
+/// DECLINED and its hold released (its seats go to the next party). NOT_FOUND for another
+/// channel's entry or none; an entry that ended already is returned as it is.
+#[tracing::instrument(skip(store))]
+pub async fn leave(
+    store: &Store,
+    channel: &str,
+    id: WaitingEntryId,
+) -> Result<WaitingEntryDoc, ApiError> {
+    let entry = entry_of(store, channel, id).await?;
+    let moved = match entry.state {
+        EntryStateDoc::Waiting => {
+            let left = EntryStateDoc::Left;
+            let from = [EntryStateDoc::Waiting];
+            store
+                .move_waiting_entry(id, entry.hold, &from, left, None)
+                .await?
+        }
+        EntryStateDoc::Offered => {
+            // Released as its channel would (`releaseHold`), which marks the entry DECLINED.
+            let attempt = Attempt::unkeyed();
+            match holds::release_hold(store, channel, entry.showtime, entry.hold, attempt).await {
+                Ok(_) | Err(ApiError::NotFound(_)) => {}
+                Err(error) => return Err(error),
+            }
+            declined(store, id, entry.hold).await?
+        }
+        _ => false,
+    };
+    if moved {
+        tracing::debug!(entry = %id, "left the waiting list");
+    }
+    entry_of(store, channel, id).await
+}
+
+/// Marks entry `id`, whose offer is hold `hold`, DECLINED (its channel released the offer).
+pub async fn declined(
+    store: &Store,
+    id: WaitingEntryId,
+    hold: crate::domain::ids::HoldId,
+) -> Result<bool, ApiError> {
+    let from = [EntryStateDoc::Waiting, EntryStateDoc::Offered];
+    store
+        .move_waiting_entry(id, hold, &from, EntryStateDoc::Declined, None)
+        .await
+}
+
+/// `channel`'s entry `id`, its offer settled first (accepted, or lapsed) when it was made.
+/// NOT_FOUND for another channel's entry or none.
+#[tracing::instrument(skip(store))]
+pub async fn entry_of(
+    store: &Store,
+    channel: &str,
+    id: WaitingEntryId,
+) -> Result<WaitingEntryDoc, ApiError> {
+    let not_found = || {
+        ApiError::not_found(format!(
+            "no waiting list entry {} of this channel",
+            GlobalId::WaitingListEntry(id).encode()
+        ))
+    };
+    let entry = store
+        .waiting_entry(id)
+        .await?
+        .filter(|entry| entry.channel == channel)
+        .ok_or_else(not_found)?;
+    if entry.state != EntryStateDoc::Offered {
+        return Ok(entry);
+    }
+    if Box::pin(settle_offer(store, &entry)).await? {
+        return store.waiting_entry(id).await?.ok_or_else(not_found);
+    }
+    Ok(entry)
+}

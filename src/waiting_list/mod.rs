@@ -1,0 +1,18 @@
+//! A seat-aware waiting list (issue 36): a channel's customer waits for seats of a showtime
+//! that fit its party (how many, which kind, side by side or not); when seats come back, the
+//! earliest party they fit is offered them as an ordinary hold for its channel, told by a
+//! WAITING_LIST_OFFERED event (and webhook).
+//!
+//! - `rules` (pure): a party, an entry's states.
+//! - `join`: joining (a place in line), leaving (an offer declined), reading an entry.
+//! - `offers`: the passes that offer freed seats in line order, never skipping a party.
+//! - `store`: `waiting_list`, `waiting_list_seq`; `graphql`.
+
+pub mod graphql;
+mod join;
+mod offers;
+pub mod rules;
+pub mod store;
+
+pub use join::{declined, entry_of, join, leave};
+pub use offers::{serve_showtime, settle_offer, Offers, PASS_EVERY};

@@ -1,0 +1,201 @@
+//! Offering freed seats to a showtime's waiting parties, in the order they joined.
+//!
+//! A pass over one showtime reads its line in order. Each party waiting, in turn, is offered
+//! the seats that fit it (side by side when it asked so): they are held for its channel by an
+//! ordinary hold, under the id the entry chose when it joined, and the hold's placement tells
+//! the channel WAITING_LIST_OFFERED in the same inventory update. The first party that no
+//! free seats fit ends the pass: a party behind it is never served first, so none is
+//! skipped. Seats held for one party are never offered to another (the inventory's update
+//! requires them AVAILABLE), and a party is never offered twice (its hold id is fixed, and a
+//! hold id is placed once: a pass that finds it placed takes it as the offer). Any gateway
+//! may run a pass at any time, concurrently too: a gateway that freed seats runs one at once
+//! (`store::freed`), and every gateway runs one over every showtime with parties waiting each
+//! `PASS_EVERY`, which makes up for a gateway that died between freeing seats and offering
+//! them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::store::documents::{EntryStateDoc, WaitingEntryDoc};
+use crate::domain::ids::{ResourceId, ShowtimeId};
+use crate::domain::pricing::TicketType;
+use crate::error::ApiError;
+use crate::holds::rules::HoldPolicy;
+use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::idempotency::Attempt;
+use crate::orders::{hold_fate, HoldFate};
+use crate::shutdown::Shutdown;
+use crate::store::documents::{OfferDoc, OrderStatus};
+use crate::store::{DelayPoint, Store};
+use crate::telemetry::metrics::Expirer;
+
+/// How often every gateway looks at every showtime with parties waiting.
+pub const PASS_EVERY: Duration = Duration::from_secs(2);
+/// The most parties of one showtime one pass looks at (offered ones, then waiting ones).
+const LINE: usize = 64;
+/// The most showtimes one periodic pass looks at.
+const SHOWTIMES: usize = 200;
+
+/// What offers need: the hold policy they are made under, and the best-seat choosers' locks.
+pub struct Offers {
+    store: Store,
+    locks: Arc<ShowtimeLocks>,
+    policy: HoldPolicy,
+}
+
+impl Offers {
+    pub fn new(store: Store, locks: Arc<ShowtimeLocks>, policy: HoldPolicy) -> Self {
+        Offers {
+            store,
+            locks,
+            policy,
+        }
+    }
+
+    /// Offers `showtime`'s freed seats to its waiting parties; how many offers it made.
+    pub async fn serve(&self, showtime: ShowtimeId) -> Result<usize, ApiError> {
+        serve_showtime(&self.store, &self.locks, &self.policy, showtime).await
+    }
+
+    /// Every showtime with parties waiting, served once; how many offers it made.
+    pub async fn pass(&self) -> Result<usize, ApiError> {
+        let mut offered = 0;
+        for showtime in self.store.showtimes_with_parties(SHOWTIMES).await? {
+            offered += self.serve(showtime).await?;
+        }
+        Ok(offered)
+    }
+
+    /// Serves the showtimes this process frees seats of as it frees them, and every
+    /// showtime with parties waiting each `PASS_EVERY`, until `shutdown`.
+    pub async fn run(self, shutdown: Shutdown) {
+        let mut every = tokio::time::interval(PASS_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let outcome = tokio::select! {
+                _ = shutdown.requested() => return,
+                freed = self.store.freed_showtimes() => {
+                    self.store.delay_point(DelayPoint::OfferAfterFree).await;
+                    let mut offered = Ok(0);
+                    for showtime in freed {
+                        offered = self.serve(showtime).await;
+                        if offered.is_err() {
+                            break;
+                        }
+                    }
+                    offered
+                }
+                _ = every.tick() => self.pass().await,
+            };
+            match outcome {
+                Ok(0) => {}
+                Ok(offered) => tracing::info!(offered, "offered freed seats to waiting parties"),
+                Err(error) => tracing::warn!(%error, "offering seats to waiting parties failed"),
+            }
+        }
+    }
+}
+
+/// One pass over `showtime`'s line: offers settled, then waiting parties offered seats in
+/// order until one does not fit. How many offers it made.
+#[tracing::instrument(skip(store, locks, policy))]
+pub async fn serve_showtime(
+    store: &Store,
+    locks: &ShowtimeLocks,
+    policy: &HoldPolicy,
+    showtime: ShowtimeId,
+) -> Result<usize, ApiError> {
+    for offered in store
+        .waiting_entries(showtime, EntryStateDoc::Offered, LINE)
+        .await?
+    {
+        settle_offer(store, &offered).await?;
+    }
+    let mut offers = 0;
+    for entry in store
+        .waiting_entries(showtime, EntryStateDoc::Waiting, LINE)
+        .await?
+    {
+        if !Box::pin(offer(store, locks, policy, &entry)).await? {
+            break;
+        }
+        offers += 1;
+    }
+    Ok(offers)
+}
+
+/// Holds seats that fit `entry`'s party for its channel, as its offer; false when none fit
+/// (or the showtime can no longer be sold).
+async fn offer(
+    store: &Store,
+    locks: &ShowtimeLocks,
+    policy: &HoldPolicy,
+    entry: &WaitingEntryDoc,
+) -> Result<bool, ApiError> {
+    let count = usize::try_from(entry.party_size)
+        .map_err(|error| ApiError::internal_caused("a party's size", error))?;
+    let kind = entry.kind;
+    let request = HoldRequest {
+        showtime: entry.showtime,
+        choice: match entry.together {
+            true => SeatChoice::Best { count, kind },
+            false => SeatChoice::Scattered { count, kind },
+        },
+        ticket_types: vec![TicketType::adult(); count],
+        voucher: None,
+        items: Vec::new(),
+        offer: Some(OfferDoc {
+            entry: entry.id,
+            customer: entry.customer.clone(),
+        }),
+    };
+    // The entry's own hold id: every gateway that makes this offer makes the same hold.
+    let attempt = Attempt::of_resource(ResourceId(entry.hold.0));
+    let held = holds::hold_seats(
+        store,
+        locks,
+        &entry.channel,
+        &request,
+        policy,
+        attempt,
+        None,
+    )
+    .await;
+    let held = match held {
+        Ok(held) => held,
+        Err(ApiError::SeatUnavailable { .. }) => return Ok(false),
+        // Started, cancelled, or no longer sold on the channel: nothing to offer, ever.
+        Err(ApiError::BadUserInput(_) | ApiError::Forbidden(_)) => return Ok(false),
+        Err(error) => return Err(error),
+    };
+    let placed = Some((held.hold.created_at, held.hold.expires_at));
+    let from = [EntryStateDoc::Waiting];
+    store
+        .move_waiting_entry(entry.id, entry.hold, &from, EntryStateDoc::Offered, placed)
+        .await?;
+    Ok(true)
+}
+
+/// Brings an OFFERED entry to where its hold is: confirmed (ACCEPTED), or gone unconfirmed
+/// (LAPSED; a lapsed hold is expired first, by the database's clock). True when it moved.
+pub async fn settle_offer(store: &Store, entry: &WaitingEntryDoc) -> Result<bool, ApiError> {
+    let to = match hold_fate(store, entry.showtime, entry.hold).await? {
+        HoldFate::Live { .. } => return Ok(false),
+        HoldFate::Lapsed(lapsed) => {
+            if !holds::expire_hold(store, entry.showtime, &lapsed, Expirer::Sweeper).await? {
+                return Ok(false);
+            }
+            EntryStateDoc::Lapsed
+        }
+        HoldFate::Ordered {
+            status: OrderStatus::Pending,
+            ..
+        } => return Ok(false),
+        HoldFate::Ordered { .. } => EntryStateDoc::Accepted,
+        HoldFate::Gone => EntryStateDoc::Lapsed,
+    };
+    let from = [EntryStateDoc::Offered];
+    store
+        .move_waiting_entry(entry.id, entry.hold, &from, to, None)
+        .await
+}
