@@ -1,7 +1,8 @@
 // The seat picker. /seats finds seats for a party near a place (`findSeats`) and lists upcoming
 // showtimes; /seats/{id} draws the showtime's hall live
 // from the `seatMapChanged` subscription (graphql-ws, vendored in /playground/vendor) and holds,
-// releases and confirms seats over POST /graphql with a sales channel's API key, and recovers
+// releases and confirms seats over POST /graphql with a sales channel's API key, with the
+// cinema's products and a voucher code if the buyer wants, and recovers
 // the channel's live hold after a reload (`holds(showtimeId:)`). Vanilla JS,
 // no build step: the gateway serves this module (and hall.js, which draws the hall) as it is.
 import { draw, enableKeyboard, ours, refresh, seats, selected, setState } from './hall.js';
@@ -18,21 +19,25 @@ const LIST = `query ($from: DateTime) { showtimes(first: 20, filter: { startsFro
 // With a key, also the price matrix and the channel's code (to pick its prices out) and the
 // ticket types' names: a buyer chooses a type per seat and sees each seat's price.
 const SHOWTIME = `query ($id: ID!, $priced: Boolean!) { showtime(id: $id) {
-  startsAt language movie { title } cinema { name } hall { name } price @include(if: $priced) { formatted }
+  startsAt language movie { title } cinema { id name } hall { name } price @include(if: $priced) { formatted }
   prices @include(if: $priced) { channel seatKind ticketType price { amount formatted } } }
   currentChannel @include(if: $priced) { code } ticketTypes @include(if: $priced) { code name } }`;
 const SEAT_MAP = `subscription ($showtimeId: ID!) { seatMapChanged(showtimeId: $showtimeId) {
   kind version seatMap { width rows { label states kinds } }
   changes { label row column state kind } counts { available held sold blocked capacity } } }`;
-const HOLD = `mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
-  id seats { label kind ticketType price { formatted } } total { formatted } expiresAt } }`;
+// What the cinema sells beside seats (public). Retired and out-of-window ones are not offered.
+const PRODUCTS = `query ($id: ID!) { node(id: $id) { ... on Cinema { products(first: 50) {
+  edges { node { id name price { amount formatted } stock onSale } } } } } }`;
+// A hold as the page shows it: its seats (after any voucher), its products, discount and total.
+const HOLD_FIELDS = `id seats { label kind ticketType price { formatted } }
+  items { productId name quantity amount { formatted } } discount { amount formatted } total { formatted } expiresAt`;
+const HOLD = `mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) { ${HOLD_FIELDS} } }`;
 // The channel's holds of the showtime, to recover one after a reload.
-const HOLDS = `query ($id: ID!) { holds(showtimeId: $id, first: 20) { edges { node {
-  id status seats { label kind ticketType price { formatted } } total { formatted } expiresAt } } } }`;
+const HOLDS = `query ($id: ID!) { holds(showtimeId: $id, first: 20) { edges { node { status ${HOLD_FIELDS} } } } }`;
 const RELEASE = 'mutation ($id: ID!) { releaseHold(holdId: $id) }';
 const CONFIRM = `mutation ($input: ConfirmHoldInput!) { confirmHold(input: $input) {
   id status seats { label } total { formatted } customer { name contact } createdAt
-  pickupCode tickets { seat code } } }`;
+  items { name quantity } pickupCode tickets { seat code } } }`;
 
 const $ = (selector) => document.querySelector(selector);
 const inOrder = (labels) => [...labels].sort((x, y) => x.localeCompare(y, undefined, { numeric: true })); // A2 < A10
@@ -44,11 +49,24 @@ let hold = null; // the live hold: { id, expiresAt, warnings still to give }
 let ticker = null; // the countdown's interval
 let pricing = null; // with a key: { channel, matrix: the showtime's prices, names: type → name }
 const chosenTypes = new Map(); // label → the ticket type chosen for a selected seat
+let cinemaId = null; // the showtime's cinema, whose products are offered
+let products = []; // the products on sale, as last listed
+// Why a voucher was refused (VOUCHER_REFUSED's extensions.reason), in the buyer's words.
+const VOUCHER_REASONS = {
+  UNKNOWN: 'no voucher has this code',
+  DISABLED: 'this voucher has been withdrawn',
+  NOT_YET_VALID: 'this voucher is not valid yet',
+  EXPIRED: 'this voucher has expired',
+  OUT_OF_SCOPE: 'this voucher is not for this showtime',
+  USED_UP: 'this voucher has been used up',
+  CUSTOMER_LIMIT: 'this customer has used this voucher as often as it allows',
+  CUSTOMER_NEEDED: 'this voucher is limited per customer, and this page names none',
+};
 
 // ---- Talking to the gateway ----
 
 class ApiError extends Error {
-  constructor(code, message) { super(message); this.code = code; }
+  constructor(code, message, extensions = {}) { super(message); this.code = code; this.extensions = extensions; }
 }
 
 /** Runs one operation over POST /graphql as the channel whose key is entered. */
@@ -58,7 +76,7 @@ async function graphql(query, variables) {
   const response = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
   const body = await response.json().catch(() => null);
   const error = body && body.errors && body.errors[0];
-  if (error) throw new ApiError((error.extensions && error.extensions.code) || 'ERROR', error.message);
+  if (error) throw new ApiError((error.extensions && error.extensions.code) || 'ERROR', error.message, error.extensions || {});
   if (!body || !body.data) throw new ApiError('HTTP_' + response.status, 'the gateway gave no answer');
   return body.data;
 }
@@ -109,9 +127,28 @@ function say(text) { $('#notice').textContent = text; }
 function fail(error) {
   const code = error.code || (error.extensions && error.extensions.code) || 'ERROR';
   $('#error').dataset.code = code;
-  $('#error').textContent = `${code}: ${error.message}`;
+  $('#error').textContent = explain(code, error);
 }
-function clearError() { $('#error').textContent = ''; delete $('#error').dataset.code; }
+/** What went wrong, in words: a refused voucher's reason, a sold-out product's name. */
+function explain(code, error) {
+  const extensions = error.extensions || {};
+  if (code === 'VOUCHER_REFUSED') {
+    $('#error').dataset.reason = extensions.reason;
+    return `Voucher refused: ${VOUCHER_REASONS[extensions.reason] || extensions.reason || error.message}.`;
+  }
+  if (code === 'SOLD_OUT') {
+    const product = products.find((p) => p.id === extensions.product);
+    const name = product ? product.name : 'a product';
+    $('#error').dataset.product = name;
+    return `Sold out: ${name} has fewer left than you asked for. Nothing was held; the products are listed again.`;
+  }
+  return `${code}: ${error.message}`;
+}
+function clearError() {
+  $('#error').textContent = '';
+  for (const name of ['code', 'reason', 'product']) delete $('#error').dataset[name];
+  $('#voucher').removeAttribute('aria-invalid');
+}
 const when = (instant) => new Date(instant).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 // ---- The hall ----
@@ -194,6 +231,7 @@ function typesFor(kind) {
 }
 
 let shownSelection = ''; // what showSelection last drew, so live updates leave an open choice be
+let seatsTotal = null; // the selected seats' prices in fen, and their format: { amount, sign }
 
 /** Each selected seat with a choice of ticket type and its price, and the selection's total. */
 function showSelection(labels) {
@@ -223,8 +261,83 @@ function showSelection(labels) {
     return item;
   }));
   // The total in the prices' own format: their currency sign, two decimals.
-  const sign = format ? format.replace(/[\d.,\s]/g, '') : '';
-  $('#selection-total').textContent = labels.length && format ? `${sign}${(total / 100).toFixed(2)}` : '–';
+  seatsTotal = labels.length && format ? { amount: total, sign: format.replace(/[\d.,\s]/g, '') } : null;
+}
+
+/** The selection's total: its seats and the products chosen, before any voucher. */
+function showTotal() {
+  const price = (id) => (products.find((p) => p.id === id) || { price: { amount: 0 } }).price.amount;
+  const items = chosenItems().reduce((sum, item) => sum + item.quantity * price(item.productId), 0);
+  $('#selection-total').textContent = seatsTotal ? `${seatsTotal.sign}${((seatsTotal.amount + items) / 100).toFixed(2)}` : '–';
+}
+
+// ---- Products and the voucher ----
+
+/** Lists the cinema's products on sale, each with a quantity 0..20 (no more than its stock),
+ * or "sold out". Quantities already chosen stay, as far as the stock allows. */
+async function loadProducts() {
+  if (!cinemaId) return;
+  const chosen = new Map(chosenItems().map((item) => [item.productId, item.quantity]));
+  try {
+    const { node } = await graphql(PRODUCTS, { id: cinemaId });
+    products = ((node && node.products.edges) || []).map((edge) => edge.node).filter((p) => p.onSale);
+  } catch (error) {
+    return fail(error);
+  }
+  $('#product-list').replaceChildren(...products.map((product, i) => {
+    const item = document.createElement('li');
+    item.dataset.productId = product.id;
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = product.name;
+    const price = document.createElement('span');
+    price.className = 'price';
+    price.textContent = product.price.formatted;
+    if (product.stock === 0) {
+      item.dataset.soldOut = '';
+      const out = document.createElement('span');
+      out.className = 'sold-out';
+      out.textContent = 'sold out';
+      const what = document.createElement('span');
+      what.append(name, ' ', price);
+      item.append(what, out);
+      return item;
+    }
+    // The label names the product and its price: a screen reader says both with the stepper.
+    const label = document.createElement('label');
+    label.htmlFor = `quantity-${i}`;
+    label.append(name, ' ', price);
+    const quantity = document.createElement('input');
+    quantity.id = `quantity-${i}`;
+    quantity.type = 'number';
+    quantity.min = '0';
+    quantity.max = String(product.stock === null ? 20 : Math.min(20, product.stock));
+    quantity.value = String(Math.min(Number(quantity.max), chosen.get(product.id) || 0));
+    quantity.inputMode = 'numeric';
+    quantity.dataset.quantityOf = product.id;
+    quantity.addEventListener('input', update);
+    item.append(label, quantity);
+    return item;
+  }));
+  $('#products').hidden = products.length === 0;
+  update();
+}
+
+/** The product lines to hold: each product with a quantity above 0. */
+function chosenItems() {
+  return [...document.querySelectorAll('[data-quantity-of]')]
+    .map((input) => ({ productId: input.dataset.quantityOf, quantity: Math.trunc(Number(input.value)) || 0 }))
+    .filter((item) => item.quantity > 0);
+}
+
+/** What holdSeats takes beside the seats: the voucher when one is typed, the chosen products. */
+function extras() {
+  const extra = {};
+  const voucher = $('#voucher').value.trim();
+  if (voucher) extra.voucher = voucher;
+  const items = chosenItems();
+  if (items.length) extra.items = items;
+  return extra;
 }
 
 /** Enables what can be done now and shows the selection. */
@@ -232,17 +345,32 @@ function update() {
   const labels = inOrder(selected);
   $('#selection').textContent = labels.length ? labels.join(', ') : 'none';
   showSelection(labels);
+  showTotal();
   $('#hold-selected').disabled = !key || !labels.length || hold !== null;
   $('#hold-best').disabled = !key || hold !== null;
 }
 
 async function holdSeats(input) {
   clearError();
+  if (!$('#hold-form').reportValidity()) return; // a quantity beyond its stock, say
   try {
-    const { holdSeats: answer } = await graphql(HOLD, { input: { showtimeId, ...input } });
+    const { holdSeats: answer } = await graphql(HOLD, { input: { showtimeId, ...input, ...extras() } });
+    // Held: the voucher and the products are the hold's now; the stock left has changed.
+    $('#voucher').value = '';
+    for (const quantity of document.querySelectorAll('[data-quantity-of]')) quantity.value = '0';
     showHold(answer, 'Held');
+    loadProducts();
   } catch (error) {
     fail(error);
+    if (error.code === 'VOUCHER_REFUSED') {
+      $('#voucher').setAttribute('aria-invalid', 'true');
+      $('#voucher').focus();
+    } else if (error.code === 'SOLD_OUT') {
+      // Someone else took what was left: show what is left now, and point at the product.
+      await loadProducts();
+      const row = document.querySelector(`[data-product-id="${CSS.escape(error.extensions.product || '')}"]`);
+      if (row) row.dataset.refused = '';
+    }
   }
   update();
 }
@@ -264,6 +392,15 @@ function showHold(answer, verb) {
     item.textContent = `${s.label} (${s.kind === 'VIP' ? s.kind : s.kind.toLowerCase()}) ${typeName(s.ticketType)} ${s.price.formatted}`;
     return item;
   }));
+  $('#hold-items').replaceChildren(...(answer.items || []).map((line) => {
+    const item = document.createElement('li');
+    item.dataset.heldItem = line.productId;
+    item.textContent = `${line.name} × ${line.quantity} ${line.amount.formatted}`;
+    return item;
+  }));
+  // What a voucher took off the seats (zero without one).
+  $('#hold-discount-line').hidden = !(answer.discount && answer.discount.amount > 0);
+  $('#hold-discount').textContent = answer.discount ? `−${answer.discount.formatted}` : '';
   $('#hold-total').textContent = answer.total.formatted;
   say(`${verb} ${[...ours].join(', ')}. Confirm the order before the hold expires.`);
   clearInterval(ticker);
@@ -305,6 +442,7 @@ function endHold(message) {
   refresh();
   if (message) say(message);
   update();
+  loadProducts(); // a release or an expiry gives units back
 }
 
 async function release() {
@@ -330,6 +468,9 @@ async function confirmOrder() {
     $('#order-id').textContent = order.id;
     $('#order-status').textContent = order.status;
     $('#order-seats').textContent = order.seats.map((s) => s.label).join(', ');
+    const items = order.items || [];
+    $('#order-items').textContent = items.map((item) => `${item.name} × ${item.quantity}`).join(', ');
+    for (const part of document.querySelectorAll('#order .if-items')) part.hidden = !items.length;
     $('#order-total').textContent = order.total.formatted;
     $('#order-customer').textContent = `${order.customer.name} (${order.customer.contact})`;
     $('#order-pickup').textContent = order.pickupCode || '';
@@ -430,6 +571,10 @@ async function showHeader() {
   try {
     const { showtime, currentChannel, ticketTypes } = await graphql(SHOWTIME, { id: showtimeId, priced: Boolean(key) });
     if (!showtime) return fail(new ApiError('NOT_FOUND', 'there is no such showtime'));
+    if (cinemaId !== showtime.cinema.id) {
+      cinemaId = showtime.cinema.id;
+      loadProducts();
+    }
     pricing = currentChannel ? {
       channel: currentChannel.code,
       matrix: showtime.prices || [],

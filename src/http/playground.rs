@@ -59,6 +59,7 @@ const EXAMPLES: &[(&str, &str, &str)] = examples![
     "hold-seats-with-ticket-types",
     "hold-seats-with-voucher",
     "hold-seats-with-products",
+    "join-waiting-list",
     "read-hold",
     "extend-hold",
     "my-holds",
@@ -130,6 +131,10 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "hold-seats-with-products",
         include_str!("../../playground/examples/hold-seats-with-products.headers.json"),
+    ),
+    (
+        "join-waiting-list",
+        include_str!("../../playground/examples/join-waiting-list.headers.json"),
     ),
     (
         "create-door-key",

@@ -1,7 +1,9 @@
 //! Live seat maps from JavaScript: the `graphql-ws` npm client gets a SNAPSHOT and then a hold
 //! as CHANGES, and the seat picker page (`/seats/{id}`), driven in Chromium, shows one buyer's
-//! hold on another buyer's screen within a second, then the sale. The scripts and their pinned
-//! packages are in `tests/browser`; `scripts/test` installs them and Debian's Chromium.
+//! hold on another buyer's screen within a second, then the sale; it also sells the cinema's
+//! products with a voucher, and the door page's counter mode hands them over once. The scripts
+//! and their pinned packages are in `tests/browser`; `scripts/test` installs them and Debian's
+//! Chromium.
 
 use std::path::Path;
 
@@ -48,6 +50,15 @@ async fn run(script: &str, args: &[&str]) -> Value {
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let packages = ["graphql-ws", "ws", "playwright-core"];
     crate::helpers::node_summary("browser", &packages, script, &args).await
+}
+
+/// Fails with a hint when there is no Chromium to drive.
+fn assert_chromium() {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    assert!(
+        Path::new(&chromium).exists(),
+        "no Chromium at {chromium}: scripts/test installs Debian's (apt-get install chromium)"
+    );
 }
 
 /// The hall of `sale()`: rows A (6 seats), B (3 + aisle + 3), C (4 couple seats), all free.
@@ -103,11 +114,7 @@ async fn a_graphql_ws_client_gets_a_snapshot_then_a_hold_as_the_next_version() {
 #[tokio::test]
 async fn the_seat_picker_shows_a_hold_on_another_screen_within_a_second_then_the_sale() {
     let sale = sale().await;
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
-    assert!(
-        Path::new(&chromium).exists(),
-        "no Chromium at {chromium}: scripts/test installs Debian's (apt-get install chromium)"
-    );
+    assert_chromium();
     // maoyan also sells CHILD tickets here, for less.
     let operator = crate::admissions::operator(&sale).await;
     let prices = json!([
@@ -298,4 +305,245 @@ async fn the_find_seats_panel_lists_the_options_and_leads_to_the_seat_map() {
         "{summary}"
     );
     assert_eq!(summary["landedOn"], path.as_str());
+}
+
+const RETIRE: &str =
+    "mutation ($id: ID!) { updateProduct(input: { productId: $id, retired: true }) {
+    retired onSale } }";
+const ORDER: &str = "query ($id: ID!) { order(id: $id) { status total { amount }
+    discount { amount } seats { label price { amount } } items { productId name quantity
+    amount { amount } status } itemsCollectedAt } }";
+
+#[tokio::test]
+async fn the_seat_picker_holds_products_with_a_voucher_and_says_why_it_refuses_them() {
+    use crate::concessions::{product, stock_of};
+    use crate::vouchers::{batch, counts, make, platform};
+
+    let sale = sale().await;
+    assert_chromium();
+    // The cinema's products, oldest first: 薯片 has one left (another buyer takes it while
+    // the page shows it), 热狗 none, and the retired one is not offered.
+    let wanda = crate::admissions::operator(&sale).await;
+    let popcorn = product(&sale, &wanda, "爆米花", 2_500, Some(5)).await;
+    let cola = product(&sale, &wanda, "可乐", 1_200, None).await;
+    let crisps = product(&sale, &wanda, "薯片", 800, Some(1)).await;
+    let hot_dog = product(&sale, &wanda, "热狗", 1_500, Some(0)).await;
+    let old = product(&sale, &wanda, "旧套餐", 3_000, None).await;
+    let retired = sale
+        .app
+        .graphql_as(&wanda, RETIRE, json!({ "id": old }))
+        .await;
+    assert_eq!(retired.data()["updateProduct"]["onSale"], false);
+    // ¥10 off each seat, once; and a voucher valid only from an hour on.
+    let platform = platform(&sale).await;
+    let (batch_id, mut codes) =
+        make(&sale, &platform, batch(json!({ "amountOff": 1_000 }), 1, 1)).await;
+    let voucher = codes.remove(0);
+    let mut later = batch(json!({ "amountOff": 1_000 }), 1, 1);
+    later["validFrom"] = json!((chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339());
+    let not_yet = make(&sale, &platform, later).await.1.remove(0);
+
+    let base = sale.app.url("");
+    let args = [
+        &base,
+        &sale.showtime,
+        &sale.maoyan,
+        &sale.wechat,
+        &voucher,
+        &not_yet,
+    ];
+    let args: Vec<&str> = args.iter().map(|arg| arg.as_str()).collect();
+    let summary = run("seat-picker-products.mjs", &args).await;
+    println!("seat-picker-products.mjs: {summary:#}");
+    assert_eq!(summary["errors"], json!([]), "no script errors");
+
+    // What it offers: name, price, a stepper up to 20 or the stock, or "sold out".
+    let offered: Vec<Value> = (summary["offered"].as_array().unwrap().iter())
+        .map(|p| json!([p["id"], p["name"], p["price"], p["max"], p["shown"]]))
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            json!([popcorn, "爆米花", "¥25.00", "5", null]),
+            json!([cola, "可乐", "¥12.00", "20", null]),
+            json!([crisps, "薯片", "¥8.00", "1", null]),
+            json!([hot_dog, "热狗", "¥15.00", null, "sold out"]),
+        ]
+    );
+    assert_eq!(
+        summary["offered"][0]["label"], "爆米花 ¥25.00",
+        "the stepper's label names the product and its price"
+    );
+
+    // 1. The voucher not valid yet: its reason in words, nothing held.
+    let refused = &summary["badVoucherShown"];
+    assert_eq!(
+        refused["error"],
+        "Voucher refused: this voucher is not valid yet."
+    );
+    assert_eq!(refused["reason"], "NOT_YET_VALID");
+    assert_eq!(refused["voucherInvalid"], "true");
+    assert_eq!(refused["held"], false);
+
+    // 2. Two seats at ¥40, 2 × ¥25 and ¥8 before the voucher; 薯片 went meanwhile: SOLD_OUT
+    //    names it, and the list read again shows it sold out, 爆米花 still chosen.
+    assert_eq!(summary["totalBeforeVoucher"], "¥138.00");
+    let sold_out = &summary["soldOutShown"];
+    assert_eq!(sold_out["product"], "薯片");
+    assert!(
+        sold_out["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Sold out: 薯片 "),
+        "{sold_out}"
+    );
+    assert_eq!(sold_out["held"], false);
+    let crisps_after = (summary["afterSoldOut"].as_array().unwrap().iter())
+        .find(|p| p["name"] == "薯片")
+        .unwrap();
+    assert_eq!(
+        (&crisps_after["soldOut"], &crisps_after["shown"]),
+        (&json!(true), &json!("sold out"))
+    );
+    assert_eq!(summary["popcornKept"], "2");
+
+    // 3. Held with the voucher: each seat ¥30, the item, ¥20 off, ¥60 + ¥50 in all.
+    let shown = &summary["holdShown"];
+    assert_eq!(summary["held"]["error"], "", "no error shown");
+    let seats: Vec<String> = serde_json::from_value(summary["seats"].clone()).unwrap();
+    for (text, seat) in shown["seats"].as_array().unwrap().iter().zip(&seats) {
+        let text = text.as_str().unwrap();
+        assert!(
+            text.starts_with(seat.as_str()) && text.ends_with("¥30.00"),
+            "{text}"
+        );
+    }
+    assert_eq!(shown["items"], json!(["爆米花 × 2 ¥50.00"]));
+    assert_eq!(shown["discount"], "−¥20.00");
+    assert_eq!(shown["total"], "¥110.00");
+    assert_eq!(shown["voucherField"], "", "the voucher went into the hold");
+    let order = &summary["order"];
+    assert_eq!(order["status"], "CONFIRMED");
+    assert_eq!(order["items"], "爆米花 × 2");
+    assert_eq!(order["total"], "¥110.00");
+    assert_eq!(order["pickupCode"].as_str().unwrap().len(), 10);
+
+    // The API and the store agree: the order as shown, the stock taken once (the refused
+    // holds took nothing), the voucher redeemed once, the seats sold.
+    let read = sale
+        .app
+        .graphql_as(&sale.maoyan, ORDER, json!({ "id": order["id"] }))
+        .await;
+    let stored = &read.data()["order"];
+    assert_eq!(
+        (&stored["total"]["amount"], &stored["discount"]["amount"]),
+        (&json!(11_000), &json!(2_000))
+    );
+    assert_eq!(
+        stored["items"],
+        json!([{ "productId": popcorn, "name": "爆米花", "quantity": 2,
+            "amount": { "amount": 5_000 }, "status": "SOLD" }])
+    );
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(3), 2, 0));
+    assert_eq!(
+        stock_of(&sale, &crisps).await,
+        (Some(0), 0, 1),
+        "the other buyer's hold has it"
+    );
+    assert_eq!(stock_of(&sale, &hot_dog).await, (Some(0), 0, 0));
+    assert_eq!(counts(&sale, &platform, &batch_id).await, (0, 1));
+    let labels: Vec<&str> = seats.iter().map(String::as_str).collect();
+    assert_eq!(
+        sale.states(&labels).await,
+        [SeatState::Sold, SeatState::Sold]
+    );
+}
+
+#[tokio::test]
+async fn the_door_pages_counter_mode_hands_products_over_once_then_says_when_and_by_whom() {
+    use crate::admissions::{door, operator, starting_in};
+    use crate::concessions::{order_items, product};
+
+    let sale = sale().await;
+    assert_chromium();
+    starting_in(&sale, 30).await; // inside the admission window
+    let wanda = operator(&sale).await;
+    let popcorn = product(&sale, &wanda, "爆米花", 2_500, Some(5)).await;
+    let cola = product(&sale, &wanda, "可乐", 1_200, None).await;
+    let order = order_items(&sale, &["A1", "A2"], &[(&popcorn, 1), (&cola, 2)]).await;
+    let code = order["pickupCode"].as_str().unwrap();
+    let counter = door(&sale, &wanda, "小卖部").await;
+    let north = door(&sale, &wanda, "North").await;
+    // As staff type it: lower case, with a dash.
+    let typed = format!("{}-{}", code[..5].to_lowercase(), &code[5..]);
+    let base = sale.app.url("");
+    let summary = run(
+        "door-counter.mjs",
+        &[&base, &sale.cinema, &counter.key, &north.key, &typed],
+    )
+    .await;
+    println!("door-counter.mjs: {summary:#}");
+    assert_eq!(summary["errors"], json!([]), "no script errors");
+    assert_eq!(summary["focusedOnSwitch"], "pickup", "ready to type");
+
+    // What to hand over, in green.
+    let collected = &summary["collected"];
+    assert_eq!(
+        (&collected["outcome"], &collected["verdict"]),
+        (&json!("collected"), &json!("Hand over"))
+    );
+    assert_eq!(collected["items"], json!(["爆米花 × 1", "可乐 × 2"]));
+    assert_eq!(collected["detail"], "3 items in all");
+    assert_eq!(collected["background"], "rgb(27, 127, 58)");
+    assert_eq!(
+        collected["pickupFieldEmpty"], true,
+        "ready for the next code"
+    );
+
+    // Collected once: the order says when, which the page shows in Shanghai's time.
+    let read = sale
+        .app
+        .graphql_as(&sale.maoyan, ORDER, json!({ "id": order["id"] }))
+        .await;
+    let stored = &read.data()["order"];
+    let statuses: Vec<&Value> = (stored["items"].as_array().unwrap().iter())
+        .map(|item| &item["status"])
+        .collect();
+    assert_eq!(statuses, [&json!("COLLECTED"), &json!("COLLECTED")]);
+    let at = chrono::DateTime::parse_from_rfc3339(stored["itemsCollectedAt"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap());
+    let when = format!("at {} by 小卖部", at.format("%H:%M:%S"));
+
+    // Again, at the counter and at the North door: when, and by the counter.
+    for again in [&summary["again"], &summary["atNorth"]] {
+        assert_eq!(
+            (&again["outcome"], &again["verdict"]),
+            (&json!("refused"), &json!("Already collected"))
+        );
+        assert_eq!(again["detail"], when.as_str());
+        assert_eq!(again["items"], json!([]), "nothing to hand over");
+        assert_eq!(again["background"], "rgb(179, 38, 30)");
+    }
+    assert_eq!(summary["short"]["verdict"], "Not a pickup code");
+    assert_eq!(summary["unknown"]["verdict"], "Unknown code");
+    let log = summary["log"].as_array().unwrap();
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(
+        log[3]
+            .as_str()
+            .unwrap()
+            .ends_with("Hand over · 3 items in all · 爆米花 × 1, 可乐 × 2"),
+        "{log:?}"
+    );
+
+    // The mode is kept over a reload; tickets come back at a click.
+    assert_eq!(
+        summary["afterReload"],
+        json!({ "mode": "counter", "keyForm": false, "counterForm": true, "ticketForm": false })
+    );
+    assert_eq!(
+        summary["backToTickets"],
+        json!({ "counterForm": false, "focused": "code" })
+    );
 }
