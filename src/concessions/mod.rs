@@ -18,7 +18,8 @@ mod stock;
 pub mod store;
 
 pub use products::{
-    create_product, list_products, look_up, product_of, update_product, NewProduct,
+    create_product, insert_demo_products, list_products, look_up, product_of, update_product,
+    NewProduct,
 };
 pub use reconciler::{settle_stock, STOCK_GRACE};
 pub use stock::{

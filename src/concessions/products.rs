@@ -207,6 +207,53 @@ pub async fn look_up(store: &Store, ids: &[ProductId]) -> Result<Vec<Product>, A
         .collect())
 }
 
+/// What every demo cinema sells: name, price in fen, stock (none kept when `None`).
+const DEMO_PRODUCTS: [(&str, i64, Option<i64>); 3] = [
+    ("爆米花可乐套餐", 3_500, Some(200)),
+    ("可乐 (中杯)", 1_200, None),
+    ("双人分享套餐", 5_800, Some(60)),
+];
+
+/// Gives each of `cinemas` the demo's products, with ids derived from the cinema's (so a
+/// second load of the same demo makes none twice); how many it wrote.
+pub async fn insert_demo_products(store: &Store, cinemas: &[CinemaId]) -> Result<usize, ApiError> {
+    use sha2::{Digest, Sha256};
+    let now = store::now();
+    let products: Vec<ProductDoc> = cinemas
+        .iter()
+        .flat_map(|cinema| {
+            DEMO_PRODUCTS
+                .iter()
+                .enumerate()
+                .map(move |(index, (name, price, stock))| {
+                    let digest = Sha256::digest(
+                        [&b"boxoffice demo product"[..], &cinema.0, &[index as u8]].concat(),
+                    );
+                    let mut id = [0; 12];
+                    id.copy_from_slice(&digest[..12]);
+                    ProductDoc {
+                        id: ProductId(id),
+                        schema_version: SCHEMA_VERSION,
+                        cinema_id: *cinema,
+                        name: (*name).to_owned(),
+                        price: *price,
+                        currency: crate::domain::money::CNY.to_owned(),
+                        stock: *stock,
+                        sold: 0,
+                        sold_from: None,
+                        sold_until: None,
+                        retired: false,
+                        pending: Vec::new(),
+                        operator: "platform".to_owned(),
+                        created_at: now,
+                    }
+                })
+        })
+        .collect();
+    let existed = store.insert_products(&products).await?;
+    Ok(products.len() - existed)
+}
+
 /// A stored product as the rules see it.
 pub fn product_of(doc: &ProductDoc) -> Product {
     Product {

@@ -158,7 +158,12 @@ pub async fn load(store: &Store, plan: &DemoPlan, progress: bool) -> Result<Load
             tokio::spawn(async move {
                 let batch = generator.cinemas(range);
                 store.insert_catalogue(&batch).await?;
-                Ok::<_, ApiError>(Loaded::of(&batch))
+                // What each cinema sells beside seats.
+                let cinemas: Vec<_> = batch.cinemas.iter().map(|cinema| cinema.id).collect();
+                let products = crate::concessions::insert_demo_products(&store, &cinemas).await?;
+                let mut loaded = Loaded::of(&batch);
+                loaded.documents += products;
+                Ok::<_, ApiError>(loaded)
             })
         })
         .buffer_unordered(CHUNKS_IN_FLIGHT);

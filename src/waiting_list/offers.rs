@@ -96,8 +96,8 @@ impl Offers {
     }
 }
 
-/// One pass over `showtime`'s line: offers settled, then waiting parties offered seats in
-/// order until one does not fit. How many offers it made.
+/// One pass over `showtime`'s line: offers past their expiry settled, then waiting parties
+/// offered seats in order until one does not fit. How many offers it made.
 #[tracing::instrument(skip(store, locks, policy))]
 pub async fn serve_showtime(
     store: &Store,
@@ -105,11 +105,16 @@ pub async fn serve_showtime(
     policy: &HoldPolicy,
     showtime: ShowtimeId,
 ) -> Result<usize, ApiError> {
+    // Only offers past their expiry are looked at (a confirmed one is settled when its entry
+    // is read, or once its hold would have expired): a live offer costs a pass nothing more.
+    let now = crate::store::now();
     for offered in store
         .waiting_entries(showtime, EntryStateDoc::Offered, LINE)
         .await?
+        .iter()
+        .filter(|entry| entry.offer_expires_at.is_none_or(|at| at <= now))
     {
-        settle_offer(store, &offered).await?;
+        settle_offer(store, offered).await?;
     }
     let mut offers = 0;
     for entry in store

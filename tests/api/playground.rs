@@ -111,6 +111,16 @@ async fn every_example_answers_with_data_on_the_demo_catalogue() {
     let hall = cinema["halls"]["edges"][0]["node"]["id"].clone();
     let cinema = cinema["id"].clone();
     let movie = listed.data()["movies"]["edges"][0]["node"]["id"].clone();
+    // Every demo cinema sells snacks and drinks (the seat picker offers them).
+    let products = app
+        .graphql(
+            "query ($id: ID!) { node(id: $id) { ... on Cinema { products(first: 10) { edges { node { name stock onSale } } } } } }",
+            serde_json::json!({ "id": cinema }),
+        )
+        .await;
+    let products = crate::helpers::nodes(&products.data()["node"]["products"]);
+    assert_eq!(products.len(), 3, "{products:?}");
+    assert!(products.iter().all(|p| p["onSale"] == true));
     // 04:00 China time the day after tomorrow: demo halls are free from about 02:00 to 10:00.
     let free_night = (chrono::Utc::now() + chrono::Duration::hours(8))
         .date_naive()

@@ -38,6 +38,15 @@ impl Store {
         Ok(())
     }
 
+    /// Writes many products (the demo's); those there already are kept. How many were there.
+    #[tracing::instrument(skip_all, fields(products = products.len()))]
+    pub(in crate::concessions) async fn insert_products(
+        &self,
+        products: &[ProductDoc],
+    ) -> Result<usize, ApiError> {
+        Ok(self.insert_new(names::PRODUCTS, products).await?.len())
+    }
+
     /// Products by id.
     #[tracing::instrument(skip(self))]
     pub(in crate::concessions) async fn products_by_ids(
