@@ -86,8 +86,9 @@ pub async fn join(
 }
 
 /// Takes `channel`'s entry `id` off its list: a waiting one is LEFT; an offered one is
-/// DECLINED and its hold released (its seats go to the next party). NOT_FOUND for another
-/// channel's entry or none; an entry that ended already is returned as it is.
+/// DECLINED and its hold released (its seats go to the next party), unless the offer was
+/// confirmed (ACCEPTED) or lapsed first. NOT_FOUND for another channel's entry or none; an
+/// entry that ended already is returned as it is.
 #[tracing::instrument(skip(store))]
 pub async fn leave(
     store: &Store,
@@ -104,13 +105,14 @@ pub async fn leave(
                 .await?
         }
         EntryStateDoc::Offered => {
-            // Released as its channel would (`releaseHold`), which marks the entry DECLINED.
+            // Released as its channel would (`releaseHold`), which marks the entry DECLINED;
+            // an offer no longer there was confirmed or lapsed, and is settled as such.
             let attempt = Attempt::unkeyed();
             match holds::release_hold(store, channel, entry.showtime, entry.hold, attempt).await {
-                Ok(_) | Err(ApiError::NotFound(_)) => {}
+                Ok(_) => declined(store, id, entry.hold).await?,
+                Err(ApiError::NotFound(_)) => Box::pin(settle_offer(store, &entry)).await?,
                 Err(error) => return Err(error),
             }
-            declined(store, id, entry.hold).await?
         }
         _ => false,
     };

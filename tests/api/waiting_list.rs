@@ -206,6 +206,12 @@ async fn a_party_is_offered_freed_seats_that_fit_in_the_order_parties_joined() {
         )
         .await;
     assert_eq!(order.data()["confirmHold"]["status"], "CONFIRMED");
+    // Leaving once the offer is sold declines nothing: the entry says ACCEPTED.
+    let too_late = sale
+        .app
+        .graphql_as(&sale.maoyan, LEAVE, json!({ "id": first["id"] }))
+        .await;
+    assert_eq!(too_late.data()["leaveWaitingList"]["status"], "ACCEPTED");
     assert_eq!(entry(&sale, &first["id"]).await["status"], "ACCEPTED");
     let left = sale
         .app
