@@ -8,14 +8,10 @@
 //! background pass relays entries older than a few seconds, which only a gateway that died
 //! between its write and its relay leaves behind (index `outbox` on each collection).
 
-use std::collections::HashSet;
-use std::sync::Mutex;
-
 use bson::{doc, Document};
 use chrono::{DateTime, Utc};
 use futures::TryStreamExt;
 use serde::Deserialize;
-use tokio::sync::Notify;
 
 use super::codec::{self, date, oids};
 use super::command_metrics::Call;
@@ -85,38 +81,17 @@ pub(crate) fn push_entries(
 }
 
 /// The documents this process gave an outbox entry and has not handed to the relay yet.
-#[derive(Debug, Default)]
-pub struct PendingOutboxes {
-    sources: Mutex<HashSet<OutboxSource>>,
-    noted: Notify,
-}
-
-/// Past this many, notes are dropped: the background pass finds those entries instead.
-const MOST_PENDING: usize = 10_000;
+pub type PendingOutboxes = super::notes::Notes<OutboxSource>;
 
 impl Store {
     /// Notes that the change just made to `source` left events for the relay.
     pub(crate) fn note_outbox(&self, source: OutboxSource) {
-        let mut sources = self.outbox.sources.lock().expect("outbox notes lock");
-        if sources.len() < MOST_PENDING {
-            sources.insert(source);
-        }
-        drop(sources);
-        self.outbox.noted.notify_one();
+        self.outbox.note(source);
     }
 
     /// Waits until this process noted documents with events, and takes them.
     pub async fn noted_outboxes(&self) -> Vec<OutboxSource> {
-        loop {
-            let taken: Vec<_> = {
-                let mut sources = self.outbox.sources.lock().expect("outbox notes lock");
-                sources.drain().collect()
-            };
-            if !taken.is_empty() {
-                return taken;
-            }
-            self.outbox.noted.notified().await;
-        }
+        self.outbox.take().await
     }
 
     /// The outbox entries of `sources`, in each document's order (one `find` per collection).

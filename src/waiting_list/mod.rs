@@ -3,7 +3,7 @@
 //! earliest party they fit is offered them as an ordinary hold for its channel, told by a
 //! WAITING_LIST_OFFERED event (and webhook).
 //!
-//! - `rules` (pure): a party, an entry's states.
+//! - `rules` (pure): what a party may ask for.
 //! - `join`: joining (a place in line), leaving (an offer declined), reading an entry.
 //! - `offers`: the passes that offer freed seats in line order, never skipping a party.
 //! - `store`: `waiting_list`, `waiting_list_seq`; `graphql`.

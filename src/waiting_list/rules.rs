@@ -1,4 +1,4 @@
-//! The waiting list's rules: what a party may ask for, and where an entry stands. Pure.
+//! The waiting list's rules: what a party may ask for. Pure.
 
 use crate::domain::seat::SeatKind;
 use crate::domain::text;
@@ -48,30 +48,6 @@ pub fn customer_checked(customer: &str) -> Result<String, ApiError> {
     text::required_within("customerId", customer, MAX_CUSTOMER_CHARS)
 }
 
-/// Where a waiting list entry stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryState {
-    /// Waiting for seats that fit, in the order the parties joined.
-    Waiting,
-    /// Seats were held for it (an offer): its channel confirms the hold, or it lapses.
-    Offered,
-    /// Its offer was confirmed into an order.
-    Accepted,
-    /// Its channel released the offer, or left while offered.
-    Declined,
-    /// Its offer expired unconfirmed.
-    Lapsed,
-    /// Its channel took it off the list before any offer.
-    Left,
-}
-
-impl EntryState {
-    /// Whether it is still on the list (waiting, or holding an offer).
-    pub fn active(self) -> bool {
-        matches!(self, EntryState::Waiting | EntryState::Offered)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +64,5 @@ mod tests {
         assert!(customer_checked("u-1").is_ok());
         assert!(customer_checked("").is_err());
         assert!(customer_checked(&"x".repeat(65)).is_err());
-        assert!(EntryState::Offered.active() && !EntryState::Lapsed.active());
     }
 }

@@ -65,14 +65,7 @@ impl Store {
         hold: bson::oid::ObjectId,
         quantity: i64,
     ) -> Result<bool, ApiError> {
-        self.update_product(
-            doc! {
-                "_id": product.oid(),
-                "pending": { "$elemMatch": { "id": hold, "kind": "HOLD", "quantity": quantity } },
-            },
-            doc! { "$inc": { "stock": quantity }, "$pull": { "pending": { "id": hold } } },
-        )
-        .await
+        self.end_reservation(product, hold, quantity, "stock").await
     }
 
     /// Makes the units hold `hold` reserved of `product` sold: true when this call did.
@@ -83,12 +76,24 @@ impl Store {
         hold: bson::oid::ObjectId,
         quantity: i64,
     ) -> Result<bool, ApiError> {
+        self.end_reservation(product, hold, quantity, "sold").await
+    }
+
+    /// Drops hold `hold`'s reservation of `quantity` units of `product` and adds them to
+    /// `to` (back in `stock`, or `sold`), in one update that matches only while it is there.
+    async fn end_reservation(
+        &self,
+        product: ProductId,
+        hold: bson::oid::ObjectId,
+        quantity: i64,
+        to: &str,
+    ) -> Result<bool, ApiError> {
         self.update_product(
             doc! {
                 "_id": product.oid(),
                 "pending": { "$elemMatch": { "id": hold, "kind": "HOLD", "quantity": quantity } },
             },
-            doc! { "$inc": { "sold": quantity }, "$pull": { "pending": { "id": hold } } },
+            doc! { "$inc": { to: quantity }, "$pull": { "pending": { "id": hold } } },
         )
         .await
     }
