@@ -461,3 +461,62 @@ async fn releases_racing_on_two_gateways_one_killed_before_offering_skip_no_part
     gateways[1].stop();
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn seats_back_from_a_refund_or_an_unblock_are_offered_at_once_and_told_by_webhook() {
+    let policy = SalesArgs::default().hold_policy();
+    let sale = crate::webhooks::local_sale().await;
+    let _offers = offers_of(&sale.app, policy);
+    let receiver = crate::webhooks::Receiver::start().await;
+    let (_endpoint, secret) = crate::webhooks::endpoint(&sale, &receiver.url()).await;
+    let _deliveries = crate::webhooks::deliver_from(&sale.app.store, Duration::from_secs(2));
+    let chain = sale.chain().await;
+    // Every standard seat taken: row A sold to another channel, B1-B3 blocked, B5-B7 held.
+    let order = sale
+        .order(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
+        .await;
+    sale.block(&chain, &["B1", "B2", "B3"], json!({}))
+        .await
+        .data();
+    sale.hold_id(&sale.wechat, &["B5", "B6", "B7"]).await;
+    let pair = joined(&sale, "u-pair", 2, true).await;
+    let trio = joined(&sale, "u-trio", 3, true).await;
+    // A refund of A1 and A2 gives two seats side by side back: the pair's.
+    sale.app
+        .graphql_as(
+            &sale.wechat,
+            "mutation ($order: ID!) { cancelOrder(orderId: $order, seats: [\"A1\", \"A2\"]) { status } }",
+            json!({ "order": order }),
+        )
+        .await
+        .data();
+    let pair = until_status(&sale, &pair["id"], "OFFERED").await;
+    let mut seats = seats_of(&sale, &pair["offerHoldId"]).await;
+    seats.sort();
+    assert_eq!(seats, ["A1", "A2"]);
+    // Unblocked B1-B3: the trio's.
+    sale.unblock(&chain, &["B1", "B2", "B3"], json!({}))
+        .await
+        .data();
+    let trio = until_status(&sale, &trio["id"], "OFFERED").await;
+    let mut seats = seats_of(&sale, &trio["offerHoldId"]).await;
+    seats.sort();
+    assert_eq!(seats, ["B1", "B2", "B3"]);
+    // The channel's webhook is told of both offers (its only events), with the customers.
+    let delivered = crate::webhooks::receive(&receiver, &secret, 2, Duration::from_secs(20)).await;
+    assert!(
+        delivered
+            .iter()
+            .all(|e| e["type"] == "WAITING_LIST_OFFERED"),
+        "{delivered:#?}"
+    );
+    let customers: HashSet<String> = delivered
+        .iter()
+        .map(|event| event["data"]["customer"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        customers,
+        HashSet::from(["u-pair".to_owned(), "u-trio".to_owned()])
+    );
+    sale.check_invariants().await;
+}
