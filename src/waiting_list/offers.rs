@@ -121,22 +121,22 @@ pub async fn serve_showtime(
         .waiting_entries(showtime, EntryStateDoc::Waiting, LINE)
         .await?
     {
-        if !Box::pin(offer(store, locks, policy, &entry)).await? {
-            break;
+        match Box::pin(offer(store, locks, policy, &entry)).await? {
+            Offer::Made => offers += 1,
+            Offer::Closed => {}
+            Offer::NoneFit => break,
         }
-        offers += 1;
     }
     Ok(offers)
 }
 
-/// Holds seats that fit `entry`'s party for its channel, as its offer; false when none fit
-/// (or the showtime can no longer be sold).
+/// Holds seats that fit `entry`'s party for its channel, as its offer.
 async fn offer(
     store: &Store,
     locks: &ShowtimeLocks,
     policy: &HoldPolicy,
     entry: &WaitingEntryDoc,
-) -> Result<bool, ApiError> {
+) -> Result<Offer, ApiError> {
     let count = usize::try_from(entry.party_size)
         .map_err(|error| ApiError::internal_caused("a party's size", error))?;
     let kind = entry.kind;
@@ -168,9 +168,24 @@ async fn offer(
     .await;
     let held = match held {
         Ok(held) => held,
-        Err(ApiError::SeatUnavailable { .. }) => return Ok(false),
-        // Started, cancelled, or no longer sold on the channel: nothing to offer, ever.
-        Err(ApiError::BadUserInput(_) | ApiError::Forbidden(_)) => return Ok(false),
+        Err(ApiError::SeatUnavailable { .. }) => return Ok(Offer::NoneFit),
+        // Started or cancelled (or no longer sold on the channel): no offer will ever come,
+        // and the showtime's line is closed, so no pass looks at it again.
+        Err(ApiError::BadUserInput(_)) => {
+            let closed = store.close_waiting_entries(entry.showtime).await?;
+            tracing::info!(showtime = %entry.showtime, closed, "closed a waiting list");
+            return Ok(Offer::NoneFit);
+        }
+        // Its channel no longer sells the showtime: this party can never be served, the
+        // next ones may.
+        Err(ApiError::Forbidden(_)) => {
+            let from = [EntryStateDoc::Waiting];
+            let closed = EntryStateDoc::Closed;
+            store
+                .move_waiting_entry(entry.id, entry.hold, &from, closed, None)
+                .await?;
+            return Ok(Offer::Closed);
+        }
         Err(error) => return Err(error),
     };
     let placed = Some((held.hold.created_at, held.hold.expires_at));
@@ -178,7 +193,16 @@ async fn offer(
     store
         .move_waiting_entry(entry.id, entry.hold, &from, EntryStateDoc::Offered, placed)
         .await?;
-    Ok(true)
+    Ok(Offer::Made)
+}
+
+/// What one party's turn came to.
+enum Offer {
+    Made,
+    /// No free seats fit it: the line stops here.
+    NoneFit,
+    /// It can never be served (its channel no longer sells the showtime): the line goes on.
+    Closed,
 }
 
 /// Brings an OFFERED entry to where its hold is: confirmed (ACCEPTED), or gone unconfirmed

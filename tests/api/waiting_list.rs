@@ -520,3 +520,41 @@ async fn seats_back_from_a_refund_or_an_unblock_are_offered_at_once_and_told_by_
     );
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn a_cancelled_showtime_closes_its_line_and_passes_leave_it_be() {
+    let policy = SalesArgs::default().hold_policy();
+    let sale = sale_with(policy).await;
+    sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
+        .await;
+    let waiting = joined(&sale, "u-1", 6, true).await;
+    let chain = sale.chain().await;
+    sale.app
+        .graphql_as(
+            &chain,
+            crate::cancel_showtime::CANCEL_SHOWTIME,
+            json!({ "input": { "showtimeId": sale.showtime } }),
+        )
+        .await
+        .data();
+    let offers = Offers::new(
+        sale.app.store.clone(),
+        Arc::new(ShowtimeLocks::default()),
+        policy,
+    );
+    // The cancellation released row A: the pass finds the showtime cancelled and closes
+    // its line, and the next pass has no showtime to look at.
+    assert_eq!(offers.pass().await.unwrap(), 0);
+    assert_eq!(entry(&sale, &waiting["id"]).await["status"], "CLOSED");
+    let commands = sale.app.store.commands();
+    commands.start();
+    assert_eq!(offers.pass().await.unwrap(), 0);
+    let sent = commands.take();
+    assert_eq!(
+        sent.len(),
+        1,
+        "one aggregation finds no showtime with parties: {sent:?}"
+    );
+    let late = join(&sale, "u-2", 1, true).await;
+    assert_eq!(late.error_code(), "BAD_USER_INPUT");
+}

@@ -24,6 +24,8 @@ pub enum WaitingListStatus {
     Lapsed,
     /// It left the list before any offer.
     Left,
+    /// The showtime started or was cancelled before seats fitting it came back.
+    Closed,
 }
 
 /// A party's place on a showtime's waiting list: when seats that fit it come back, and every

@@ -19,6 +19,8 @@ pub enum EntryStateDoc {
     Declined,
     Lapsed,
     Left,
+    /// The showtime started or was cancelled before seats fit it.
+    Closed,
 }
 
 /// `waiting_list`: a party waiting for seats of a showtime. `showtime`, `channel` and

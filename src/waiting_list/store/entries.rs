@@ -18,11 +18,12 @@ fn state(state: EntryStateDoc) -> Result<bson::Bson, ApiError> {
 }
 
 /// The states of an entry no longer on the list.
-const ENDED: [EntryStateDoc; 4] = [
+const ENDED: [EntryStateDoc; 5] = [
     EntryStateDoc::Accepted,
     EntryStateDoc::Declined,
     EntryStateDoc::Lapsed,
     EntryStateDoc::Left,
+    EntryStateDoc::Closed,
 ];
 
 impl Store {
@@ -170,6 +171,24 @@ impl Store {
             .filter_map(|group| group.get_object_id("_id").ok())
             .map(id_of)
             .collect())
+    }
+
+    /// Closes every entry of `showtime` still waiting (it started or was cancelled); how many.
+    #[tracing::instrument(skip(self))]
+    pub(in crate::waiting_list) async fn close_waiting_entries(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<u64, ApiError> {
+        let result = self
+            .bounded(
+                Call::new(names::WAITING_LIST, "update"),
+                self.collection::<Document>(names::WAITING_LIST).update_many(
+                    doc! { "showtime": showtime.oid(), "state": state(EntryStateDoc::Waiting)? },
+                    doc! { "$set": { "state": state(EntryStateDoc::Closed)? } },
+                ),
+            )
+            .await?;
+        Ok(result.modified_count)
     }
 
     /// Moves entry `id`, whose offer is hold `hold`, from one of `from` to `to` (with the
