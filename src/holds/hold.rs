@@ -14,9 +14,8 @@ use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, Hold
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
 use crate::store::documents::{
-    HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
+    HoldDoc, HoldItemDoc, OfferDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
 };
-use crate::store::documents::{HoldItemDoc, OfferDoc};
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
 use crate::vouchers::rules::SaleAt;
