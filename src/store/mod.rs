@@ -274,7 +274,7 @@ impl Store {
     }
 
     /// Whether changes leave their events.
-    fn keeps_events(&self) -> bool {
+    pub(crate) fn keeps_events(&self) -> bool {
         #[cfg(feature = "test-hooks")]
         return !self.without_events;
         #[cfg(not(feature = "test-hooks"))]

@@ -383,6 +383,14 @@ async fn products_are_held_beside_seats_sold_as_order_lines_and_counted_apart() 
         refunded["refunds"]
     );
     assert_eq!(stock_of(&sale, &popcorn).await.0, Some(10));
+    // The channel is told of the refund once (its retry tells nothing), and no seat moved.
+    crate::events::log_of(&sale.app, &sale.maoyan, 3).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = crate::events::read_log(&sale.app, &sale.maoyan, None).await;
+    let kinds: Vec<&str> = log.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["HOLD_PLACED", "ORDER_CONFIRMED", "ORDER_REFUNDED"]);
+    assert_eq!(log[2]["refund"]["amount"]["amount"], 5_000);
+    assert_eq!(sale.inventory().await.counts.sold, 2, "its seats stay sold");
     // Once the refund is settled its return is dropped (the reconciler, past the grace).
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
     boxoffice::concessions::settle_stock(&sale.app.store, later)
