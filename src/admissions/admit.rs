@@ -11,7 +11,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::rules::{refusal, AdmissionWindow, Admitted, SeatFound};
+use super::rules::{door_keys, refusal, AdmissionWindow, Admitted, SeatFound};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, OrderId, ResourceId, ShowtimeId};
 use crate::domain::seat::SeatState;
@@ -62,7 +62,7 @@ pub async fn admit_ticket(
             GlobalId::Cinema(ticket.cinema).encode()
         )));
     }
-    let space = format!("door/{}", door.key);
+    let space = door_keys(door.key);
     once(
         store,
         keys,

@@ -13,4 +13,4 @@ pub mod graphql;
 pub mod rules;
 
 pub use admit::{admit_ticket, Admission, DoorAt};
-pub use rules::AdmissionWindow;
+pub use rules::{door_keys, AdmissionWindow};

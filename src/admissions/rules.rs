@@ -35,6 +35,39 @@ impl AdmissionWindow {
     pub fn around(&self, starts_at: DateTime<Utc>) -> (DateTime<Utc>, DateTime<Utc>) {
         (starts_at - self.opens_before, starts_at + self.closes_after)
     }
+
+    /// ADMISSION_CLOSED when `now` is before or after the window of a showtime starting at
+    /// `starts_at` (a ticket's admission, an order's collection at the counter).
+    pub fn refusal_at(&self, starts_at: DateTime<Utc>, now: DateTime<Utc>) -> Option<ApiError> {
+        outside(self.around(starts_at), now)
+    }
+}
+
+fn at(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// ADMISSION_CLOSED when `now` is outside `window` (its first and last instants).
+fn outside(window: (DateTime<Utc>, DateTime<Utc>), now: DateTime<Utc>) -> Option<ApiError> {
+    let (opens, closes) = window;
+    if now < opens {
+        Some(ApiError::AdmissionClosed(format!(
+            "too early: admission opens at {}",
+            at(opens)
+        )))
+    } else if now > closes {
+        Some(ApiError::AdmissionClosed(format!(
+            "too late: admission closed at {}",
+            at(closes)
+        )))
+    } else {
+        None
+    }
+}
+
+/// The key space of a door staff key's idempotency keys: apart from channels' and operators'.
+pub fn door_keys(code: &str) -> String {
+    format!("door/{code}")
 }
 
 /// A door's name as door staff keys carry it ("North gate", "3号厅入口"): trimmed, 1 to
@@ -117,24 +150,16 @@ pub fn refusal<R: PartialEq>(
         None if cancelled => Err(ApiError::TicketCancelled(
             "this ticket's showtime was cancelled".into(),
         )),
-        None => {
+        None => Err(outside(window, now).unwrap_or_else(|| {
+            // Inside the window by the gateway's clock but not by the database's, which
+            // decided: the clocks differ by about the time to the window's edge.
             let (opens, closes) = window;
-            let at = |time: DateTime<Utc>| time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            let message = if now < opens {
-                format!("too early: admission opens at {}", at(opens))
-            } else if now > closes {
-                format!("too late: admission closed at {}", at(closes))
-            } else {
-                // Inside the window by the gateway's clock but not by the database's, which
-                // decided: the clocks differ by about the time to the window's edge.
-                format!(
-                    "outside the admission window ({} to {}) by the database's clock",
-                    at(opens),
-                    at(closes)
-                )
-            };
-            Err(ApiError::AdmissionClosed(message))
-        }
+            ApiError::AdmissionClosed(format!(
+                "outside the admission window ({} to {}) by the database's clock",
+                at(opens),
+                at(closes)
+            ))
+        })),
     }
 }
 

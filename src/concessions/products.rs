@@ -128,17 +128,10 @@ pub async fn update_product<R: Serialize>(
             "this product keeps no stock (it never runs out): addStock does not apply",
         ));
     }
-    let window = (
-        change.sold_from.unwrap_or(before.sold_from),
-        change.sold_until.unwrap_or(before.sold_until),
-    );
-    if let (Some(from), Some(until)) = window {
-        if until <= from {
-            return Err(ApiError::bad_input(
-                "soldUntil must be after soldFrom: the product would never be on sale",
-            ));
-        }
-    }
+    rules::window_checked(
+        change.sold_from.or(before.sold_from),
+        change.sold_until.or(before.sold_until),
+    )?;
     let keyed = Keyed {
         store,
         keys,

@@ -72,19 +72,26 @@ impl ProductTerms {
     ) -> Result<Self, ApiError> {
         let name = text::required_within("name", name, MAX_NAME_CHARS)?;
         price_checked(price)?;
-        if let (Some(from), Some(until)) = (sold_from, sold_until) {
-            if until <= from {
-                return Err(ApiError::bad_input(
-                    "soldUntil must be after soldFrom: the product would never be on sale",
-                ));
-            }
-        }
+        window_checked(sold_from, sold_until)?;
         Ok(ProductTerms {
             name,
             price,
             sold_from,
             sold_until,
         })
+    }
+}
+
+/// BAD_USER_INPUT for a sale window that ends before it starts.
+pub fn window_checked(
+    sold_from: Option<DateTime<Utc>>,
+    sold_until: Option<DateTime<Utc>>,
+) -> Result<(), ApiError> {
+    match (sold_from, sold_until) {
+        (Some(from), Some(until)) if until <= from => Err(ApiError::bad_input(
+            "soldUntil must be after soldFrom: the product would never be on sale",
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -10,8 +10,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::admissions::AdmissionWindow;
-use crate::domain::ids::{CinemaId, OrderId, ProductId};
+use crate::admissions::{door_keys, AdmissionWindow, DoorAt};
+use crate::domain::ids::{OrderId, ProductId};
 use crate::domain::ticket_codes::{pickup_key, TicketSecret};
 use crate::error::ApiError;
 use crate::idempotency::{once, Attempt, KeyPolicy};
@@ -21,15 +21,6 @@ use crate::store::{self, Store};
 /// A collection's answer races at most this many refunds of the order before it gives up
 /// (each lost race is a refund recorded or finished: an order has at most 10 product lines).
 const MAX_ATTEMPTS: usize = 12;
-
-/// The counter a collection is made at.
-#[derive(Debug, Clone, Copy)]
-pub struct CounterAt<'a> {
-    /// The door staff key's code: its idempotency keys are its own.
-    pub key: &'a str,
-    pub cinema: CinemaId,
-    pub name: &'a str,
-}
 
 /// Products handed over: which order, which lines, when, where.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -61,12 +52,12 @@ pub async fn collect_items(
     keys: &KeyPolicy,
     secret: &TicketSecret,
     window: AdmissionWindow,
-    counter: CounterAt<'_>,
+    counter: DoorAt<'_>,
     code: &str,
     key: Option<&str>,
 ) -> Result<Collected, ApiError> {
     let lookup = pickup_key(secret, code)?;
-    let space = format!("door/{}", counter.key);
+    let space = door_keys(counter.key);
     // The key's record holds the code's keyed hash, never the code.
     once(
         store,
@@ -83,7 +74,7 @@ pub async fn collect_items(
 async fn collect_once(
     store: &Store,
     window: AdmissionWindow,
-    counter: CounterAt<'_>,
+    counter: DoorAt<'_>,
     lookup: &str,
     attempt: Attempt,
 ) -> Result<Collected, ApiError> {
@@ -131,11 +122,8 @@ async fn collect_once(
         let showtime = store.showtimes_by_ids(&[order.showtime.id]).await?.pop();
         let starts_at = showtime.map_or(order.showtime.starts_at, |s| s.starts_at);
         let now = store::now();
-        let (opens, closes) = window.around(starts_at);
-        if now < opens || now > closes {
-            return Err(ApiError::AdmissionClosed(format!(
-                "products are collected from {opens} to {closes} (the showtime's admission)"
-            )));
+        if let Some(closed) = window.refusal_at(starts_at, now) {
+            return Err(closed);
         }
         let collection = CollectionDoc {
             at: now,

@@ -19,7 +19,7 @@ pub mod rules;
 mod showtime_cancel;
 pub mod store;
 
-pub use collect::{collect_items, Collected, CollectedItem, CounterAt};
+pub use collect::{collect_items, Collected, CollectedItem};
 pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use hold_fate::{hold_fate, HoldFate};
 pub use reconciler::{settle_orders, PENDING_GRACE};

@@ -309,3 +309,49 @@ async fn a_door_key_made_against_a_frozen_database_is_listed_to_be_revoked() {
     crate::admissions::door(&sale, &operator, "North").await;
     assert_eq!(list().await.len(), 1);
 }
+
+#[tokio::test]
+async fn a_hold_with_products_that_met_a_frozen_database_reserves_its_units_once() {
+    let database = OwnDatabase::start();
+    let sale = sale_on_own_database(&database).await;
+    let wanda = crate::admissions::operator(&sale).await;
+    let popcorn = crate::concessions::product(&sale, &wanda, "爆米花", 2_500, Some(10)).await;
+    let hold = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
+        id items { quantity } } }";
+    let input = json!({ "showtimeId": sale.showtime, "seats": ["A1"], "idempotencyKey": "snack-frozen",
+                        "items": [{ "productId": popcorn, "quantity": 2 }] });
+    database.freeze();
+    let (status, body) = sale
+        .app
+        .post_with_authorization(
+            &format!("Bearer {}", sale.maoyan),
+            &json!({ "query": hold, "variables": { "input": input } }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (503, "UNAVAILABLE"), "{body}");
+    database.thaw();
+    // The retry makes one hold; whatever the frozen attempt reserved for a hold it never
+    // placed is given back by the reconciler, so the units are taken once.
+    let retried = sale
+        .app
+        .graphql_as(&sale.maoyan, hold, json!({ "input": input }))
+        .await;
+    assert_eq!(retried.data()["holdSeats"]["items"][0]["quantity"], 2);
+    let later = boxoffice::store::now() + chrono::Duration::hours(1);
+    boxoffice::concessions::settle_stock(&sale.app.store, later)
+        .await
+        .unwrap();
+    let db = mongodb::Client::with_uri_str(database.uri())
+        .await
+        .unwrap()
+        .database(sale.app.store.database_name());
+    let product = db
+        .collection::<bson::Document>("products")
+        .find_one(bson::doc! {})
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(product.get_i64("stock").unwrap(), 8);
+    assert_eq!(product.get_array("pending").unwrap().len(), 1, "{product}");
+    assert_eq!(sale.inventory().await.holds.len(), 1);
+}

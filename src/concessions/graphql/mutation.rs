@@ -6,7 +6,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
 use super::types::{ItemCollection, Product};
-use crate::admissions::AdmissionWindow;
+use crate::admissions::{AdmissionWindow, DoorAt};
 use crate::concessions::rules::{self, ProductTerms};
 use crate::concessions::store::ProductChange;
 use crate::concessions::{self, NewProduct};
@@ -14,7 +14,7 @@ use crate::domain::global_id;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::orders::{self, CounterAt};
+use crate::orders;
 
 #[derive(Default)]
 pub struct ConcessionMutation;
@@ -127,8 +127,8 @@ impl ConcessionMutation {
         let change = ProductChange {
             name,
             price: input.price.map(rules::price_checked).transpose()?,
-            sold_from: input.sold_from.map(Some),
-            sold_until: input.sold_until.map(Some),
+            sold_from: input.sold_from,
+            sold_until: input.sold_until,
             retired: input.retired,
             add_stock: input
                 .add_stock
@@ -172,7 +172,7 @@ impl ConcessionMutation {
             ctx.key_policy(),
             ctx.data_unchecked::<Arc<TicketSecret>>(),
             *ctx.data_unchecked::<AdmissionWindow>(),
-            CounterAt {
+            DoorAt {
                 key,
                 cinema: door.cinema,
                 name: &door.name,

@@ -19,8 +19,8 @@ struct ProductKey(ProductId);
 pub struct ProductChange {
     pub name: Option<String>,
     pub price: Option<i64>,
-    pub sold_from: Option<Option<chrono::DateTime<chrono::Utc>>>,
-    pub sold_until: Option<Option<chrono::DateTime<chrono::Utc>>>,
+    pub sold_from: Option<chrono::DateTime<chrono::Utc>>,
+    pub sold_until: Option<chrono::DateTime<chrono::Utc>>,
     pub retired: Option<bool>,
     /// Units added to (or taken from) its stock.
     pub add_stock: Option<i64>,
@@ -87,25 +87,19 @@ impl Store {
         change: &ProductChange,
     ) -> Result<Option<ProductDoc>, ApiError> {
         let mut filter = doc! { "_id": id.oid() };
-        let (mut set, mut unset, mut inc) = (Document::new(), Document::new(), Document::new());
+        let (mut set, mut inc) = (Document::new(), Document::new());
         if let Some(name) = &change.name {
             set.insert("name", name);
         }
         if let Some(price) = change.price {
             set.insert("price", price);
         }
-        for (field, value) in [
+        for (field, at) in [
             ("soldFrom", change.sold_from),
             ("soldUntil", change.sold_until),
         ] {
-            match value {
-                Some(Some(at)) => {
-                    set.insert(field, bson::DateTime::from_chrono(at));
-                }
-                Some(None) => {
-                    unset.insert(field, "");
-                }
-                None => {}
+            if let Some(at) = at {
+                set.insert(field, bson::DateTime::from_chrono(at));
             }
         }
         if let Some(retired) = change.retired {
@@ -116,7 +110,7 @@ impl Store {
             inc.insert("stock", add);
         }
         let mut update = Document::new();
-        for (operator, fields) in [("$set", set), ("$unset", unset), ("$inc", inc)] {
+        for (operator, fields) in [("$set", set), ("$inc", inc)] {
             if !fields.is_empty() {
                 update.insert(operator, fields);
             }
