@@ -19,6 +19,20 @@ use mongodb::bson::{doc, DateTime, Document};
 use mongodb::Database;
 use serde::{Deserialize, Serialize};
 
+/// The page of reference fields only (copied into each showtime), through the gateway.
+pub const REFERENCES_ONLY: &str = "query ($first: Int, $city: String) {
+    showtimes(first: $first, filter: { city: $city }) { edges { node {
+    id startsAt price(channel: \"maoyan\") { amount }
+    cinema { name city } movie { title runtimeMinutes } hall { name format } } } } }";
+
+/// The page with each cinema's location, each movie's plot and each seat map's counts (one
+/// batched query per collection), through the gateway.
+pub const WITH_LOADED_FIELDS: &str = "query ($first: Int, $city: String) {
+    showtimes(first: $first, filter: { city: $city }) { edges { node {
+    id startsAt cinema { name location { latitude longitude } }
+    movie { title details { plot } } hall { name }
+    seatMap { counts { available sold } } } } } }";
+
 #[derive(Deserialize)]
 pub struct PageParams {
     /// `references` or `loaded`.

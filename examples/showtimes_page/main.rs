@@ -27,19 +27,9 @@ use std::time::{Duration, Instant};
 use boxoffice::config::{Limits, SalesArgs};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, demo, AppState};
+use floor::{REFERENCES_ONLY, WITH_LOADED_FIELDS};
 use serde_json::{json, Value};
 use server_cpu::ThreadCpu;
-
-const REFERENCES_ONLY: &str = "query ($first: Int, $city: String) {
-    showtimes(first: $first, filter: { city: $city }) { edges { node {
-    id startsAt price(channel: \"maoyan\") { amount }
-    cinema { name city } movie { title runtimeMinutes } hall { name format } } } } }";
-
-const WITH_LOADED_FIELDS: &str = "query ($first: Int, $city: String) {
-    showtimes(first: $first, filter: { city: $city }) { edges { node {
-    id startsAt cinema { name location { latitude longitude } }
-    movie { title details { plot } } hall { name }
-    seatMap { counts { available sold } } } } } }";
 
 /// The gateway binary's allocator, so the gateway measured here is the one that runs.
 #[global_allocator]

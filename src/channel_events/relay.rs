@@ -3,8 +3,9 @@
 //!
 //! *Never lost.* An entry is written in the same update as its change, and leaves its
 //! document only after its events are in the log. The process that made the change relays it
-//! at once; a background pass relays entries older than [`STALE_AFTER`], which only a gateway
-//! that died (or stalled) between its write and its relay leaves behind.
+//! at once, from the entries it noted (no read); a background pass relays entries older than
+//! [`STALE_AFTER`], which only a gateway that died (or stalled, or failed to append) between
+//! its write and its relay leaves behind.
 //!
 //! *Never twice, never out of order.* An event's id is its entry's and its channel's, unique
 //! in the log, so an entry relayed by two gateways (or again after a crash) is appended once.
@@ -87,20 +88,17 @@ impl EventRelay {
     pub async fn run(self: Arc<Self>) {
         loop {
             let chore = self.next_chore();
-            let sources = tokio::select! {
-                sources = self.store.noted_outboxes() => sources,
+            let noted = tokio::select! {
+                noted = self.store.noted_outboxes() => noted,
                 () = tokio::time::sleep_until(chore.unwrap_or_else(far_future)), if chore.is_some() => {
                     self.chores().await;
                     continue;
                 }
             };
-            self.store.pause_point(PausePoint::RelayBeforeRead).await;
-            self.store.delay_point(DelayPoint::RelayBeforeRead).await;
-            let relayed = async {
-                let found = self.store.outboxes(&sources).await?;
-                self.relay(found, Relayer::Live).await
-            };
-            if let Err(error) = relayed.await {
+            self.store.pause_point(PausePoint::RelayBeforeAppend).await;
+            self.store.delay_point(DelayPoint::RelayBeforeAppend).await;
+            // As noted: the entries are on their documents, and this process wrote them.
+            if let Err(error) = self.relay(noted, Relayer::Live).await {
                 tracing::warn!(%error, "relaying events failed: the background pass retries");
             }
         }
@@ -121,9 +119,10 @@ impl EventRelay {
             let relayed = self.uncleared.lock().expect("uncleared lock").take();
             self.store.pause_point(PausePoint::RelayBeforeClear).await;
             if let Err(error) = self.store.clear_outboxes(&relayed).await {
-                // Their next read (a change to the same document, or the pass) finds them
-                // appended already.
+                // Pulled off with the next pull (a pass that reads them meanwhile finds them
+                // appended already).
                 tracing::warn!(%error, "pulling relayed events off failed");
+                self.uncleared.lock().expect("uncleared lock").add(relayed);
             }
         }
         let read = self.endpoints.lock().expect("endpoints lock").read_due();

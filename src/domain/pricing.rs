@@ -95,6 +95,27 @@ pub struct TicketRule {
     pub rule: String,
 }
 
+/// One entry of a price matrix, borrowed from wherever it is kept (a page of showtimes looks
+/// prices up in its documents without copying their matrices).
+#[derive(Debug, Clone, Copy)]
+pub struct PriceRef<'a> {
+    pub channel: &'a str,
+    pub seat_kind: Option<SeatKind>,
+    pub ticket_type: &'a TicketType,
+    pub amount: i64,
+}
+
+impl PriceEntry {
+    pub fn borrowed(&self) -> PriceRef<'_> {
+        PriceRef {
+            channel: &self.channel,
+            seat_kind: self.seat_kind,
+            ticket_type: &self.ticket_type,
+            amount: self.amount,
+        }
+    }
+}
+
 /// The amount of one seat of `kind` as `ticket_type` on `channel`: the entry naming the kind,
 /// else the entry for every kind. None when the matrix has neither.
 pub fn price_of(
@@ -103,9 +124,24 @@ pub fn price_of(
     kind: SeatKind,
     ticket_type: &TicketType,
 ) -> Option<i64> {
+    price_among(
+        matrix.iter().map(PriceEntry::borrowed),
+        channel,
+        kind,
+        ticket_type,
+    )
+}
+
+/// [`price_of`] among borrowed entries.
+pub fn price_among<'a>(
+    matrix: impl IntoIterator<Item = PriceRef<'a>>,
+    channel: &str,
+    kind: SeatKind,
+    ticket_type: &TicketType,
+) -> Option<i64> {
     let mut for_every_kind = None;
     for entry in matrix {
-        if entry.channel != channel || &entry.ticket_type != ticket_type {
+        if entry.channel != channel || entry.ticket_type != ticket_type {
             continue;
         }
         match entry.seat_kind {

@@ -58,9 +58,9 @@ pub enum PausePoint {
     /// A cancellation recorded its refund on the order and has not given the seats back: a
     /// slow cancellation that an admission can overtake.
     RefundAfterRecord,
-    /// The event relay was told of documents with events and has not read them: a gateway
-    /// stalled (or about to die) between its change and its relay.
-    RelayBeforeRead,
+    /// The event relay took the entries its process's changes left and has not appended
+    /// them: a gateway stalled (or about to die) between its change and its relay.
+    RelayBeforeAppend,
     /// The event relay appended a batch's events and has not pulled them off their
     /// documents: another relay may append them again.
     RelayBeforeClear,
@@ -95,9 +95,9 @@ pub enum DelayPoint {
     /// Admit: the seat is admitted, the answer is not stored yet. Armed by
     /// `BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS`.
     AdmitAfterWrite,
-    /// The event relay was told of documents with events and has not read them. Armed by
+    /// The event relay took the entries its process's changes left and has not appended them. Armed by
     /// `BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS`.
-    RelayBeforeRead,
+    RelayBeforeAppend,
     /// Hold: a voucher's redemption is reserved, the hold is not placed yet. Armed by
     /// `BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS`.
     HoldAfterVoucherReserved,
@@ -117,7 +117,7 @@ impl DelayPoint {
             DelayPoint::ExtendAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_EXTEND_MS",
             DelayPoint::RefundAfterRecord => "BOXOFFICE_TEST_DELAY_AFTER_REFUND_RECORDED_MS",
             DelayPoint::AdmitAfterWrite => "BOXOFFICE_TEST_DELAY_AFTER_ADMIT_MS",
-            DelayPoint::RelayBeforeRead => "BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS",
+            DelayPoint::RelayBeforeAppend => "BOXOFFICE_TEST_DELAY_BEFORE_RELAY_MS",
             DelayPoint::HoldAfterVoucherReserved => {
                 "BOXOFFICE_TEST_DELAY_AFTER_VOUCHER_RESERVED_MS"
             }

@@ -1,7 +1,7 @@
-//! What this process noted for one of its background loops to take: documents with events
-//! for the relay (`outbox`), showtimes with freed seats for the waiting lists (`freed`). A
-//! note saves the loop a database read to learn what to do; a note lost with its process
-//! is made up by that loop's periodic pass.
+//! What this process noted for one of its background loops to take: showtimes with freed
+//! seats for the waiting lists (`freed`; the relay's notes carry entries: `outbox`). A note
+//! saves the loop a database read to learn what to do; a note lost with its process is made
+//! up by that loop's periodic pass.
 
 use std::collections::HashSet;
 use std::hash::Hash;

@@ -4,9 +4,11 @@
 //! nothing (a lost race, a fenced attempt) leaves none, and no crash can separate them. The
 //! relay (`channel_events::relay`) then appends each entry to the channels' logs and pulls it off.
 //!
-//! The process that made the change relays it at once (it notes the document here); a
-//! background pass relays entries older than a few seconds, which only a gateway that died
-//! between its write and its relay leaves behind (index `outbox` on each collection).
+//! The process that made the change relays it at once: it notes here the entries its update
+//! left (once the update is acknowledged), and its relay appends them as noted, without
+//! reading them back. A background pass relays entries older than a few seconds, which only a
+//! gateway that died (or failed to append) between its write and its relay leaves behind
+//! (index `outbox` on each collection).
 
 use bson::{doc, Document};
 use chrono::{DateTime, Utc};
@@ -80,38 +82,59 @@ pub(crate) fn push_entries(
     Ok(())
 }
 
-/// The documents this process gave an outbox entry and has not handed to the relay yet.
-pub type PendingOutboxes = super::notes::Notes<OutboxSource>;
+/// Past this many entries noted and not taken, notes are dropped: the relay's background pass
+/// finds those entries instead.
+const MOST_PENDING: usize = 10_000;
+
+/// The entries this process's changes left in outboxes and has not handed to the relay yet,
+/// each document's in the order its updates were acknowledged. The live relay appends them
+/// from here: one read of the outboxes fewer per change (a tenth of a hold's commands).
+#[derive(Debug, Default)]
+pub struct PendingOutboxes {
+    pending: std::sync::Mutex<Pending>,
+    noted: tokio::sync::Notify,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    entries: indexmap::IndexMap<OutboxSource, Vec<OutboxEntryDoc>>,
+    count: usize,
+}
+
+impl PendingOutboxes {
+    /// Notes `entries`, just left in `source`'s outbox, and wakes the relay.
+    fn note(&self, source: OutboxSource, entries: &[OutboxEntryDoc]) {
+        let mut pending = self.pending.lock().expect("outbox notes lock");
+        if pending.count + entries.len() <= MOST_PENDING {
+            pending.count += entries.len();
+            (pending.entries.entry(source).or_default()).extend_from_slice(entries);
+        }
+        drop(pending);
+        self.noted.notify_one();
+    }
+
+    /// Waits until entries are noted, and takes them all.
+    async fn take(&self) -> Vec<(OutboxSource, Vec<OutboxEntryDoc>)> {
+        loop {
+            let taken = std::mem::take(&mut *self.pending.lock().expect("outbox notes lock"));
+            if !taken.entries.is_empty() {
+                return taken.entries.into_iter().collect();
+            }
+            self.noted.notified().await;
+        }
+    }
+}
 
 impl Store {
-    /// Notes that the change just made to `source` left events for the relay.
-    pub(crate) fn note_outbox(&self, source: OutboxSource) {
-        self.outbox.note(source);
+    /// Notes that the change just made to `source` left `entries` in its outbox, for the
+    /// relay.
+    pub(crate) fn note_outbox(&self, source: OutboxSource, entries: &[OutboxEntryDoc]) {
+        self.outbox.note(source, entries);
     }
 
-    /// Waits until this process noted documents with events, and takes them.
-    pub async fn noted_outboxes(&self) -> Vec<OutboxSource> {
+    /// Waits until this process noted entries its changes left, and takes them, by document.
+    pub async fn noted_outboxes(&self) -> Vec<(OutboxSource, Vec<OutboxEntryDoc>)> {
         self.outbox.take().await
-    }
-
-    /// The outbox entries of `sources`, in each document's order (one `find` per collection).
-    #[tracing::instrument(skip(self))]
-    pub async fn outboxes(
-        &self,
-        sources: &[OutboxSource],
-    ) -> Result<Vec<(OutboxSource, Vec<OutboxEntryDoc>)>, ApiError> {
-        let mut found = Vec::new();
-        for kind in OutboxKind::ALL {
-            let ids: Vec<ShowtimeId> = (sources.iter())
-                .filter(|source| source.kind == kind)
-                .map(|source| source.showtime)
-                .collect();
-            if !ids.is_empty() {
-                let filter = doc! { "_id": { "$in": oids(&ids) } };
-                found.extend(self.outboxes_of(kind, filter, ids.len()).await?);
-            }
-        }
-        Ok(found)
     }
 
     /// Documents with an entry made before `before` still in their outbox (index `outbox`),

@@ -53,12 +53,12 @@ pub async fn outbox_empty(sale: &Sale) -> bool {
 async fn entries_a_stalled_gateway_left_are_relayed_by_another_s_pass_and_appended_once() {
     let sale = sale().await;
     let other = sale.app.another_gateway().await;
-    // The first gateway stalls after its change, before its relay reads it.
+    // The first gateway stalls after its change, before its relay appends it.
     let stalled = sale
         .app
         .store
         .faults()
-        .pause_next_at(PausePoint::RelayBeforeRead);
+        .pause_next_at(PausePoint::RelayBeforeAppend);
     let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
     stalled.reached().await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -70,7 +70,7 @@ async fn entries_a_stalled_gateway_left_are_relayed_by_another_s_pass_and_append
     assert_eq!(pass.relay_stale().await.unwrap(), 1);
     let log = log_of(&sale.app, &sale.maoyan, 1).await;
     assert_eq!(log[0]["holdId"], hold);
-    // The stalled relay wakes: the entry is gone, nothing is appended again.
+    // The stalled relay wakes with the entry the pass appended: it is in the log once.
     stalled.resume();
     sale.confirm(&sale.maoyan, &hold).await.data();
     let log = log_of(&sale.app, &sale.maoyan, 2).await;
@@ -256,8 +256,8 @@ async fn a_pull_that_met_a_frozen_database_leaves_its_entry_to_the_next_relay_ap
     pull.resume();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     database.thaw();
-    // The entry is still on the inventory: the confirmation's relay reads it again, finds its
-    // event in the log, and appends only the confirmation's.
+    // The entry is still on the inventory, its pull tried again; the confirmation's relay
+    // appends only the confirmation's.
     sale.confirm(&sale.maoyan, &hold).await.data();
     let log = log_of(&sale.app, &sale.maoyan, 2).await;
     assert_eq!(types_of(&log), ["HOLD_PLACED", "ORDER_CONFIRMED"]);

@@ -153,10 +153,11 @@ impl Store {
             .await?;
         if committed {
             if !told.is_empty() {
-                self.note_outbox(OutboxSource {
+                let source = OutboxSource {
                     kind: OutboxKind::Showtime,
                     showtime: change.showtime,
-                });
+                };
+                self.note_outbox(source, &told);
             }
             return Ok(PriceChanged::Changed(Box::new(writes.2.clone())));
         }

@@ -5,6 +5,8 @@ mod node;
 
 use async_graphql::MergedObject;
 
+use super::boxed_member::Boxed;
+
 use crate::catalogue::graphql::query::{
     AuditQuery, CinemaQuery, DoorKeyQuery, MovieQuery, RegionQuery, ShowtimeQuery, TicketTypeQuery,
 };
@@ -15,13 +17,14 @@ use crate::catalogue::graphql::query::{
 macro_rules! query_roots {
     ($($root:path),* $(,)?) => {
         /// Every read of the API.
+        // Each member is `Boxed`: see `boxed_member`.
         #[derive(MergedObject, Default)]
-        pub struct Query($($root),*);
+        pub struct Query($(Boxed<$root>),*);
 
         /// [`Query`] with the Apollo Federation entities (`--federation`), still named `Query`.
         #[derive(MergedObject, Default)]
         #[graphql(name = "Query")]
-        pub struct FederatedQuery($($root),*, entities::EntityQuery);
+        pub struct FederatedQuery($(Boxed<$root>),*, entities::EntityQuery);
     };
 }
 

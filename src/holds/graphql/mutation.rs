@@ -172,9 +172,11 @@ impl HoldMutation {
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
         // Named seats already taken are refused from one read, before the key is claimed.
-        let first_read = holds::read_named_seats(store, &request, policy).await?;
+        let first_read = Box::pin(holds::read_named_seats(store, &request, policy)).await?;
         let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
-        let held = idempotency::once_unless_refused(
+        // Boxed, as every large future this resolver awaits: the resolver's own future is
+        // copied whole each time async-graphql moves it (`graphql::boxed_member`).
+        let held = Box::pin(idempotency::once_unless_refused(
             store,
             keys,
             channel,
@@ -189,7 +191,7 @@ impl HoldMutation {
                 let first_read = first_read.clone();
                 holds::hold_seats(store, locks, channel, &request, policy, attempt, first_read)
             },
-        )
+        ))
         .await?;
         Ok(Hold::from(held))
     }

@@ -78,10 +78,11 @@ impl Store {
         crate::store::push_entries(&mut update, entries)?;
         let matched = self.update_inventory(filter, update).await?;
         if matched && !entries.is_empty() {
-            self.note_outbox(OutboxSource {
+            let source = OutboxSource {
                 kind: OutboxKind::Inventory,
                 showtime,
-            });
+            };
+            self.note_outbox(source, entries);
         }
         Ok(matched)
     }

@@ -64,7 +64,8 @@ impl OrderMutation {
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
-        let order = idempotency::once(
+        // Boxed: see `holdSeats`.
+        let order = Box::pin(idempotency::once(
             store,
             keys,
             channel,
@@ -77,7 +78,7 @@ impl OrderMutation {
                     store, secret, channel, showtime, hold, customer, policy, attempt,
                 )
             },
-        )
+        ))
         .await?;
         Ok(Order(order))
     }

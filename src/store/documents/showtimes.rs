@@ -7,7 +7,7 @@ use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::{CinemaId, HallId, MovieId, ResourceId, ShowtimeId};
-use crate::domain::pricing::{PriceEntry, TicketRule, TicketType};
+use crate::domain::pricing::{PriceEntry, PriceRef, TicketRule, TicketType};
 use crate::domain::seat::SeatKind;
 use crate::store::codec;
 
@@ -66,6 +66,16 @@ impl ChannelPriceDoc {
             seat_kind: None,
             ticket_type: TicketType::adult(),
             amount,
+        }
+    }
+
+    /// The entry as the domain reads it, borrowed.
+    pub fn borrowed(&self) -> PriceRef<'_> {
+        PriceRef {
+            channel: &self.channel,
+            seat_kind: self.seat_kind,
+            ticket_type: &self.ticket_type,
+            amount: self.amount,
         }
     }
 

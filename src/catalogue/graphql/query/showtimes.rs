@@ -89,8 +89,9 @@ impl ShowtimeQuery {
         let filter = ShowtimeFilter::try_from(filter.unwrap_or_default())?;
         let page = ctx.page(first, after)?;
         let parts = Showtime::parts_asked(&ctx.look_ahead());
-        let showtimes = ctx.store().list_showtimes(&filter, &page, parts).await?;
-        Ok(connection(showtimes, Showtime::from_doc))
+        // Boxed: the resolver's future is copied whole each time async-graphql moves it.
+        let listed = Box::pin(ctx.store().list_showtimes(&filter, &page, parts));
+        Ok(connection(listed.await?, Showtime::from_doc))
     }
 
     /// The sales channels, by code.

@@ -21,7 +21,7 @@ use crate::graphql::types::list_cost;
 use crate::graphql::types::money::{ChannelPrice, Money};
 use crate::live::graphql::seat_map::SeatKind;
 use crate::live::graphql::seat_map::{SeatMap, Viewer};
-use crate::store::documents::{self, ChannelDoc, PriceRevisionDoc, ShowtimeDoc};
+use crate::store::documents::{self, ChannelDoc, ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc};
 
 /// One screening of a movie in a hall at a time.
 ///
@@ -161,9 +161,9 @@ impl Showtime {
             .ticket_rules
             .iter()
             .any(|rule| rule.ticket_type == ticket_type);
-        let matrix = self.0.price_matrix();
+        let matrix = self.0.prices.iter().map(ChannelPriceDoc::borrowed);
         Ok((!refused)
-            .then(|| pricing::price_of(&matrix, channel, kind, &ticket_type))
+            .then(|| pricing::price_among(matrix, channel, kind, &ticket_type))
             .flatten()
             .map(|amount| self.money(amount)))
     }
