@@ -73,3 +73,72 @@ async fn an_endpoint_made_after_the_relay_looked_gets_the_events_appended_meanwh
     assert_eq!(got[0]["data"]["hold"], second);
     assert_eq!(got[0]["sequence"], 2);
 }
+
+/// The commands of one seat change, the relay's included: a hold sends its three and one
+/// insert into the log; a confirmation its five and one insert. The relay appends the entries
+/// its process noted, without reading them back off the inventory (a read it made per change
+/// before). Its pull of relayed entries is shared by the changes of `CLEAR_AFTER`.
+#[tokio::test]
+async fn a_seat_change_and_its_event_cost_a_fixed_set_of_commands_and_no_read_back() {
+    let sale = sale().await;
+    // The key is looked up once, then remembered; the relay learns the channel's log head.
+    let warm = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    sale.confirm(&sale.maoyan, &warm).await.data();
+    log_of(&sale.app, &sale.maoyan, 2).await;
+    tokio::time::sleep(CLEAR_AFTER * 3).await;
+    let commands = sale.app.store.commands();
+    commands.start_with_background();
+    let hold = sale.hold_id(&sale.maoyan, &["A2"]).await;
+    log_of(&sale.app, &sale.maoyan, 3).await;
+    let held = commands.take();
+    commands.start_with_background();
+    sale.confirm(&sale.maoyan, &hold).await.data();
+    log_of(&sale.app, &sale.maoyan, 4).await;
+    let confirmed = commands.take();
+    let named = |sent: &[SentCommand], pulls: bool| {
+        let mut names: Vec<String> = (sent.iter())
+            .filter(|command| pulls || !is_clear(command))
+            // The relay's periodic look at which channels have webhook endpoints.
+            .filter(|command| command.collection.as_deref() != Some("webhook_endpoints"))
+            // This test's own polls of the log (`log_of`).
+            .filter(|command| command.background || command.collection.as_deref() != Some("events"))
+            .map(|command| {
+                let collection = command.collection.as_deref().unwrap_or("");
+                format!("{} {collection}", command.name)
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        named(&held, false),
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "insert events",
+            "update seat_inventory"
+        ],
+        "{held:#?}"
+    );
+    assert_eq!(
+        named(&confirmed, false),
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "insert events",
+            "insert orders",
+            "update orders",
+            "update seat_inventory"
+        ],
+        "{confirmed:#?}"
+    );
+    // Neither read an outbox back: the only reads of the inventory are the request's own.
+    for sent in [&held, &confirmed] {
+        assert!(
+            !sent
+                .iter()
+                .any(|command| command.background && command.name == "find"),
+            "{sent:#?}"
+        );
+    }
+}
