@@ -127,11 +127,11 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
     let hold_id = sale.hold_id(&sale.maoyan, &["B1", "B2"]).await;
     let confirmed =
         booking_commands(&sale, &sale.maoyan, CONFIRM, json!({ "hold": hold_id })).await;
+    // The hold and the showtime's snapshot for the order in one aggregation.
     assert_eq!(
         confirmed,
         [
-            "find seat_inventory",
-            "find showtimes",
+            "aggregate seat_inventory",
             "insert orders",
             "update orders",
             "update seat_inventory",
