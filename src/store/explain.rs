@@ -56,6 +56,7 @@ impl Store {
             .db
             .run_command(doc! { "explain": command, "verbosity": "executionStats" })
             .await?;
+        let explained = first_stage_cursor(&explained).unwrap_or(&explained);
         let stats = explained.get_document("executionStats").ok();
         let count = |name: &str| {
             stats
@@ -76,6 +77,15 @@ impl Store {
             collection_scan: has_stage(&winning_plan, "COLLSCAN"),
             winning_plan: winning_plan.to_string(),
         }))
+    }
+}
+
+/// An aggregation's explanation keeps the plan of its first stage, the one that reads the
+/// collection, under `stages[0].$cursor` (when the server did not plan the pipeline whole).
+fn first_stage_cursor(explained: &Document) -> Option<&Document> {
+    match explained.get_array("stages").ok()?.first()? {
+        Bson::Document(stage) => stage.get_document("$cursor").ok(),
+        _ => None,
     }
 }
 
@@ -105,6 +115,15 @@ fn has_stage(plan: &Document, stage: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_aggregation_is_read_through_its_first_stage() {
+        let plan = doc! { "queryPlanner": { "winningPlan": { "stage": "EXPRESS_IXSCAN" } },
+        "executionStats": { "totalDocsExamined": 1 } };
+        let explained = doc! { "stages": [{ "$cursor": plan.clone() }, { "$lookup": {} }] };
+        assert_eq!(first_stage_cursor(&explained), Some(&plan));
+        assert_eq!(first_stage_cursor(&plan), None);
+    }
 
     #[test]
     fn finds_a_collection_scan_at_any_depth() {

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::store::codec::{self, date, oids, ObjectIdExt};
 use crate::store::command_metrics::Call;
 use crate::store::documents::{
-    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, ShowtimeForOrderDoc,
+    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeForOrderDoc,
     RELEASE_NOTES_KEPT,
 };
 use crate::store::{names, Store};
@@ -133,6 +133,49 @@ impl Store {
                 .find_one(doc! { "_id": showtime.oid() }),
         )
         .await
+    }
+
+    /// A showtime's inventory document and the showtime, in ONE command (an aggregation: the
+    /// inventory, then the showtime looked up by the same `_id`): a best-seats hold's two
+    /// reads were two commands. `(None, None)` when the showtime has no inventory.
+    #[tracing::instrument(skip(self))]
+    pub async fn inventory_and_showtime(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<(Option<SeatInventoryDoc>, Option<ShowtimeDoc>), ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Found {
+            inventory: SeatInventoryDoc,
+            #[serde(default)]
+            showtime: Vec<ShowtimeDoc>,
+        }
+        let pipeline = [
+            doc! { "$match": { "_id": showtime.oid() } },
+            // The inventory whole, under a name of its own: the lookup's result goes beside it.
+            doc! { "$project": { "inventory": "$$ROOT" } },
+            doc! { "$lookup": {
+                "from": names::SHOWTIMES,
+                "localField": "_id",
+                "foreignField": "_id",
+                "as": "showtime",
+            } },
+        ];
+        let inventories = self.collection::<Document>(COLLECTION);
+        let found: Vec<Found> = self
+            .bounded(Call::new(COLLECTION, "aggregate"), async {
+                use futures::TryStreamExt;
+                inventories
+                    .aggregate(pipeline)
+                    .with_type::<Found>()
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await?;
+        Ok(match found.into_iter().next() {
+            None => (None, None),
+            Some(found) => (Some(found.inventory), found.showtime.into_iter().next()),
+        })
     }
 
     /// Every hold in a showtime's inventory (only the holds are read, not the seats); `None`
