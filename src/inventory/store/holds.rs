@@ -149,7 +149,7 @@ impl Store {
             #[serde(default)]
             showtime: Vec<ShowtimeDoc>,
         }
-        let pipeline = [
+        let pipeline = vec![
             doc! { "$match": { "_id": showtime.oid() } },
             // The inventory whole, under a name of its own: the lookup's result goes beside it.
             doc! { "$project": { "inventory": "$$ROOT" } },
@@ -160,19 +160,7 @@ impl Store {
                 "as": "showtime",
             } },
         ];
-        let inventories = self.collection::<Document>(COLLECTION);
-        let found: Vec<Found> = self
-            .bounded(Call::new(COLLECTION, "aggregate"), async {
-                use futures::TryStreamExt;
-                inventories
-                    .aggregate(pipeline)
-                    .with_type::<Found>()
-                    .await?
-                    .try_collect()
-                    .await
-            })
-            .await?;
-        Ok(match found.into_iter().next() {
+        Ok(match self.aggregate_one::<Found>(pipeline).await? {
             None => (None, None),
             Some(found) => (Some(found.inventory), found.showtime.into_iter().next()),
         })
@@ -239,7 +227,7 @@ impl Store {
             #[serde(default)]
             showtime: Vec<ShowtimeForOrderDoc>,
         }
-        let pipeline = [
+        let pipeline = vec![
             doc! { "$match": { "_id": showtime.oid() } },
             doc! { "$project": { "holds": { "$filter": {
                 "input": "$holds",
@@ -262,19 +250,7 @@ impl Store {
                 "showtime.status": 1,
             } },
         ];
-        let inventories = self.collection::<Document>(COLLECTION);
-        let found: Vec<Found> = self
-            .bounded(Call::new(COLLECTION, "aggregate"), async {
-                use futures::TryStreamExt;
-                inventories
-                    .aggregate(pipeline)
-                    .with_type::<Found>()
-                    .await?
-                    .try_collect()
-                    .await
-            })
-            .await?;
-        Ok(match found.into_iter().next() {
+        Ok(match self.aggregate_one::<Found>(pipeline).await? {
             None => (None, None),
             Some(found) => (
                 found
@@ -285,6 +261,27 @@ impl Store {
                 found.showtime.into_iter().next(),
             ),
         })
+    }
+
+    /// The first document `pipeline` makes of one showtime's inventory (it starts with a
+    /// `$match` on `_id`), as `T`.
+    async fn aggregate_one<T>(&self, pipeline: Vec<Document>) -> Result<Option<T>, ApiError>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync,
+    {
+        use futures::TryStreamExt;
+        let inventories = self.collection::<Document>(COLLECTION);
+        let found: Vec<T> = self
+            .bounded(Call::new(COLLECTION, "aggregate"), async {
+                inventories
+                    .aggregate(pipeline)
+                    .with_type::<T>()
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await?;
+        Ok(found.into_iter().next())
     }
 
     /// The live hold of a showtime whose id is one of `ids` (hold ids are unique, and these
