@@ -231,21 +231,22 @@ pub async fn hold_seats(
         }
         SeatChoice::Named(_) => None,
     };
-    let (showtime, inventory) = match first_read {
+    let (showtimes, inventory) = match first_read {
         // The read `read_named_seats` made for this request, before its first attempt.
         Some(FirstRead { inventory, .. }) if !attempt.taken_over() => {
             let showtimes = store
                 .showtimes_by_ids(std::slice::from_ref(&showtime_id))
                 .await?;
-            (showtimes.into_iter().next(), inventory)
+            (showtimes, inventory)
         }
-        // Both in one command.
-        _ => {
-            let (inventory, showtime) = store.inventory_and_showtime(showtime_id).await?;
-            (showtime, inventory)
-        }
+        _ => tokio::try_join!(
+            store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
+            store.inventory(showtime_id)
+        )?,
     };
-    let showtime = showtime
+    let showtime = showtimes
+        .into_iter()
+        .next()
         .ok_or_else(|| ApiError::not_found(format!("showtime {showtime_id} does not exist")))?;
     if showtime.status != ShowtimeStatus::Scheduled {
         return Err(cancelled(showtime_id));

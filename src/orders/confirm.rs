@@ -79,12 +79,14 @@ pub async fn confirm_hold(
         name: text::required("customer.name", &customer.name)?,
         contact: text::required("customer.contact", &customer.contact)?,
     };
-    // Only the hold is read, not the seats, and the showtime (for the order's snapshot) in
-    // the same command.
-    let (hold, showtime) = store.hold_for_order(showtime_id, hold_id).await?;
+    // Only the hold is read, not the seats; the showtime (for the order's snapshot) beside it.
+    let (hold, showtimes) = tokio::try_join!(
+        store.hold_of(showtime_id, hold_id),
+        store.showtimes_by_ids(std::slice::from_ref(&showtime_id))
+    )?;
     // The showtime is read anyway (for the snapshot): a cancelled one is told apart at no cost.
-    if showtime
-        .as_ref()
+    if showtimes
+        .first()
         .is_some_and(|showtime| showtime.status != ShowtimeStatus::Scheduled)
     {
         return Err(released_by_cancellation(hold_id, showtime_id));
@@ -105,8 +107,10 @@ pub async fn confirm_hold(
     if hold.expires_at <= store::now() {
         return Err(ApiError::HoldExpired(format!("hold {hold_id} has expired")));
     }
-    let showtime =
-        showtime.ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
+    let showtime = showtimes
+        .into_iter()
+        .next()
+        .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
     let hold = with_kinds(store, showtime_id, hold).await?;
     let lines = order_lines(&hold);
     let pickup_key = match hold.items.is_empty() {

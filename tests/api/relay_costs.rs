@@ -75,10 +75,9 @@ async fn an_endpoint_made_after_the_relay_looked_gets_the_events_appended_meanwh
 }
 
 /// The commands of one seat change, the relay's included: a hold sends its three and one
-/// insert into the log; a confirmation its four (the hold and the showtime read in one) and
-/// one insert. The relay appends the entries its process noted, without reading them back off
-/// the inventory (a read it made per change before). Its pull of relayed entries is shared by
-/// the changes of `CLEAR_AFTER`.
+/// insert into the log; a confirmation its five and one insert. The relay appends the entries
+/// its process noted, without reading them back off the inventory (a read it made per change
+/// before). Its pull of relayed entries is shared by the changes of `CLEAR_AFTER`.
 #[tokio::test]
 async fn a_seat_change_and_its_event_cost_a_fixed_set_of_commands_and_no_read_back() {
     let sale = sale().await;
@@ -124,7 +123,8 @@ async fn a_seat_change_and_its_event_cost_a_fixed_set_of_commands_and_no_read_ba
     assert_eq!(
         named(&confirmed, false),
         [
-            "aggregate seat_inventory",
+            "find seat_inventory",
+            "find showtimes",
             "insert events",
             "insert orders",
             "update orders",

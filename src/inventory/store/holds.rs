@@ -13,10 +13,9 @@ use crate::error::ApiError;
 use crate::store::codec::{self, date, oids, ObjectIdExt};
 use crate::store::command_metrics::Call;
 use crate::store::documents::{
-    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeForOrderDoc,
-    RELEASE_NOTES_KEPT,
+    EventDetailsDoc, HoldDoc, OutboxEntryDoc, SeatInventoryDoc, RELEASE_NOTES_KEPT,
 };
-use crate::store::{names, Store};
+use crate::store::Store;
 
 /// `$expr` that is true when the document holds `hold` and its expiry compares to the
 /// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
@@ -135,37 +134,6 @@ impl Store {
         .await
     }
 
-    /// A showtime's inventory document and the showtime, in ONE command (an aggregation: the
-    /// inventory, then the showtime looked up by the same `_id`): a best-seats hold's two
-    /// reads were two commands. `(None, None)` when the showtime has no inventory.
-    #[tracing::instrument(skip(self))]
-    pub async fn inventory_and_showtime(
-        &self,
-        showtime: ShowtimeId,
-    ) -> Result<(Option<SeatInventoryDoc>, Option<ShowtimeDoc>), ApiError> {
-        #[derive(serde::Deserialize)]
-        struct Found {
-            inventory: SeatInventoryDoc,
-            #[serde(default)]
-            showtime: Vec<ShowtimeDoc>,
-        }
-        let pipeline = vec![
-            doc! { "$match": { "_id": showtime.oid() } },
-            // The inventory whole, under a name of its own: the lookup's result goes beside it.
-            doc! { "$project": { "inventory": "$$ROOT" } },
-            doc! { "$lookup": {
-                "from": names::SHOWTIMES,
-                "localField": "_id",
-                "foreignField": "_id",
-                "as": "showtime",
-            } },
-        ];
-        Ok(match self.aggregate_one::<Found>(pipeline).await? {
-            None => (None, None),
-            Some(found) => (Some(found.inventory), found.showtime.into_iter().next()),
-        })
-    }
-
     /// Every hold in a showtime's inventory (only the holds are read, not the seats); `None`
     /// when the showtime has no inventory.
     #[tracing::instrument(skip(self))]
@@ -207,81 +175,6 @@ impl Store {
         hold: HoldId,
     ) -> Result<Option<HoldDoc>, ApiError> {
         Ok(self.live_hold_among(showtime, &[hold]).await?.flatten())
-    }
-
-    /// Hold `hold` of a showtime, if it is there, and what an order keeps of the showtime, in
-    /// ONE command (an aggregation: the hold filtered out of the inventory, the showtime
-    /// looked up by the same `_id` and projected): a confirmation's two reads were two
-    /// commands. `(None, None)` when the showtime has no inventory.
-    #[tracing::instrument(skip(self))]
-    pub async fn hold_for_order(
-        &self,
-        showtime: ShowtimeId,
-        hold: HoldId,
-    ) -> Result<(Option<HoldDoc>, Option<ShowtimeForOrderDoc>), ApiError> {
-        #[derive(serde::Deserialize)]
-        struct Found {
-            /// Null when the inventory has no `holds`.
-            #[serde(default)]
-            holds: Option<Vec<HoldDoc>>,
-            #[serde(default)]
-            showtime: Vec<ShowtimeForOrderDoc>,
-        }
-        let pipeline = vec![
-            doc! { "$match": { "_id": showtime.oid() } },
-            doc! { "$project": { "holds": { "$filter": {
-                "input": "$holds",
-                "cond": { "$eq": ["$$this.id", hold.oid()] },
-            } } } },
-            doc! { "$lookup": {
-                "from": names::SHOWTIMES,
-                "localField": "_id",
-                "foreignField": "_id",
-                "as": "showtime",
-            } },
-            doc! { "$project": {
-                "holds": 1,
-                "showtime._id": 1,
-                "showtime.cinema": 1,
-                "showtime.movie": 1,
-                "showtime.theater.name": 1,
-                "showtime.startsAt": 1,
-                "showtime.currency": 1,
-                "showtime.status": 1,
-            } },
-        ];
-        Ok(match self.aggregate_one::<Found>(pipeline).await? {
-            None => (None, None),
-            Some(found) => (
-                found
-                    .holds
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|h| h.id == hold),
-                found.showtime.into_iter().next(),
-            ),
-        })
-    }
-
-    /// The first document `pipeline` makes of one showtime's inventory (it starts with a
-    /// `$match` on `_id`), as `T`.
-    async fn aggregate_one<T>(&self, pipeline: Vec<Document>) -> Result<Option<T>, ApiError>
-    where
-        T: serde::de::DeserializeOwned + Send + Sync,
-    {
-        use futures::TryStreamExt;
-        let inventories = self.collection::<Document>(COLLECTION);
-        let found: Vec<T> = self
-            .bounded(Call::new(COLLECTION, "aggregate"), async {
-                inventories
-                    .aggregate(pipeline)
-                    .with_type::<T>()
-                    .await?
-                    .try_collect()
-                    .await
-            })
-            .await?;
-        Ok(found.into_iter().next())
     }
 
     /// The live hold of a showtime whose id is one of `ids` (hold ids are unique, and these

@@ -43,8 +43,8 @@ pub use orders::{
     ORDER_SCHEMA_VERSION,
 };
 pub use showtimes::{
-    ChannelPriceDoc, CinemaRef, HallNameDoc, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc,
-    ShowtimeForOrderDoc, ShowtimeStatus, StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
+    ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,
+    StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
 pub use ticket_types::TicketTypeDoc;
 

@@ -149,29 +149,6 @@ pub struct ShowtimeDoc {
     pub free_at: DateTime<Utc>,
 }
 
-/// What a confirmation reads of its showtime beside the hold (`hold_for_order`): what the
-/// order keeps of it, and whether it is still scheduled. Fields every schema version has.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ShowtimeForOrderDoc {
-    #[serde(rename = "_id", with = "codec::id")]
-    pub id: ShowtimeId,
-    pub cinema: CinemaRef,
-    pub movie: MovieRef,
-    pub theater: HallNameDoc,
-    #[serde(with = "codec::time")]
-    pub starts_at: DateTime<Utc>,
-    pub currency: String,
-    #[serde(default)]
-    pub status: ShowtimeStatus,
-}
-
-/// A hall's name, as a showtime copies it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct HallNameDoc {
-    pub name: String,
-}
-
 /// A showtime document of any schema version, as stored; [`ShowtimeDoc`] is read through it
 /// (schema versioning pattern: the shape is upgraded on read, one explicit step per version).
 #[derive(Debug, Clone, Deserialize)]
