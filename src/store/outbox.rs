@@ -88,7 +88,8 @@ const MOST_PENDING: usize = 10_000;
 
 /// The entries this process's changes left in outboxes and has not handed to the relay yet,
 /// each document's in the order its updates were acknowledged. The live relay appends them
-/// from here: one read of the outboxes fewer per change (a tenth of a hold's commands).
+/// from here: one read of the outboxes fewer per change (one of the five commands a hold
+/// sent with its event).
 #[derive(Debug, Default)]
 pub struct PendingOutboxes {
     pending: std::sync::Mutex<Pending>,
@@ -262,5 +263,47 @@ impl Store {
         )
         .await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::new_id;
+
+    fn entries(n: usize) -> Vec<OutboxEntryDoc> {
+        (0..n)
+            .map(|_| new_entry(EventType::HoldPlaced, Some("maoyan"), Default::default()))
+            .collect()
+    }
+
+    /// Each document's entries come out in the order they were noted, documents in the order
+    /// they were first noted; past the cap a note is dropped (the pass finds its entries).
+    #[tokio::test]
+    async fn noted_entries_come_out_by_document_in_order_and_past_the_cap_are_dropped() {
+        let notes = PendingOutboxes::default();
+        let source = |kind| OutboxSource {
+            kind,
+            showtime: new_id::<ShowtimeId>(),
+        };
+        let (a, b) = (source(OutboxKind::Inventory), source(OutboxKind::Showtime));
+        let (first, second, third) = (entries(2), entries(1), entries(1));
+        notes.note(a, &first);
+        notes.note(b, &second);
+        notes.note(a, &third);
+        let taken = notes.take().await;
+        let ids = |entries: &[OutboxEntryDoc]| entries.iter().map(|e| e.id).collect::<Vec<_>>();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(taken[0].0, a);
+        assert_eq!(ids(&taken[0].1), ids(&[first, third].concat()));
+        assert_eq!((taken[1].0, ids(&taken[1].1)), (b, ids(&second)));
+
+        notes.note(a, &entries(MOST_PENDING));
+        notes.note(b, &entries(1));
+        let taken = notes.take().await;
+        assert_eq!(taken.len(), 1, "the note past the cap is dropped");
+        assert_eq!(taken[0].1.len(), MOST_PENDING);
+        notes.note(b, &entries(1));
+        assert_eq!(notes.take().await[0].0, b, "taking frees the room");
     }
 }
