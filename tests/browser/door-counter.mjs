@@ -7,19 +7,11 @@
 // short and one of no order; the page reloads still in counter mode, and switches back to
 // tickets. Then staff at another door (NORTH_KEY) try the same code: ALREADY_COLLECTED, by the
 // counter. Prints a JSON summary; exits non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { launchChromium, scriptArgs } from './harness.mjs';
 
-const [base, cinemaId, counterKey, northKey, pickupCode] = process.argv.slice(2);
-if (!base || !cinemaId || !counterKey || !northKey || !pickupCode) {
-  console.error('usage: node door-counter.mjs BASE_URL CINEMA_ID COUNTER_KEY NORTH_KEY PICKUP_CODE');
-  process.exit(2);
-}
-setTimeout(() => { console.error('timed out after 60 s'); process.exit(1); }, 60_000).unref();
+const [base, cinemaId, counterKey, northKey, pickupCode] = scriptArgs('node door-counter.mjs BASE_URL CINEMA_ID COUNTER_KEY NORTH_KEY PICKUP_CODE', 5);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'], // runs as root in CI containers
-});
+const browser = await launchChromium();
 const errors = [];
 
 /** A door page of its own (its own sessionStorage) with door key `key`, in counter mode. */

@@ -7,19 +7,11 @@
 // and presses Enter (ADMITTED, green), scans it again (ALREADY_ADMITTED, with when and at which
 // door), then scans something that is no ticket (refused). Prints a JSON summary; exits
 // non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { launchChromium, scriptArgs } from './harness.mjs';
 
-const [base, cinemaId, key, code] = process.argv.slice(2);
-if (!base || !cinemaId || !key || !code) {
-  console.error('usage: node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE');
-  process.exit(2);
-}
-setTimeout(() => { console.error('timed out after 60 s'); process.exit(1); }, 60_000).unref();
+const [base, cinemaId, key, code] = scriptArgs('node door.mjs BASE_URL CINEMA_ID DOOR_KEY TICKET_CODE', 4);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'], // runs as root in CI containers
-});
+const browser = await launchChromium();
 const errors = [];
 try {
   const page = await browser.newPage();

@@ -4,23 +4,11 @@
 // CHROMIUM to use another build): waits for the movies, searches for two people within 10 km of
 // 上海's centre for any movie, reads the options, then follows the first one to its showtime's
 // live seat map. Prints a JSON summary; exits non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { fail, launchChromium, scriptArgs } from './harness.mjs';
 
-const [base] = process.argv.slice(2);
-if (!base) {
-  console.error('usage: node find-seats.mjs BASE_URL');
-  process.exit(2);
-}
-function fail(message) {
-  console.error(message);
-  process.exit(1);
-}
-setTimeout(() => fail('timed out after 60 s'), 60_000).unref();
+const [base] = scriptArgs('node find-seats.mjs BASE_URL', 1);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'], // runs as root in CI containers
-});
+const browser = await launchChromium();
 const errors = [];
 try {
   const page = await browser.newPage();

@@ -11,23 +11,11 @@
 //     the item, the discount and the total;
 // then confirms the order, which lists the item. Prints a JSON summary; exits non-zero on any
 // failure.
-import { chromium } from 'playwright-core';
+import { fail, launchChromium, scriptArgs } from './harness.mjs';
 
-const [base, showtimeId, key, otherKey, voucher, badVoucher] = process.argv.slice(2);
-if (!base || !showtimeId || !key || !otherKey || !voucher || !badVoucher) {
-  console.error('usage: node seat-picker-products.mjs BASE_URL SHOWTIME_ID KEY OTHER_KEY VOUCHER BAD_VOUCHER');
-  process.exit(2);
-}
-function fail(message) {
-  console.error(message);
-  process.exit(1);
-}
-setTimeout(() => fail('timed out after 60 s'), 60_000).unref();
+const [base, showtimeId, key, otherKey, voucher, badVoucher] = scriptArgs('node seat-picker-products.mjs BASE_URL SHOWTIME_ID KEY OTHER_KEY VOUCHER BAD_VOUCHER', 6);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'], // runs as root in CI containers
-});
+const browser = await launchChromium();
 const errors = [];
 let page;
 try {

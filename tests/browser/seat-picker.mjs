@@ -7,25 +7,12 @@
 // them held within 1 s of A's hold answer; A reloads the page and gets the hold back; A
 // confirms the order; B shows the seats sold and A the
 // order CONFIRMED with a ticket (code and QR) per seat and the pickup code. Prints a JSON summary; exits non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { fail, launchChromium, scriptArgs } from './harness.mjs';
 
-const [base, showtimeId, key] = process.argv.slice(2);
-if (!base || !showtimeId || !key) {
-  console.error('usage: node seat-picker.mjs BASE_URL SHOWTIME_ID KEY');
-  process.exit(2);
-}
+const [base, showtimeId, key] = scriptArgs('node seat-picker.mjs BASE_URL SHOWTIME_ID KEY', 3);
 const TIMEOUT = 5_000; // for each step
 
-function fail(message) {
-  console.error(message);
-  process.exit(1);
-}
-setTimeout(() => fail('timed out after 60 s'), 60_000).unref();
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'], // runs as root in CI containers
-});
+const browser = await launchChromium();
 const errors = []; // uncaught errors of either page
 const pages = []; // [name, page], to show what each showed when something fails
 
