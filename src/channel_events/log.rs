@@ -1,6 +1,7 @@
 //! Reading a channel's event log (the relay in `events` writes it).
 
 use crate::channel_events::rules::{ChannelEvent, EventCursor, EventType};
+use crate::domain::cursor::Cursor;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 use crate::store::documents::EventDoc;
@@ -23,7 +24,8 @@ pub async fn list_events(
         .await?;
     let events = fetched.into_iter().map(ChannelEvent::from).collect();
     Ok(Page::from_fetched(events, page, |event| {
-        event.cursor().encode()
+        let cursor = event.cursor();
+        Cursor::lazy(move || cursor.encode())
     }))
 }
 

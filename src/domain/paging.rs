@@ -1,5 +1,6 @@
 //! Page requests of Relay connections: `first` (capped) and `after`. There is no `skip`.
 
+use crate::domain::cursor::Cursor;
 use crate::error::ApiError;
 
 /// How many items a page has when `first` is not given.
@@ -44,7 +45,7 @@ impl PageRequest {
 /// One page of items with their cursors, and whether more follow.
 #[derive(Debug, Clone)]
 pub struct Page<T> {
-    pub items: Vec<(String, T)>,
+    pub items: Vec<(Cursor, T)>,
     pub has_next_page: bool,
     pub has_previous_page: bool,
 }
@@ -54,7 +55,7 @@ impl<T> Page<T> {
     pub fn from_fetched(
         mut fetched: Vec<T>,
         request: &PageRequest,
-        cursor_of: impl Fn(&T) -> String,
+        cursor_of: impl Fn(&T) -> Cursor,
     ) -> Self {
         let has_next_page = fetched.len() > request.first;
         fetched.truncate(request.first);
@@ -94,10 +95,12 @@ mod tests {
     #[test]
     fn the_extra_item_only_signals_a_next_page() {
         let request = PageRequest::new(Some(2), None, LIMITS).unwrap();
-        let page = Page::from_fetched(vec![1, 2, 3], &request, |n| n.to_string());
-        assert_eq!(page.items, vec![("1".into(), 1), ("2".into(), 2)]);
+        let cursor = |n: &i32| Cursor::new("numbers", *n);
+        let page = Page::from_fetched(vec![1, 2, 3], &request, cursor);
+        let items: Vec<_> = page.items.iter().map(|(c, n)| (c.encode(), *n)).collect();
+        assert_eq!(items, [(cursor(&1).encode(), 1), (cursor(&2).encode(), 2)]);
         assert!(page.has_next_page);
-        let last = Page::from_fetched(vec![1], &request, |n| n.to_string());
+        let last = Page::from_fetched(vec![1], &request, cursor);
         assert!(!last.has_next_page);
         assert!(!last.has_previous_page);
     }

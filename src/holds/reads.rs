@@ -3,6 +3,7 @@
 //! read is one `find` of that document (its `holds` only) beside one of the showtime.
 
 use super::hold::{with_kinds, HeldSeats};
+use crate::domain::cursor::Cursor;
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
@@ -75,6 +76,7 @@ pub async fn holds_of_channel(
         });
     }
     Ok(Page::from_fetched(held, page, |held: &HeldSeats| {
-        held.hold.id.to_string()
+        let id = held.hold.id;
+        Cursor::lazy(move || id.to_string())
     }))
 }

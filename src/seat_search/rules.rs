@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::best_seats::BestBlock;
-use crate::domain::cursor;
+use crate::domain::cursor::{self, Cursor};
 use crate::domain::geo::GeoPoint;
 use crate::domain::ids::{RegionId, ShowtimeId};
 use crate::domain::seat::SeatKind;
@@ -188,8 +188,8 @@ pub struct OptionKey {
 const CURSOR_KIND: &str = "findSeats";
 
 impl OptionKey {
-    pub fn cursor(&self) -> String {
-        cursor::encode(CURSOR_KIND, self)
+    pub fn cursor(&self) -> Cursor {
+        Cursor::new(CURSOR_KIND, *self)
     }
 
     /// The key a cursor of this list names; BAD_USER_INPUT for any other cursor.
@@ -301,7 +301,7 @@ mod tests {
             keys,
             vec![key(3, 10, 9), key(3, 30, 1), key(5, 0, 1), key(5, 0, 2)]
         );
-        let back = OptionKey::from_cursor(&keys[2].cursor()).unwrap();
+        let back = OptionKey::from_cursor(&keys[2].cursor().encode()).unwrap();
         assert_eq!(back, keys[2]);
         assert!(OptionKey::from_cursor("bm90IGEgY3Vyc29y").is_err());
     }

@@ -508,12 +508,12 @@ impl Store {
     }
 
     /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
-    /// sort key `K`), fetches `first + 1` documents after it and encodes each item's cursor.
+    /// sort key `K`), fetches `first + 1` documents after it and gives each item its cursor.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn find_page<T, K>(
         &self,
         collection: &'static str,
-        kind: &str,
+        kind: &'static str,
         filter: bson::Document,
         sort: bson::Document,
         projection: Option<bson::Document>,
@@ -523,7 +523,7 @@ impl Store {
     ) -> Result<crate::domain::paging::Page<T>, ApiError>
     where
         T: serde::de::DeserializeOwned + Send + Sync,
-        K: serde::Serialize + serde::de::DeserializeOwned,
+        K: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
     {
         use crate::domain::{cursor, paging::Page};
         let after = page
@@ -536,7 +536,7 @@ impl Store {
             .find_limited(collection, filter, Some(sort), projection, page.first + 1)
             .await?;
         Ok(Page::from_fetched(docs, page, |doc| {
-            cursor::encode(kind, &key_of(doc))
+            cursor::Cursor::new(kind, key_of(doc))
         }))
     }
 }

@@ -183,7 +183,7 @@ pub async fn want_list_page(
     movies.sort_by(|a, b| b.key.cmp(&a.key));
     movies.truncate(page.first + 1);
     Ok(Page::from_fetched(movies, page, |entry| {
-        cursor::encode("wantToSee", &entry.key)
+        cursor::Cursor::new("wantToSee", entry.key.clone())
     }))
 }
 
@@ -213,7 +213,7 @@ pub async fn wanters_page(
         None => {
             let counts = store.want_counts(movie).await?;
             if counts.next == 0 {
-                return Ok(Page::from_fetched(Vec::new(), page, |_| String::new()));
+                return Ok(Page::from_fetched(Vec::new(), page, |_| unreachable!()));
             }
             bucket_of(counts.next - 1)
         }
@@ -240,6 +240,6 @@ pub async fn wanters_page(
     }
     found.truncate(page.first + 1);
     Ok(Page::from_fetched(found, page, |(bucket, entry)| {
-        cursor::encode("movieWanters", &WanterKey(*bucket, entry.key.clone()))
+        cursor::Cursor::new("movieWanters", WanterKey(*bucket, entry.key.clone()))
     }))
 }

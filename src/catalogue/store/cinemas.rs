@@ -150,7 +150,7 @@ impl Store {
             if read_all || settled {
                 nearest.truncate(wanted);
                 return Ok(Page::from_fetched(nearest, page, |c| {
-                    cursor::encode("cinemasNear", &c.key())
+                    cursor::Cursor::new("cinemasNear", c.key())
                 }));
             }
             limit *= 4;

@@ -6,6 +6,7 @@ use async_graphql::{Context, Object};
 use super::types::{ChannelEvent, ChannelEventType};
 use crate::channel_events;
 use crate::channel_events::rules::EventType;
+use crate::domain::cursor::Cursor;
 use crate::domain::input_caps;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -32,7 +33,7 @@ impl EventQuery {
         #[graphql(desc = "Only events of these types (all when absent).")] types: Option<
             Vec<ChannelEventType>,
         >,
-    ) -> Result<Connection<String, ChannelEvent>, ApiError> {
+    ) -> Result<Connection<Cursor, ChannelEvent>, ApiError> {
         let channel = ctx.calling_channel("reading events")?;
         let page = ctx.page(first, after)?;
         let types = event_types(types)?;

@@ -1,12 +1,29 @@
 //! Relay connections from store pages, and their cost for the complexity limit.
 
-use async_graphql::connection::{Connection, Edge, EmptyFields};
+use async_graphql::connection::{Connection, CursorType, Edge, EmptyFields};
 use async_graphql::OutputType;
 
+use crate::domain::cursor::Cursor;
 use crate::domain::paging::{Page, DEFAULT_FIRST};
 
+/// A connection's cursors are encoded when a client reads `cursor`, `startCursor` or
+/// `endCursor`, not before.
+impl CursorType for Cursor {
+    type Error = &'static str;
+
+    /// Never called: a connection's `after` is a `String` argument that each list decodes
+    /// with its own kind (`domain::cursor::decode`).
+    fn decode_cursor(_: &str) -> Result<Self, Self::Error> {
+        Err("cursors are decoded by the list they belong to")
+    }
+
+    fn encode_cursor(&self) -> String {
+        self.encode()
+    }
+}
+
 /// A connection whose nodes are made from the page's documents.
-pub fn connection<D, N: OutputType>(page: Page<D>, node: impl Fn(D) -> N) -> Connection<String, N> {
+pub fn connection<D, N: OutputType>(page: Page<D>, node: impl Fn(D) -> N) -> Connection<Cursor, N> {
     let mut connection = Connection::new(page.has_previous_page, page.has_next_page);
     connection.edges.extend(
         page.items

@@ -3,6 +3,7 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -42,7 +43,7 @@ impl HoldQuery {
         #[graphql(desc = "The `cursor` of the last hold of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Hold>, ApiError> {
+    ) -> Result<Connection<Cursor, Hold>, ApiError> {
         let channel = ctx.calling_channel("reading holds")?;
         let showtime = global_id::showtime_id(&showtime_id)?;
         let page = ctx.page(first, after)?;

@@ -3,6 +3,7 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -37,7 +38,7 @@ impl OrderQuery {
         #[graphql(desc = "The `cursor` of the last order of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Order>, ApiError> {
+    ) -> Result<Connection<Cursor, Order>, ApiError> {
         let channel = ctx.calling_channel("reading orders")?;
         let page = ctx.page(first, after)?;
         let orders = orders::list_orders(ctx.store(), channel, &page).await?;

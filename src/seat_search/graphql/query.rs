@@ -5,6 +5,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
 use super::types::SeatOption;
+use crate::domain::cursor::Cursor;
 use crate::domain::pricing;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
@@ -74,7 +75,7 @@ impl SeatSearchQuery {
         #[graphql(desc = "The `cursor` of the last option of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, SeatOption>, ApiError> {
+    ) -> Result<Connection<Cursor, SeatOption>, ApiError> {
         let page = ctx.page(first, after)?;
         let search = search_of(ctx, input)?;
         let found = Box::pin(seat_search::find_seats(ctx.store(), &search, &page)).await?;

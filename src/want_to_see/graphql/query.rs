@@ -5,6 +5,7 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
 use super::types::{WantToSeeCount, WantedMovie, Wanter};
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -29,7 +30,7 @@ impl WantToSeeQuery {
         #[graphql(desc = "The `cursor` of the last movie of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, WantedMovie>, ApiError> {
+    ) -> Result<Connection<Cursor, WantedMovie>, ApiError> {
         let channel = ctx.calling_channel("reading want-to-see lists")?;
         let customer = CustomerId::parse(&customer_id)?;
         let page = ctx.page(first, after)?;
@@ -49,7 +50,7 @@ impl WantToSeeQuery {
         #[graphql(desc = "The `cursor` of the last wanter of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Wanter>, ApiError> {
+    ) -> Result<Connection<Cursor, Wanter>, ApiError> {
         platform_only(ctx).await?;
         let movie = global_id::movie_id(&movie_id)?;
         let page = ctx.page(first, after)?;

@@ -5,6 +5,7 @@ use async_graphql::{Context, Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
 use crate::channel_events::graphql::ChannelEventType;
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -59,7 +60,7 @@ impl WebhookEndpoint {
         #[graphql(desc = "The `cursor` of the last delivery of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, WebhookDelivery>, ApiError> {
+    ) -> Result<Connection<Cursor, WebhookDelivery>, ApiError> {
         let page = ctx.page(first, after)?;
         // Boxed: see `graphql::types`.
         let deliveries =

@@ -3,6 +3,7 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object};
 
+use crate::domain::cursor::Cursor;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost, AuditEntry};
@@ -25,7 +26,7 @@ impl AuditQuery {
         #[graphql(desc = "The `cursor` of the last entry of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, AuditEntry>, ApiError> {
+    ) -> Result<Connection<Cursor, AuditEntry>, ApiError> {
         let caller = ctx.calling_operator("reading the audit log")?;
         let store = ctx.store();
         if !store.operator_is_platform(caller).await? {

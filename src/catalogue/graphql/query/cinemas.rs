@@ -4,6 +4,7 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
 use crate::catalogue::CinemaFilter;
+use crate::domain::cursor::Cursor;
 use crate::domain::geo::{validate_radius, GeoPoint};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
@@ -46,7 +47,7 @@ impl CinemaQuery {
         #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Cinema>, ApiError> {
+    ) -> Result<Connection<Cursor, Cinema>, ApiError> {
         let filter = CinemaFilter {
             city: text::optional("city", city)?,
             region: region.map(|id| global_id::region_id(&id)).transpose()?,

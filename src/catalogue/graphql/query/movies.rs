@@ -5,6 +5,7 @@ use async_graphql::{Context, Object, ID};
 use chrono::Utc;
 
 use crate::catalogue::{MovieFilter, ShowtimeFilter};
+use crate::domain::cursor::Cursor;
 use crate::domain::time_range::TimeRange;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
@@ -42,7 +43,7 @@ impl MovieQuery {
         #[graphql(desc = "The `cursor` of the last movie of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Movie>, ApiError> {
+    ) -> Result<Connection<Cursor, Movie>, ApiError> {
         let mut filter = MovieFilter {
             genre: text::optional("genre", genre)?,
             title_contains: text::optional("titleContains", title_contains)?,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -28,7 +29,7 @@ impl RegionQuery {
         #[graphql(desc = "The `cursor` of the last region of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Region>, ApiError> {
+    ) -> Result<Connection<Cursor, Region>, ApiError> {
         let parent = parent.map(|id| global_id::region_id(&id)).transpose()?;
         let page = ctx.page(first, after)?;
         let regions = ctx.store().list_regions(parent, &page).await?;

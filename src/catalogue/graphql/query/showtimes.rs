@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 
 use crate::catalogue::ShowtimeFilter;
 use crate::counters::Counted;
+use crate::domain::cursor::Cursor;
 use crate::domain::time_range::TimeRange;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
@@ -85,7 +86,7 @@ impl ShowtimeQuery {
         #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Showtime>, ApiError> {
+    ) -> Result<Connection<Cursor, Showtime>, ApiError> {
         let filter = ShowtimeFilter::try_from(filter.unwrap_or_default())?;
         let page = ctx.page(first, after)?;
         let parts = Showtime::parts_asked(&ctx.look_ahead());
@@ -105,7 +106,7 @@ impl ShowtimeQuery {
         #[graphql(desc = "The `cursor` of the last channel of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Channel>, ApiError> {
+    ) -> Result<Connection<Cursor, Channel>, ApiError> {
         let page = ctx.page(first, after)?;
         let channels = ctx.store().list_channels(&page).await?;
         Ok(connection(channels, Channel::from))

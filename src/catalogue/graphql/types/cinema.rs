@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use super::{Hall, Region, Showtime};
 use crate::catalogue::{CinemaFilter, CinemaWithDistance, ShowtimeFilter};
 use crate::concessions::{self, graphql::Product};
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::domain::paging::Page;
@@ -60,7 +61,7 @@ impl Cinema {
         filter: &CinemaFilter,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Cinema>, ApiError> {
+    ) -> Result<Connection<Cursor, Cinema>, ApiError> {
         let page = ctx.page(first, after)?;
         let cinemas = Box::pin(ctx.store().list_cinemas(filter, &page)).await?;
         Ok(connection(cinemas, |doc| Cinema::from_doc(doc.into())))
@@ -163,7 +164,7 @@ impl Cinema {
         #[graphql(desc = "The `cursor` of the last hall of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Hall>, ApiError> {
+    ) -> Result<Connection<Cursor, Hall>, ApiError> {
         let page = ctx.page(first, after)?;
         // Boxed, like every store call of this type: see `graphql::types`.
         let halls = Box::pin(ctx.store().list_halls(self.doc.id, &page)).await?;
@@ -181,7 +182,7 @@ impl Cinema {
         #[graphql(desc = "The `cursor` of the last product of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Product>, ApiError> {
+    ) -> Result<Connection<Cursor, Product>, ApiError> {
         let page = ctx.page(first, after)?;
         let products =
             Box::pin(concessions::list_products(ctx.store(), self.doc.id, &page)).await?;
@@ -204,7 +205,7 @@ impl Cinema {
         #[graphql(desc = "The `cursor` of the last showtime of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Showtime>, ApiError> {
+    ) -> Result<Connection<Cursor, Showtime>, ApiError> {
         let filter = ShowtimeFilter {
             cinema: Some(self.doc.id),
             starts: TimeRange::new(starts_from, starts_before)?,
@@ -235,7 +236,7 @@ impl Cinema {
         #[graphql(desc = "The `cursor` of the last hour of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, HourlySales>, ApiError> {
+    ) -> Result<Connection<Cursor, HourlySales>, ApiError> {
         let range = TimeRange::new(from, before)?;
         let page = ctx.page(first, after)?;
         let buckets = Box::pin(sales::hourly_sales(ctx.store(), self.doc.id, range, &page)).await?;
@@ -270,7 +271,7 @@ impl EdgeNameType for NearbyCinemaEdgeName {
 
 /// Cinemas nearest first; each edge has its `distanceMeters`.
 pub type NearbyCinemaConnection = Connection<
-    String,
+    Cursor,
     Cinema,
     async_graphql::connection::EmptyFields,
     CinemaDistance,

@@ -8,6 +8,7 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 use super::MovieDetails;
 use super::Review;
 use crate::counters::Counted;
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
@@ -178,7 +179,7 @@ impl Movie {
         #[graphql(desc = "The `cursor` of the last review of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Review>, ApiError> {
+    ) -> Result<Connection<Cursor, Review>, ApiError> {
         let page = ctx.page(first, after)?;
         // Boxed: see `graphql::types`.
         let reviews = Box::pin(ctx.store().list_reviews(self.doc.id, &page)).await?;

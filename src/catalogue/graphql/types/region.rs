@@ -8,6 +8,7 @@ use futures::future::try_join_all;
 
 use super::Cinema;
 use crate::catalogue::CinemaFilter;
+use crate::domain::cursor::Cursor;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::RegionId;
 use crate::error::ApiError;
@@ -92,7 +93,7 @@ impl Region {
         #[graphql(desc = "The `cursor` of the last region of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Region>, ApiError> {
+    ) -> Result<Connection<Cursor, Region>, ApiError> {
         let page = ctx.page(first, after)?;
         // Boxed: see `graphql::types`.
         let regions = Box::pin(ctx.store().list_regions(Some(self.doc.id), &page)).await?;
@@ -110,7 +111,7 @@ impl Region {
         #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
             String,
         >,
-    ) -> Result<Connection<String, Cinema>, ApiError> {
+    ) -> Result<Connection<Cursor, Cinema>, ApiError> {
         let filter = CinemaFilter {
             region: Some(self.doc.id),
             ..CinemaFilter::default()
