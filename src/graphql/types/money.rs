@@ -1,40 +1,46 @@
 //! Money and the prices of a showtime's price matrix.
 
-use async_graphql::SimpleObject;
+use async_graphql::{Object, SimpleObject};
 
 use super::SeatKind;
 use crate::domain::money;
 use crate::store::documents::ChannelPriceDoc;
 
 /// An amount of money: integer minor units and a currency code, never a float.
-#[derive(SimpleObject)]
-pub struct Money {
+pub struct Money(money::Money);
+
+/// `formatted` is written when a client asks for it, not for every price of a page.
+#[Object]
+impl Money {
     /// The amount in minor units (fen for CNY: 4550 is ¥45.50).
-    pub amount: i64,
+    async fn amount(&self) -> i64 {
+        self.0.amount
+    }
+
     /// ISO 4217 currency code, e.g. "CNY".
-    pub currency: String,
+    async fn currency(&self) -> &str {
+        &self.0.currency
+    }
+
     /// The amount formatted for people, e.g. "¥45.50".
-    pub formatted: String,
+    async fn formatted(&self) -> String {
+        self.0.display()
+    }
 }
 
 impl Money {
     /// `amount` minor units of `currency`.
     pub fn of(amount: i64, currency: &str) -> Self {
-        money::Money {
+        Money(money::Money {
             amount,
             currency: currency.to_owned(),
-        }
-        .into()
+        })
     }
 }
 
 impl From<money::Money> for Money {
     fn from(money: money::Money) -> Self {
-        Money {
-            formatted: money.display(),
-            amount: money.amount,
-            currency: money.currency,
-        }
+        Money(money)
     }
 }
 
