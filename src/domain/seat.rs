@@ -121,9 +121,10 @@ impl SeatCounts {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn kinds_and_states_read_back_the_names_they_are_written_with() {
-        use super::{SeatKind, SeatState};
         for kind in [
             SeatKind::Standard,
             SeatKind::Vip,
@@ -157,8 +158,6 @@ mod tests {
         );
         assert!(serde_json::from_str::<SeatKind>("3").is_err());
     }
-
-    use super::*;
 
     #[test]
     fn compact_letters_tell_every_kind_and_state_apart_from_each_other_and_from_a_gap() {

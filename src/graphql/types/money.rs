@@ -6,10 +6,11 @@ use super::SeatKind;
 use crate::domain::money;
 use crate::store::documents::ChannelPriceDoc;
 
-/// An amount of money: integer minor units and a currency code, never a float.
+/// An amount of money (`formatted` is written only when a client asks for it, not for every
+/// price of a page).
 pub struct Money(money::Money);
 
-/// `formatted` is written when a client asks for it, not for every price of a page.
+/// An amount of money: integer minor units and a currency code, never a float.
 #[Object]
 impl Money {
     /// The amount in minor units (fen for CNY: 4550 is ¥45.50).
