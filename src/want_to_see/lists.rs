@@ -14,7 +14,7 @@ use std::time::Duration;
 use super::rules::{bucket_of, time_key, wanter, CustomerId};
 use super::store::documents::{WantState, WantedMovieDoc, WanterDoc};
 use super::store::Listed;
-use crate::domain::cursor;
+use crate::domain::cursor::{self, Cursor};
 use crate::domain::ids::MovieId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
@@ -183,7 +183,7 @@ pub async fn want_list_page(
     movies.sort_by(|a, b| b.key.cmp(&a.key));
     movies.truncate(page.first + 1);
     Ok(Page::from_fetched(movies, page, |entry| {
-        cursor::Cursor::new("wantToSee", entry.key.clone())
+        Cursor::new("wantToSee", entry.key.clone())
     }))
 }
 
@@ -213,7 +213,9 @@ pub async fn wanters_page(
         None => {
             let counts = store.want_counts(movie).await?;
             if counts.next == 0 {
-                return Ok(Page::from_fetched(Vec::new(), page, |_| unreachable!()));
+                return Ok(Page::from_fetched(Vec::new(), page, |_| {
+                    Cursor::lazy(String::new)
+                }));
             }
             bucket_of(counts.next - 1)
         }
@@ -240,6 +242,6 @@ pub async fn wanters_page(
     }
     found.truncate(page.first + 1);
     Ok(Page::from_fetched(found, page, |(bucket, entry)| {
-        cursor::Cursor::new("movieWanters", WanterKey(*bucket, entry.key.clone()))
+        Cursor::new("movieWanters", WanterKey(*bucket, entry.key.clone()))
     }))
 }
