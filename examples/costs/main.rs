@@ -20,7 +20,7 @@
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' \
 //!   cargo run --release --example costs -- [pages|booking|all] [N]
 //! ```
-//! N defaults to 80 pages and 40 pairs. `BENCH_DATABASE=name` measures the pages on that
+//! N defaults to 160 pages and 40 pairs. `BENCH_DATABASE=name` measures the pages on that
 //! database as it is (e.g. one holding the national demo); otherwise the small demo catalogue
 //! is loaded into `bench_costs_pages`. The dumps stay in the directory it prints, one per
 //! process (`NAME.out.1`), for `callgrind_annotate`.
@@ -79,7 +79,7 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         if matches!(what, "pages" | "all") {
-            pages(&uri, count.unwrap_or(80), &dumps).await?;
+            pages(&uri, count.unwrap_or(160), &dumps).await?;
         }
         if matches!(what, "booking" | "all") {
             let pairs = count.unwrap_or(40);
