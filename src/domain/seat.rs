@@ -123,34 +123,23 @@ impl SeatCounts {
 mod tests {
     use super::*;
 
+    /// Each value reads back from the name it is written with.
+    fn read_back<T>(values: &[T])
+    where
+        T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+    {
+        for value in values {
+            let text = serde_json::to_string(value).unwrap();
+            assert_eq!(&serde_json::from_str::<T>(&text).unwrap(), value, "{text}");
+        }
+    }
+
     #[test]
     fn kinds_and_states_read_back_the_names_they_are_written_with() {
-        for kind in [
-            SeatKind::Standard,
-            SeatKind::Vip,
-            SeatKind::Wheelchair,
-            SeatKind::Couple,
-        ] {
-            let text = serde_json::to_string(&kind).unwrap();
-            assert_eq!(
-                serde_json::from_str::<SeatKind>(&text).unwrap(),
-                kind,
-                "{text}"
-            );
-        }
-        for state in [
-            SeatState::Available,
-            SeatState::Held,
-            SeatState::Sold,
-            SeatState::Blocked,
-        ] {
-            let text = serde_json::to_string(&state).unwrap();
-            assert_eq!(
-                serde_json::from_str::<SeatState>(&text).unwrap(),
-                state,
-                "{text}"
-            );
-        }
+        use SeatKind::*;
+        use SeatState::*;
+        read_back(&[Standard, Vip, Wheelchair, Couple]);
+        read_back(&[Available, Held, Sold, Blocked]);
         let error = serde_json::from_str::<SeatState>("\"RESERVED\"").unwrap_err();
         assert!(
             error.to_string().contains("unknown variant `RESERVED`"),
