@@ -130,7 +130,7 @@ pub struct Store {
     /// Documents this process gave events that the relay has not taken yet.
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
-    freed: Arc<notes::Notes<crate::domain::ids::ShowtimeId>>,
+    freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
     /// How long channels' events are kept.
     event_retention: Retention,
     /// Changes leave no events (the event log benchmark measures the gateway without it).

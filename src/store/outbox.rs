@@ -82,47 +82,42 @@ pub(crate) fn push_entries(
     Ok(())
 }
 
-/// Past this many entries noted and not taken, notes are dropped: the relay's background pass
-/// finds those entries instead.
-const MOST_PENDING: usize = 10_000;
-
 /// The entries this process's changes left in outboxes and has not handed to the relay yet,
 /// each document's in the order its updates were acknowledged. The live relay appends them
 /// from here: one read of the outboxes fewer per change (one of the five commands a hold
 /// sent with its event).
-#[derive(Debug, Default)]
-pub struct PendingOutboxes {
-    pending: std::sync::Mutex<Pending>,
-    noted: tokio::sync::Notify,
-}
+pub type PendingOutboxes = super::notes::Notes<OutboxPile>;
 
+/// Noted entries by document, and how many in all (against the notes' cap).
 #[derive(Debug, Default)]
-struct Pending {
+pub struct OutboxPile {
     entries: indexmap::IndexMap<OutboxSource, Vec<OutboxEntryDoc>>,
     count: usize,
 }
 
-impl PendingOutboxes {
-    /// Notes `entries`, just left in `source`'s outbox, and wakes the relay.
-    fn note(&self, source: OutboxSource, entries: &[OutboxEntryDoc]) {
-        let mut pending = self.pending.lock().expect("outbox notes lock");
-        if pending.count + entries.len() <= MOST_PENDING {
-            pending.count += entries.len();
-            (pending.entries.entry(source).or_default()).extend_from_slice(entries);
-        }
-        drop(pending);
-        self.noted.notify_one();
+impl super::notes::Pile for OutboxPile {
+    type Note = (OutboxSource, Vec<OutboxEntryDoc>);
+    type Taken = Vec<(OutboxSource, Vec<OutboxEntryDoc>)>;
+
+    fn size(&self) -> usize {
+        self.count
     }
 
-    /// Waits until entries are noted, and takes them all.
-    async fn take(&self) -> Vec<(OutboxSource, Vec<OutboxEntryDoc>)> {
-        loop {
-            let taken = std::mem::take(&mut *self.pending.lock().expect("outbox notes lock"));
-            if !taken.entries.is_empty() {
-                return taken.entries.into_iter().collect();
-            }
-            self.noted.notified().await;
-        }
+    fn size_of((_, entries): &Self::Note) -> usize {
+        entries.len()
+    }
+
+    fn add(&mut self, (source, entries): Self::Note) {
+        self.count += entries.len();
+        self.entries.entry(source).or_default().extend(entries);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn taken(self) -> Self::Taken {
+        self.entries.into_iter().collect()
     }
 }
 
@@ -130,7 +125,7 @@ impl Store {
     /// Notes that the change just made to `source` left `entries` in its outbox, for the
     /// relay.
     pub(crate) fn note_outbox(&self, source: OutboxSource, entries: &[OutboxEntryDoc]) {
-        self.outbox.note(source, entries);
+        self.outbox.note((source, entries.to_vec()));
     }
 
     /// Waits until this process noted entries its changes left, and takes them, by document.
@@ -270,6 +265,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::new_id;
+    use crate::store::notes::MOST_PENDING;
 
     fn entries(n: usize) -> Vec<OutboxEntryDoc> {
         (0..n)
@@ -288,9 +284,9 @@ mod tests {
         };
         let (a, b) = (source(OutboxKind::Inventory), source(OutboxKind::Showtime));
         let (first, second, third) = (entries(2), entries(1), entries(1));
-        notes.note(a, &first);
-        notes.note(b, &second);
-        notes.note(a, &third);
+        notes.note((a, first.clone()));
+        notes.note((b, second.clone()));
+        notes.note((a, third.clone()));
         let taken = notes.take().await;
         let ids = |entries: &[OutboxEntryDoc]| entries.iter().map(|e| e.id).collect::<Vec<_>>();
         assert_eq!(taken.len(), 2);
@@ -298,12 +294,12 @@ mod tests {
         assert_eq!(ids(&taken[0].1), ids(&[first, third].concat()));
         assert_eq!((taken[1].0, ids(&taken[1].1)), (b, ids(&second)));
 
-        notes.note(a, &entries(MOST_PENDING));
-        notes.note(b, &entries(1));
+        notes.note((a, entries(MOST_PENDING)));
+        notes.note((b, entries(1)));
         let taken = notes.take().await;
         assert_eq!(taken.len(), 1, "the note past the cap is dropped");
         assert_eq!(taken[0].1.len(), MOST_PENDING);
-        notes.note(b, &entries(1));
+        notes.note((b, entries(1)));
         assert_eq!(notes.take().await[0].0, b, "taking frees the room");
     }
 }
