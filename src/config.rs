@@ -134,16 +134,17 @@ pub struct DatabaseArgs {
     #[arg(long, env = "BOXOFFICE_DB_TIMEOUT_MS", default_value_t = 2000, global = true, value_parser = clap::value_parser!(u64).range(50..=600_000))]
     pub db_timeout_ms: u64,
     /// Database connections a gateway process opens for requests (the driver's pool; its own
-    /// default is 10). Background passes, the event relay and the change feeds have a small pool
-    /// of their own, so they cannot take these.
-    #[arg(long, env = "BOXOFFICE_DB_MAX_POOL_SIZE", default_value_t = 16, global = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    /// default is 10): the ceiling of how many requests it lets use the database at once. The
+    /// limit itself follows the database's latency (`overload::limit`), so several gateways
+    /// on one database settle together without this being set by hand. Background passes,
+    /// the event relay and the change feeds have a small pool of their own.
+    #[arg(long, env = "BOXOFFICE_DB_MAX_POOL_SIZE", default_value_t = 32, global = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub db_max_pool_size: u32,
-    /// How long a request's first database command waits for a free connection, in
-    /// milliseconds; past it the request is refused with 503 and `Retry-After`, having done
-    /// nothing (a refusal should be quick: clients measure it). Later commands of a request
-    /// wait up to its deadline.
-    #[arg(long, env = "BOXOFFICE_DB_POOL_WAIT_MS", default_value_t = 40, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
-    pub db_pool_wait_ms: u64,
+    /// How long a request may wait for its turn to use the database, in milliseconds, while
+    /// the gateway keeps up (an eighth of it once a queue has stood for 100 ms); past it the
+    /// request is refused with 503 and `Retry-After`, having sent no command.
+    #[arg(long, env = "BOXOFFICE_ADMISSION_WAIT_MS", default_value_t = 40, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub admission_wait_ms: u64,
     /// Write concern `w` of every write: `majority`, or a number of nodes.
     #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]
     pub write_concern: WriteAcknowledgment,
@@ -165,7 +166,7 @@ impl DatabaseArgs {
             read_concern: self.read_concern.clone(),
             monitor_commands: false,
             max_pool_size: self.db_max_pool_size,
-            pool_wait: Duration::from_millis(self.db_pool_wait_ms),
+            admission_wait: Duration::from_millis(self.admission_wait_ms),
             open_connections_at_start: true,
         }
     }
@@ -412,9 +413,11 @@ pub struct Limits {
     /// up at once: retry it with the key.
     #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub request_timeout_ms: u64,
-    /// Most GraphQL requests (over HTTP) a gateway process runs at once; past it a request is
-    /// refused at once, before its body is read, with 503 UNAVAILABLE and `Retry-After`.
-    #[arg(long, env = "BOXOFFICE_MAX_IN_FLIGHT", default_value_t = 128, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    /// Most GraphQL requests (over HTTP) a gateway process holds at once, whatever they are
+    /// doing (a ceiling for memory: how many use the database at once follows its latency);
+    /// past it a request is refused at once, before its body is read, with 503 UNAVAILABLE
+    /// and `Retry-After`.
+    #[arg(long, env = "BOXOFFICE_MAX_IN_FLIGHT", default_value_t = 512, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub max_in_flight: usize,
     /// Operations a second a channel may run on average, per gateway process, unless its
     /// record sets its own limit.
@@ -466,7 +469,7 @@ impl Default for Limits {
             max_body_bytes: 64 * 1024,
             max_batch: 10,
             request_timeout_ms: 10_000,
-            max_in_flight: 128,
+            max_in_flight: 512,
             channel_requests_per_second: 1000,
             channel_burst: 2000,
             anonymous_requests_per_second: 100,

@@ -12,7 +12,10 @@
 //! A channel's event is appended as sequence `n + 1` only after this relay saw `n` in the log
 //! (it read it, or appended it itself), and `{channel, sequence}` is unique: every reader
 //! sees a gap-free prefix of the log, whichever gateways append. A document's entries are
-//! appended in their order, so the events of one hold or order keep the order of its changes.
+//! appended in its order, whichever gateways made them: a seat change's note holds the
+//! entries before its own on the document (`store::outbox`), and the live relay appends
+//! those first, unless one read of the log finds them there already (another gateway's,
+//! relayed by it). So a channel's events of one showtime keep the order of its changes.
 //!
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
 //! document, and marking endpoints due is a command: the live relay pulls what it appended off
@@ -20,7 +23,7 @@
 //! for every change), and marks due only the endpoints of channels that have one
 //! (`endpoint_channels`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,7 +31,7 @@ use tokio::time::Instant;
 
 use super::store::Appended;
 use super::uncleared::Uncleared;
-use crate::domain::ids::{OrderId, ShowtimeId};
+use crate::domain::ids::{EventId, OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
 use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
@@ -63,10 +66,11 @@ pub struct EventRelay {
     endpoints: Mutex<EndpointChannels>,
 }
 
-/// Who runs a relay: the live relay of this process's changes, or a background pass.
+/// Who runs a relay: the live relay of this process's changes (knowing which entries they
+/// left; the others were on the documents before them), or a background pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Relayer {
-    Live,
+enum Relayer<'a> {
+    Live(&'a HashSet<EventId>),
     Pass,
 }
 
@@ -97,8 +101,9 @@ impl EventRelay {
             };
             self.store.pause_point(PausePoint::RelayBeforeAppend).await;
             self.store.delay_point(DelayPoint::RelayBeforeAppend).await;
-            // As noted: the entries are on their documents, and this process wrote them.
-            if let Err(error) = self.relay(noted, Relayer::Live).await {
+            // As noted: the entries are on their documents, in their order, and this process
+            // wrote those of `noted.own`.
+            if let Err(error) = self.relay(noted.documents, Relayer::Live(&noted.own)).await {
                 tracing::warn!(%error, "relaying events failed: the background pass retries");
             }
         }
@@ -154,7 +159,7 @@ impl EventRelay {
     async fn relay(
         &self,
         mut found: Vec<(OutboxSource, Vec<OutboxEntryDoc>)>,
-        relayer: Relayer,
+        relayer: Relayer<'_>,
     ) -> Result<usize, ApiError> {
         let _turn = self.turn.lock().await;
         (self.uncleared.lock().expect("uncleared lock")).drop_appended(&mut found);
@@ -177,6 +182,9 @@ impl EventRelay {
             }
             relayed.push((*source, entries.iter().map(|entry| entry.id).collect()));
         }
+        if let Relayer::Live(own) = relayer {
+            self.drop_those_in_log(&mut logs, own).await?;
+        }
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
             if added > 0 {
@@ -196,12 +204,38 @@ impl EventRelay {
                     crate::webhooks::mark_endpoints_due(&self.store, &channels).await?;
                 }
             }
-            Relayer::Live => {
+            Relayer::Live(_) => {
                 self.uncleared.lock().expect("uncleared lock").add(relayed);
                 self.mark_due(grown).await?;
             }
         }
         Ok(appended)
+    }
+
+    /// Drops from `logs` the entries other changes left (not in `own`) that are in the logs
+    /// already: relayed by the gateway that made them, or by a pass. One read, only when there
+    /// are such entries (two gateways changing one showtime within a relay's moment).
+    async fn drop_those_in_log(
+        &self,
+        logs: &mut BTreeMap<String, Vec<&OutboxEntryDoc>>,
+        own: &HashSet<EventId>,
+    ) -> Result<(), ApiError> {
+        let others: Vec<String> = (logs.iter())
+            .flat_map(|(channel, entries)| {
+                (entries.iter())
+                    .filter(|entry| !own.contains(&entry.id))
+                    .map(move |entry| EventDoc::id_of(entry.id, channel))
+            })
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        let there = self.store.events_in_log(&others).await?;
+        for (channel, entries) in logs.iter_mut() {
+            entries.retain(|entry| !there.contains(&EventDoc::id_of(entry.id, channel)));
+        }
+        logs.retain(|_, entries| !entries.is_empty());
+        Ok(())
     }
 
     /// Marks due the endpoints of the channels of `grown` that have one, and of those that

@@ -75,8 +75,6 @@ pub struct RequestSettings {
     pub webhook_targets: crate::webhooks::rules::WebhookTargets,
     /// The process's approximate counters (`counters::Tally`).
     pub tally: Arc<crate::counters::Tally>,
-    /// The in-flight cap, whose share for holds a hold takes (`Admission::try_start`).
-    pub admission: crate::overload::Admission,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -99,7 +97,6 @@ pub fn prepare(
         .data(settings.admission_window)
         .data(settings.webhook_targets)
         .data(settings.tally)
-        .data(settings.admission)
         .data(caller.clone())
 }
 

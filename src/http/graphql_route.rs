@@ -21,7 +21,7 @@ use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
 use crate::graphql::{prepare, MAX_VARIABLE_LIST};
-use crate::overload::deadline;
+use crate::overload::{deadline, Class};
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let arrived = Instant::now();
@@ -277,6 +277,9 @@ pub(super) async fn run(
     // when run outside one.
     let timeout =
         deadline::remaining().unwrap_or_else(|| Duration::from_millis(limits.request_timeout_ms));
+    // From here on the request's commands take it a place at the door (`overload::door`);
+    // its resolvers may say it starts or finishes a purchase.
+    deadline::classify(Class::Read);
     let Ok(responses) = tokio::time::timeout(timeout, state.schema.execute_batch(prepared)).await
     else {
         tracing::warn!(

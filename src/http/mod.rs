@@ -245,7 +245,6 @@ impl AppState {
                 allow_private: self.webhooks_allow_private,
             },
             tally: Arc::clone(&self.tally),
-            admission: self.admission.clone(),
         }
     }
 }

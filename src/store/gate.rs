@@ -1,15 +1,15 @@
 //! The gate in front of the driver's connection pool: one permit per pooled connection, so a
-//! command that passes it finds a connection, and one that cannot get a permit in time is
-//! refused (OVERLOADED, 503) instead of waiting in the driver's queue, which has no bound.
+//! command that passes it finds a connection, instead of waiting in the driver's queue, which
+//! has no bound.
 //!
-//! Within a request (see `overload::deadline`) a command waits for a permit:
-//! - the first command: at most `wait` (`--db-pool-wait-ms`), so a request that would only
-//!   queue is refused before it did any work;
-//! - a later one: until the request's deadline, since the request has work to lose;
-//!
-//! and no command starts with less of the request's time left than commands have lately
-//! taken: the driver would be stopped mid-command, its connection closed, and its work done in
-//! vain. Outside a request (background passes) a command waits up to the database timeout.
+//! The requests' lane has a door ([`Door`]) in front of it: a request's first command after
+//! the request was classified (see `overload::deadline`) first takes the request a place,
+//! or refuses it (OVERLOADED, 503) having sent nothing. The door's limit follows the
+//! latency of the commands that pass here and never exceeds the permits, so an admitted
+//! request finds a connection; its commands wait for one until its deadline, and no command
+//! starts with less of the request's time left than commands have lately taken: the driver
+//! would be stopped mid-command, its connection closed, and its work done in vain. Outside a
+//! request (background passes) a command waits up to the database timeout.
 //!
 //! Requests and background passes each have a gate and a pool of their own (`Lane`), so
 //! background passes cannot take the connections requests need.
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::ApiError;
-use crate::overload::deadline;
+use crate::overload::{deadline, Door};
 use crate::telemetry::metrics;
 
 /// No command is started with less time left than this, however fast commands have been.
@@ -49,8 +49,8 @@ pub(crate) struct Gate {
     lane: Lane,
     permits: Arc<Semaphore>,
     size: usize,
-    /// How long a request's first command waits for a connection.
-    wait: Duration,
+    /// Admits requests before their first command (the requests' lane only).
+    door: Option<Door>,
     /// A moving average of how long commands took, in microseconds.
     typical_micros: AtomicU64,
 }
@@ -62,34 +62,37 @@ pub(crate) struct Pass {
 }
 
 impl Gate {
-    pub(crate) fn new(lane: Lane, size: usize, wait: Duration) -> Self {
+    /// A gate of `size` permits; on the requests' lane, with a door where a request waits at
+    /// most `admission_wait` for a place.
+    pub(crate) fn new(lane: Lane, size: usize, admission_wait: Duration) -> Self {
         let size = size.max(1);
         Gate {
             lane,
             permits: Arc::new(Semaphore::new(size)),
             size,
-            wait,
+            door: (lane == Lane::Requests).then(|| Door::new(size, admission_wait)),
             typical_micros: AtomicU64::new(0),
         }
     }
 
-    /// A pass for one command that may take `timeout` at most; OVERLOADED when no connection
-    /// comes free in time or the request's time left cannot finish a command.
+    /// A pass for one command that may take `timeout` at most; OVERLOADED when the door
+    /// refuses the request, no connection comes free in time, or the request's time left
+    /// cannot finish a command.
     pub(crate) async fn enter(&self, timeout: Duration) -> Result<Pass, ApiError> {
         let arrived = Instant::now();
         let request = match self.lane {
             Lane::Requests => deadline::next_command(),
             Lane::Background => None,
         };
-        let wait = match request {
-            Some((deadline, first)) => {
-                let left = deadline.saturating_duration_since(arrived);
-                if first {
-                    self.wait.min(left)
-                } else {
-                    left
-                }
+        if let (Some(command), Some(door)) = (request, &self.door) {
+            if let Some(class) = command.admit {
+                let left = command.deadline.saturating_duration_since(arrived);
+                // Boxed: the wait is the slow path (see below).
+                deadline::keep(Box::pin(door.admit(class, left)).await?);
             }
+        }
+        let wait = match request {
+            Some(command) => command.deadline.saturating_duration_since(arrived),
             None => timeout,
         };
         let permit = match Arc::clone(&self.permits).try_acquire_owned() {
@@ -116,8 +119,8 @@ impl Gate {
         let now = Instant::now();
         metrics::db_connection_wait(self.lane.name(), now - arrived);
         let budget = match request {
-            Some((deadline, _)) => {
-                let left = deadline.saturating_duration_since(now);
+            Some(command) => {
+                let left = command.deadline.saturating_duration_since(now);
                 if left < self.typical().max(MIN_COMMAND_TIME) {
                     metrics::overload_refused("no_time_left");
                     return Err(ApiError::Overloaded(format!(
@@ -136,8 +139,12 @@ impl Gate {
         })
     }
 
-    /// Folds a finished command's time into the average (one eighth of the new one).
+    /// Folds a finished command's time into the average (one eighth of the new one) and the
+    /// door's limit.
     pub(crate) fn took(&self, took: Duration) {
+        if let Some(door) = &self.door {
+            door.answered(took);
+        }
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         let _ = self
             .typical_micros
@@ -148,6 +155,18 @@ impl Gate {
                     old - old / 8 + micros / 8
                 })
             });
+    }
+
+    /// A command that got no answer within its budget.
+    pub(crate) fn timed_out(&self) {
+        if let Some(door) = &self.door {
+            door.timed_out();
+        }
+    }
+
+    /// The door's limit now (the requests' lane; the permits elsewhere).
+    pub(crate) fn admission_limit(&self) -> usize {
+        self.door.as_ref().map_or(self.size, Door::limit)
     }
 
     /// How long commands have lately taken.
@@ -164,18 +183,30 @@ impl Gate {
     /// connection, without a command holding one).
     #[cfg(feature = "test-hooks")]
     pub(crate) fn occupy(&self, count: usize) -> Occupied {
-        Occupied(
+        Occupied::Connections(
             Arc::clone(&self.permits)
                 .try_acquire_many_owned(u32::try_from(count).expect("a small count"))
                 .expect("the permits are free"),
         )
     }
+
+    /// Takes every place at the door until the guard is dropped (tests: a door with no place
+    /// free, without requests holding them).
+    #[cfg(feature = "test-hooks")]
+    pub(crate) fn occupy_door(&self) -> Occupied {
+        let door = self.door.as_ref().expect("the requests' lane has a door");
+        Occupied::Places(door.occupy(door.limit()))
+    }
 }
 
-/// Connections taken by a test until dropped (see `Store::occupy_connections`).
+/// Connections or places taken by a test until dropped (see `Store::occupy_connections`).
 #[cfg(feature = "test-hooks")]
 #[derive(Debug)]
-pub struct Occupied(#[allow(dead_code)] OwnedSemaphorePermit);
+#[allow(dead_code)]
+pub enum Occupied {
+    Connections(OwnedSemaphorePermit),
+    Places(Vec<crate::overload::Ticket>),
+}
 
 #[cfg(test)]
 mod tests {
@@ -183,32 +214,42 @@ mod tests {
     use crate::error::ErrorCode;
 
     const LONG: Duration = Duration::from_secs(5);
+    const WAIT: Duration = Duration::from_millis(20);
 
     #[tokio::test]
-    async fn a_requests_first_command_waits_briefly_for_a_connection_then_is_refused() {
-        let gate = Gate::new(Lane::Requests, 1, Duration::from_millis(20));
-        let _busy = gate.enter(LONG).await.expect("the one connection");
+    async fn a_classified_request_is_admitted_at_its_first_command_or_refused_having_sent_none() {
+        let gate = Gate::new(Lane::Requests, 2, WAIT);
+        let _full = gate.occupy_door_for_tests();
         let started = Instant::now();
-        let refused = deadline::within(Instant::now() + LONG, gate.enter(LONG))
-            .await
-            .err()
-            .expect("no connection free");
+        let refused = deadline::within(Instant::now() + LONG, async {
+            deadline::classify(crate::overload::Class::Start);
+            gate.enter(LONG).await
+        })
+        .await
+        .err()
+        .expect("no place at the door");
         assert!(matches!(refused, ApiError::Overloaded(_)), "{refused:?}");
         assert_eq!(refused.code(), ErrorCode::Unavailable);
-        assert!(
-            started.elapsed() < Duration::from_secs(1),
-            "refused at once"
-        );
+        assert!(started.elapsed() < Duration::from_secs(1), "refused soon");
+        assert_eq!(gate.in_use(), 0, "no connection taken");
+        // A request finishing a purchase passes, and so does one not yet classified.
+        deadline::within(Instant::now() + LONG, async {
+            gate.enter(LONG)
+                .await
+                .expect("not classified: the caller's key");
+            deadline::classify(crate::overload::Class::Finish);
+            gate.enter(LONG).await.expect("finishing a purchase")
+        })
+        .await;
     }
 
     #[tokio::test]
     async fn a_later_command_of_a_started_request_waits_until_a_connection_comes_free() {
-        let gate = Arc::new(Gate::new(Lane::Requests, 1, Duration::from_millis(5)));
+        let gate = Arc::new(Gate::new(Lane::Requests, 1, WAIT));
         let busy = gate.enter(LONG).await.expect("the one connection");
         let waiting = {
             let gate = Arc::clone(&gate);
             tokio::spawn(deadline::within(Instant::now() + LONG, async move {
-                assert!(deadline::next_command().is_some_and(|(_, first)| first));
                 gate.enter(LONG).await.map(|pass| pass.budget)
             }))
         };
@@ -223,7 +264,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_command_starts_that_the_time_left_cannot_finish() {
-        let gate = Gate::new(Lane::Requests, 4, Duration::from_millis(20));
+        let gate = Gate::new(Lane::Requests, 4, WAIT);
         gate.took(Duration::from_millis(300));
         let refused = deadline::within(
             Instant::now() + Duration::from_millis(100),
@@ -245,16 +286,31 @@ mod tests {
 
     #[tokio::test]
     async fn background_commands_wait_up_to_the_timeout_whatever_the_request() {
-        let gate = Gate::new(Lane::Background, 1, Duration::from_millis(1));
+        let gate = Gate::new(Lane::Background, 1, WAIT);
         let pass = deadline::within(Instant::now(), gate.enter(LONG))
             .await
             .expect("a background lane ignores request deadlines");
         assert_eq!(pass.budget, LONG);
     }
 
+    impl Gate {
+        /// Every place at the door taken (unit tests build without `test-hooks`).
+        fn occupy_door_for_tests(&self) -> Vec<crate::overload::Ticket> {
+            let door = self.door.as_ref().unwrap();
+            let mut taken = Vec::new();
+            while door.in_flight() < door.limit() {
+                taken.push(
+                    futures::executor::block_on(door.admit(crate::overload::Class::Read, LONG))
+                        .unwrap(),
+                );
+            }
+            taken
+        }
+    }
+
     #[test]
     fn the_typical_time_follows_commands() {
-        let gate = Gate::new(Lane::Requests, 1, Duration::ZERO);
+        let gate = Gate::new(Lane::Requests, 1, WAIT);
         gate.took(Duration::from_millis(8));
         assert_eq!(gate.typical(), Duration::from_millis(8));
         for _ in 0..100 {

@@ -42,7 +42,7 @@ pub use gate::Lane;
 pub use gate::Occupied;
 pub(crate) use inserts::only_duplicate_keys;
 pub(crate) use outbox::push_entries;
-pub use outbox::{new_entry, OutboxKind, OutboxSource, PendingOutboxes};
+pub use outbox::{new_entry, NotedOutboxes, OutboxKind, OutboxSource, PendingOutboxes};
 pub use readiness::Readiness;
 
 use crate::channel_events::rules::Retention;
@@ -72,12 +72,12 @@ pub struct DatabaseOptions {
     /// tests). Off in production: the driver's command monitor decodes every reply. On by
     /// default when built with `test-hooks`.
     pub monitor_commands: bool,
-    /// Connections for requests (see `gate`); background work has [`BACKGROUND_POOL`] of its
+    /// Connections for requests (see `gate`), and the ceiling of the door's limit on
+    /// requests using the database at once; background work has [`BACKGROUND_POOL`] of its
     /// own.
     pub max_pool_size: u32,
-    /// How long a request's first command waits for a connection before the request is
-    /// refused (see `gate`).
-    pub pool_wait: Duration,
+    /// How long a request may wait at the door for a place (see `overload::door`).
+    pub admission_wait: Duration,
     /// Whether the requests' connections are all opened at start, so a cold gateway meeting a
     /// crowd does not open them under it (the gateway: yes; tests, with a pool per test: no).
     pub open_connections_at_start: bool,
@@ -110,8 +110,8 @@ impl Default for DatabaseOptions {
             journal: true,
             read_concern: "majority".to_owned(),
             monitor_commands: cfg!(feature = "test-hooks"),
-            max_pool_size: 16,
-            pool_wait: Duration::from_millis(40),
+            max_pool_size: 32,
+            admission_wait: crate::overload::door::CALM_WAIT,
             open_connections_at_start: false,
         }
     }
@@ -192,7 +192,7 @@ impl Store {
                 Arc::new(gate::Gate::new(
                     Lane::Requests,
                     settings.max_pool_size as usize,
-                    settings.pool_wait,
+                    settings.admission_wait,
                 )),
             ),
             background: (
@@ -238,9 +238,22 @@ impl Store {
         self.gate.occupy(count)
     }
 
+    /// Takes every place at the requests' door until the guard is dropped: a gateway whose
+    /// limit is reached (tests of admission).
+    #[cfg(feature = "test-hooks")]
+    pub fn occupy_admission(&self) -> gate::Occupied {
+        self.lanes.requests.1.occupy_door()
+    }
+
     /// Connections of this handle's lane in use now.
     pub fn connections_in_use(&self) -> usize {
         self.gate.in_use()
+    }
+
+    /// How many requests the door now lets use the database at once (it follows the
+    /// database's latency, up to the requests' pool).
+    pub fn admission_limit(&self) -> usize {
+        self.lanes.requests.1.admission_limit()
     }
 
     /// The same database, keeping channels' events for `retention`.
@@ -320,6 +333,7 @@ impl Store {
         let answer = tokio::time::timeout(pass.budget, operation)
             .await
             .map_err(|_| {
+                self.gate.timed_out();
                 ApiError::unavailable(format!(
                     "the database did not answer within {} ms",
                     pass.budget.as_millis()

@@ -6,9 +6,14 @@
 //!
 //! The process that made the change relays it at once: it notes here the entries its update
 //! left (once the update is acknowledged), and its relay appends them as noted, without
-//! reading them back. A background pass relays entries older than a few seconds, which only a
-//! gateway that died (or failed to append) between its write and its relay leaves behind
-//! (index `outbox` on each collection).
+//! reading them back. A seat inventory's update returns its outbox as the update left it, so
+//! the note also holds the entries other changes (of any gateway) left before this one, in
+//! the document's order: the relay appends those first, so a document's entries reach the
+//! logs in its order whichever process relays them (issue 48). A background pass relays
+//! entries older than a few seconds, which only a gateway that died (or failed to append)
+//! between its write and its relay leaves behind (index `outbox` on each collection).
+
+use std::collections::HashSet;
 
 use bson::{doc, Document};
 use chrono::{DateTime, Utc};
@@ -92,32 +97,63 @@ pub type PendingOutboxes = super::notes::Notes<OutboxPile>;
 #[derive(Debug, Default)]
 pub struct OutboxPile {
     entries: indexmap::IndexMap<OutboxSource, Vec<OutboxEntryDoc>>,
-    count: usize,
+    /// Every entry noted, once.
+    seen: HashSet<EventId>,
+    /// The entries this process's own changes left (the others were seen before them on
+    /// their documents).
+    own: HashSet<EventId>,
+}
+
+/// One change's note: the document, the entries on it up to and including the change's own
+/// in its order, and the ids of the change's own.
+#[derive(Debug, Clone)]
+pub struct OutboxNote {
+    pub source: OutboxSource,
+    pub entries: Vec<OutboxEntryDoc>,
+    pub own: Vec<EventId>,
+}
+
+/// What the relay takes: entries by document, each document's in its order, and which of
+/// them this process's changes left.
+#[derive(Debug, Default)]
+pub struct NotedOutboxes {
+    pub documents: Vec<(OutboxSource, Vec<OutboxEntryDoc>)>,
+    pub own: HashSet<EventId>,
 }
 
 impl super::notes::Pile for OutboxPile {
-    type Note = (OutboxSource, Vec<OutboxEntryDoc>);
-    type Taken = Vec<(OutboxSource, Vec<OutboxEntryDoc>)>;
+    type Note = OutboxNote;
+    type Taken = NotedOutboxes;
 
     fn size(&self) -> usize {
-        self.count
+        self.seen.len()
     }
 
-    fn size_of((_, entries): &Self::Note) -> usize {
-        entries.len()
+    fn size_of(note: &OutboxNote) -> usize {
+        note.entries.len()
     }
 
-    fn add(&mut self, (source, entries): Self::Note) {
-        self.count += entries.len();
-        self.entries.entry(source).or_default().extend(entries);
+    fn add(&mut self, note: OutboxNote) {
+        // A later note of a document repeats the entries an earlier one saw before its own,
+        // in the same order (or fewer, once entries were pulled off): only new ones are added.
+        let noted = self.entries.entry(note.source).or_default();
+        for entry in note.entries {
+            if self.seen.insert(entry.id) {
+                noted.push(entry);
+            }
+        }
+        self.own.extend(note.own);
     }
 
     fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
-    fn taken(self) -> Self::Taken {
-        self.entries.into_iter().collect()
+    fn taken(self) -> NotedOutboxes {
+        NotedOutboxes {
+            documents: self.entries.into_iter().collect(),
+            own: self.own,
+        }
     }
 }
 
@@ -125,11 +161,30 @@ impl Store {
     /// Notes that the change just made to `source` left `entries` in its outbox, for the
     /// relay.
     pub(crate) fn note_outbox(&self, source: OutboxSource, entries: &[OutboxEntryDoc]) {
-        self.outbox.note((source, entries.to_vec()));
+        self.outbox.note(OutboxNote {
+            source,
+            entries: entries.to_vec(),
+            own: entries.iter().map(|entry| entry.id).collect(),
+        });
+    }
+
+    /// Notes that the change just made to `source` left `own` in its outbox, which held
+    /// `outbox` once it was made (the entries other changes left before, then `own`).
+    pub(crate) fn note_outbox_as_left(
+        &self,
+        source: OutboxSource,
+        outbox: Vec<OutboxEntryDoc>,
+        own: &[OutboxEntryDoc],
+    ) {
+        self.outbox.note(OutboxNote {
+            source,
+            entries: outbox,
+            own: own.iter().map(|entry| entry.id).collect(),
+        });
     }
 
     /// Waits until this process noted entries its changes left, and takes them, by document.
-    pub async fn noted_outboxes(&self) -> Vec<(OutboxSource, Vec<OutboxEntryDoc>)> {
+    pub async fn noted_outboxes(&self) -> NotedOutboxes {
         self.outbox.take().await
     }
 
@@ -273,6 +328,18 @@ mod tests {
             .collect()
     }
 
+    fn own(source: OutboxSource, entries: &[OutboxEntryDoc]) -> OutboxNote {
+        OutboxNote {
+            source,
+            entries: entries.to_vec(),
+            own: entries.iter().map(|e| e.id).collect(),
+        }
+    }
+
+    fn ids(entries: &[OutboxEntryDoc]) -> Vec<EventId> {
+        entries.iter().map(|e| e.id).collect()
+    }
+
     /// Each document's entries come out in the order they were noted, documents in the order
     /// they were first noted; past the cap a note is dropped (the pass finds its entries).
     #[tokio::test]
@@ -284,22 +351,54 @@ mod tests {
         };
         let (a, b) = (source(OutboxKind::Inventory), source(OutboxKind::Showtime));
         let (first, second, third) = (entries(2), entries(1), entries(1));
-        notes.note((a, first.clone()));
-        notes.note((b, second.clone()));
-        notes.note((a, third.clone()));
-        let taken = notes.take().await;
-        let ids = |entries: &[OutboxEntryDoc]| entries.iter().map(|e| e.id).collect::<Vec<_>>();
+        notes.note(own(a, &first));
+        notes.note(own(b, &second));
+        notes.note(own(a, &third));
+        let taken = notes.take().await.documents;
         assert_eq!(taken.len(), 2);
         assert_eq!(taken[0].0, a);
         assert_eq!(ids(&taken[0].1), ids(&[first, third].concat()));
         assert_eq!((taken[1].0, ids(&taken[1].1)), (b, ids(&second)));
 
-        notes.note((a, entries(MOST_PENDING)));
-        notes.note((b, entries(1)));
-        let taken = notes.take().await;
+        notes.note(own(a, &entries(MOST_PENDING)));
+        notes.note(own(b, &entries(1)));
+        let taken = notes.take().await.documents;
         assert_eq!(taken.len(), 1, "the note past the cap is dropped");
         assert_eq!(taken[0].1.len(), MOST_PENDING);
-        notes.note((b, entries(1)));
-        assert_eq!(notes.take().await[0].0, b, "taking frees the room");
+        notes.note(own(b, &entries(1)));
+        assert_eq!(
+            notes.take().await.documents[0].0,
+            b,
+            "taking frees the room"
+        );
+    }
+
+    /// Two changes of one document acknowledged in the other order than they were made: the
+    /// later one's outbox holds the earlier one's entry before its own, and the entries come
+    /// out in the document's order, each once, with only this process's own marked so.
+    #[tokio::test]
+    async fn notes_of_one_document_keep_its_order_whatever_order_they_come_in() {
+        let notes = PendingOutboxes::default();
+        let source = OutboxSource {
+            kind: OutboxKind::Inventory,
+            showtime: new_id::<ShowtimeId>(),
+        };
+        let all = entries(3);
+        let (foreign, earlier, later) = (&all[0], &all[1], &all[2]);
+        notes.note(OutboxNote {
+            source,
+            entries: all.clone(),
+            own: vec![later.id],
+        });
+        notes.note(OutboxNote {
+            source,
+            entries: all[..2].to_vec(),
+            own: vec![earlier.id],
+        });
+        let taken = notes.take().await;
+        assert_eq!(taken.documents.len(), 1);
+        assert_eq!(ids(&taken.documents[0].1), ids(&all));
+        assert!(taken.own.contains(&earlier.id) && taken.own.contains(&later.id));
+        assert!(!taken.own.contains(&foreign.id));
     }
 }

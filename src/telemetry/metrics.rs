@@ -131,15 +131,21 @@ fn describe() {
     );
     describe_counter!(
         "boxoffice_overload_refusals_total",
-        "Work refused rather than started past its deadline, by reason (in_flight: the \
-         admission cap; starts: the holds' share of it; connection_wait: no database connection within the wait; no_time_left: \
-         the request's time could not finish its next command; showtime_queue: too many waiting \
-         on one showtime)"
+        "Work refused rather than started past its deadline, by reason (admission: no place at \
+         the door within the wait, before any command; in_flight: the memory ceiling, before \
+         the body is read; connection_wait: no database connection before the deadline; \
+         no_time_left: the request's time could not finish its next command; showtime_queue: \
+         too many waiting on one showtime)"
     );
     describe_histogram!(
         "boxoffice_db_connection_wait_duration_seconds",
         Unit::Seconds,
         "Time a database command waited for a connection of its lane (requests, background)"
+    );
+    describe_gauge!(
+        "boxoffice_admission_limit",
+        "How many requests this process now lets use the database at once (it follows the \
+         database's latency, up to --db-max-pool-size), when scraped"
     );
     describe_gauge!(
         "boxoffice_requests_in_flight",
@@ -334,9 +340,10 @@ pub fn db_connection_wait(lane: &'static str, waited: Duration) {
         .record(waited.as_secs_f64());
 }
 
-/// The GraphQL requests in flight, read when scraped.
-pub fn requests_in_flight(count: usize) {
+/// The GraphQL requests in flight and the door's limit, read when scraped.
+pub fn requests_in_flight(count: usize, admission_limit: usize) {
     metrics::gauge!("boxoffice_requests_in_flight").set(count as f64);
+    metrics::gauge!("boxoffice_admission_limit").set(admission_limit as f64);
 }
 
 /// The live hub's figures, read when scraped: open WebSocket connections and subscriptions.

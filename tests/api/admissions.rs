@@ -157,9 +157,9 @@ async fn a_ticket_is_admitted_once_in_one_update_and_a_second_scan_says_when_and
     assert_eq!(
         sent,
         [
+            "findAndModify seat_inventory",
             "insert idempotency_keys",
             "update idempotency_keys",
-            "update seat_inventory"
         ],
         "the key, one conditional update that reads nothing, the answer"
     );

@@ -264,3 +264,39 @@ async fn a_pull_that_met_a_frozen_database_leaves_its_entry_to_the_next_relay_ap
     assert_eq!(gap_free(&sale, "maoyan").await, 2);
     assert!(outbox_empty(&sale).await);
 }
+
+#[tokio::test]
+async fn a_showtime_s_events_keep_its_order_when_the_gateway_that_changed_it_first_relays_last() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    // The first gateway holds A1, then stalls before its relay appends the hold's event.
+    let stalled = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::RelayBeforeAppend);
+    let first = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    stalled.reached().await;
+    // The other gateway holds A2 after it was answered: its relay appends the first hold's
+    // event (on the document before its own), then its own.
+    let input = json!({ "showtimeId": sale.showtime, "seats": ["A2"] });
+    let second = other
+        .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
+        .await
+        .data()["holdSeats"]["id"]
+        .clone();
+    let log = log_of(&sale.app, &sale.maoyan, 2).await;
+    assert_eq!(
+        [&log[0]["holdId"], &log[1]["holdId"]],
+        [&first, &second],
+        "the log keeps the showtime's order"
+    );
+    // The stalled relay wakes and finds the first hold's event in the log: once, in place.
+    stalled.resume();
+    let third = sale.hold_id(&sale.maoyan, &["A3"]).await;
+    let log = log_of(&sale.app, &sale.maoyan, 3).await;
+    let holds: Vec<_> = log.iter().map(|event| event["holdId"].clone()).collect();
+    assert_eq!(holds, [first, second, third]);
+    assert_eq!(gap_free(&sale, "maoyan").await, 3);
+    assert!(outbox_empty(&sale).await);
+}

@@ -97,13 +97,13 @@ pub fn shorten_transaction_lifetime(uri: &str) {
 }
 
 /// How the in-process test gateways connect: as in production, except that a request may wait
-/// up to 5 s for a connection. The suite runs many tests at once on a small machine (races of
-/// up to 96 requests, on a debug build), where the production wait (100 ms) would refuse
-/// requests the tests expect answered; `tests/api/overload.rs` tests the refusals with short
-/// waits of its own.
+/// up to 5 s at the door. The suite runs many tests at once on a small machine (races of up to
+/// 96 requests, on a debug build), where the production wait (40 ms) would refuse requests
+/// the tests expect answered; `tests/api/overload.rs` tests the refusals with short waits of
+/// its own.
 pub fn test_database_options() -> DatabaseOptions {
     DatabaseOptions {
-        pool_wait: std::time::Duration::from_secs(5),
+        admission_wait: std::time::Duration::from_secs(5),
         ..DatabaseOptions::default()
     }
 }

@@ -1,6 +1,7 @@
 //! Overload without collapse (see `src/overload`): counts, not timings. A crowd with one new key
-//! costs one look-up; a request refused for want of a connection, or over the in-flight cap,
-//! sent no command and changed nothing; background passes run on connections of their own.
+//! costs one look-up; a request refused at the door, or over the in-flight cap, sent no command
+//! and changed nothing; a purchase in flight (confirm, release, cancel) is never refused at the
+//! door; background passes run on connections of their own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,35 +138,104 @@ async fn fifty_concurrent_requests_with_a_key_this_gateway_does_not_know_cost_on
     assert_eq!(look_ups(&cold.store.commands().take()), 1);
 }
 
-#[tokio::test]
-async fn a_request_that_gets_no_connection_in_time_is_refused_having_sent_no_command() {
+/// A sale on a gateway whose door makes a newcomer wait at most 20 ms.
+async fn sale_with_a_short_wait() -> Sale {
     let options = DatabaseOptions {
-        max_pool_size: 2,
-        pool_wait: Duration::from_millis(20),
+        admission_wait: Duration::from_millis(20),
         ..DatabaseOptions::default()
     };
-    let sale = sale_on(
+    sale_on(
         TestApp::spawn_on(&mongodb_uri(), &options).await,
         &["SSSSSS"; 2],
     )
-    .await;
-    // The key is known (the cache needs no look-up), then every connection is taken.
+    .await
+}
+
+#[tokio::test]
+async fn a_request_refused_at_the_door_sent_no_command_and_changed_nothing() {
+    let sale = sale_with_a_short_wait().await;
+    // The key is known (the cache needs no look-up), then every place at the door is taken.
     sale.hold(&sale.maoyan, &["A1"]).await.data();
-    let busy = sale.app.store.occupy_connections(2);
+    let full = sale.app.store.occupy_admission();
+    hold_is_refused_having_sent_nothing(&sale, "as busy as this gateway lets it be").await;
+    // A read waits at the door like a hold.
     sale.app.store.commands().start();
-    let (status, retry_after, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-1").await;
-    assert_eq!(status, 503, "{body:#}");
-    assert_eq!(retry_after.as_deref(), Some("1"));
-    assert_eq!(code_of(&body), "UNAVAILABLE");
+    let read = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            "query ($id: ID!) { node(id: $id) { id } }",
+            json!({ "id": sale.showtime }),
+        )
+        .await;
+    assert_eq!(read.error_code(), "UNAVAILABLE");
     let sent: Vec<_> = (sale.app.store.commands().take().into_iter())
         .filter(|c| c.lane == Lane::Requests)
         .collect();
-    assert!(sent.is_empty(), "the refused request sent {sent:#?}");
-    drop(busy);
+    assert!(sent.is_empty(), "the refused read sent {sent:#?}");
+    drop(full);
     // Nothing was done: the seat is free, the key was not taken, and the retry holds it.
-    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-1").await;
+    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
     assert_eq!(status, 200, "{body:#}");
     assert_eq!(body["data"]["holdSeats"]["seats"][0]["label"], "A2");
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn a_purchase_in_flight_is_never_refused_at_the_door() {
+    let sale = sale_with_a_short_wait().await;
+    let hold_of = |seats: &'static [&'static str]| {
+        let sale = &sale;
+        async move {
+            let held = sale.hold(&sale.maoyan, seats).await;
+            held.data()["holdSeats"]["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let (to_confirm, to_release) = (hold_of(&["A1"]).await, hold_of(&["A2"]).await);
+    let to_cancel = hold_of(&["A3"]).await;
+    let confirm = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
+        customer: { name: \"Li Lei\", contact: \"li@example.com\" } }) { id status } }";
+    let cancelled = sale
+        .app
+        .graphql_as(&sale.maoyan, confirm, json!({ "hold": to_cancel }))
+        .await;
+    let order = cancelled.data()["confirmHold"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Every place at the door is taken: new holds are refused, while a confirmation, a
+    // release and a cancellation pass.
+    let full = sale.app.store.occupy_admission();
+    hold_is_refused_having_sent_nothing(&sale, "as busy as this gateway lets it be").await;
+    let confirmed = sale
+        .app
+        .graphql_as(&sale.maoyan, confirm, json!({ "hold": to_confirm }))
+        .await;
+    assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
+    let released = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
+            json!({ "hold": to_release }),
+        )
+        .await;
+    assert_eq!(released.data()["releaseHold"], json!(["A2"]));
+    let cancel = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            "mutation ($order: ID!) { cancelOrder(orderId: $order) { status } }",
+            json!({ "order": order }),
+        )
+        .await;
+    assert_eq!(cancel.data()["cancelOrder"]["status"], "CANCELLED");
+    drop(full);
+    let states = sale.states(&["A1", "A2", "A3"]).await;
+    assert_eq!(
+        states,
+        [SeatState::Sold, SeatState::Available, SeatState::Available]
+    );
     sale.check_invariants().await;
 }
 
@@ -244,36 +314,6 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
     assert!(reader.connections_in_use() <= BACKGROUND_POOL as usize);
     drop(busy);
     sale.check_invariants().await;
-}
-
-#[tokio::test]
-async fn holds_take_only_their_share_of_the_places_and_a_release_still_gets_one() {
-    // Two places: holds may take three quarters of them (one), the other is kept for the work
-    // that finishes purchases (confirmations, releases, cancellations).
-    let sale = sale_with_places(2).await;
-    let held = sale.hold(&sale.maoyan, &["A1"]).await;
-    let hold_id = held.data()["holdSeats"]["id"].as_str().unwrap().to_owned();
-    let (pause, first) = hold_paused_before_its_effect(&sale).await;
-    hold_is_refused_having_sent_nothing(&sale, "as many holds as it can (1)").await;
-    // A release is not a hold: it has the place kept for it, while the hold is in flight.
-    let released = sale
-        .app
-        .graphql_as(
-            &sale.maoyan,
-            "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
-            json!({ "hold": hold_id }),
-        )
-        .await;
-    assert_eq!(released.data()["releaseHold"], json!(["A1"]));
-    pause.resume();
-    assert_eq!(first.await.unwrap(), 200);
-    let (status, _, body) = hold_with_key(&sale, &sale.maoyan, &["A2"], "k-2").await;
-    assert_eq!(status, 200, "{body:#}");
-    let states = sale.states(&["A1", "A2", "A3"]).await;
-    assert_eq!(
-        states,
-        [SeatState::Available, SeatState::Held, SeatState::Held]
-    );
 }
 
 #[tokio::test]

@@ -326,8 +326,8 @@ impl GatewayProcess {
                 std::env::var("BOXOFFICE_TEST_GATEWAY_LOG").unwrap_or_else(|_| "warn".into()),
             )
             // The suite runs many tests at once on a small machine: a request may wait longer
-            // for a connection than in production (see `helpers::test_database_options`).
-            .env("BOXOFFICE_DB_POOL_WAIT_MS", "5000")
+            // at the door than in production (see `helpers::test_database_options`).
+            .env("BOXOFFICE_ADMISSION_WAIT_MS", "5000")
             .envs(env.iter().copied())
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(extra);

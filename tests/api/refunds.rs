@@ -136,10 +136,10 @@ async fn a_partial_cancellation_gives_seats_back_and_records_one_refund() {
         [
             "find cinemas",
             "find orders",
+            "findAndModify seat_inventory",
             "insert audit_log",
             "update orders",
             "update orders",
-            "update seat_inventory",
         ],
         "the order and its cinema read, one update of the order, one of the seats, the \
          audit entry, the refund marked done"

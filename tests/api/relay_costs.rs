@@ -115,8 +115,8 @@ async fn a_seat_change_and_its_event_cost_a_fixed_set_of_commands_and_no_read_ba
         [
             "find seat_inventory",
             "find showtimes",
-            "insert events",
-            "update seat_inventory"
+            "findAndModify seat_inventory",
+            "insert events"
         ],
         "{held:#?}"
     );
@@ -125,14 +125,16 @@ async fn a_seat_change_and_its_event_cost_a_fixed_set_of_commands_and_no_read_ba
         [
             "find seat_inventory",
             "find showtimes",
+            "findAndModify seat_inventory",
             "insert events",
             "insert orders",
-            "update orders",
-            "update seat_inventory"
+            "update orders"
         ],
         "{confirmed:#?}"
     );
-    // Neither read an outbox back: the only reads of the inventory are the request's own.
+    // Neither read an outbox back: the only reads of the inventory are the request's own (the
+    // change's `findAndModify` returns the outbox it left, for the relay to keep the
+    // document's order).
     for sent in [&held, &confirmed] {
         assert!(
             !sent

@@ -120,7 +120,7 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         [
             "find seat_inventory",
             "find showtimes",
-            "update seat_inventory"
+            "findAndModify seat_inventory",
         ]
     );
 
@@ -132,9 +132,9 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         [
             "find seat_inventory",
             "find showtimes",
+            "findAndModify seat_inventory",
             "insert orders",
             "update orders",
-            "update seat_inventory",
         ]
     );
 
@@ -152,17 +152,20 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         [
             "find cinemas",
             "find orders",
+            "findAndModify seat_inventory",
             "insert audit_log",
             "update orders",
             "update orders",
-            "update seat_inventory"
         ]
     );
 
     let hold_id = sale.hold_id(&sale.maoyan, &["B5"]).await;
     let release = "mutation ($id: ID!) { releaseHold(holdId: $id) }";
     let released = booking_commands(&sale, &sale.maoyan, release, json!({ "id": hold_id })).await;
-    assert_eq!(released, ["find seat_inventory", "update seat_inventory"]);
+    assert_eq!(
+        released,
+        ["find seat_inventory", "findAndModify seat_inventory"]
+    );
 
     // An idempotency key adds its record's insert and the stored answer.
     let keyed = "mutation ($id: ID!) { holdSeats(input: { showtimeId: $id, seats: [\"C1\", \"C2\"], idempotencyKey: \"k\" }) { id } }";
@@ -172,9 +175,9 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         [
             "find seat_inventory",
             "find showtimes",
+            "findAndModify seat_inventory",
             "insert idempotency_keys",
             "update idempotency_keys",
-            "update seat_inventory",
         ]
     );
     // A keyed release also drops, once its answer is stored, the note it left for a retry.
@@ -185,9 +188,9 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         released,
         [
             "find seat_inventory",
+            "findAndModify seat_inventory",
             "insert idempotency_keys",
             "update idempotency_keys",
-            "update seat_inventory",
             "update seat_inventory",
         ]
     );

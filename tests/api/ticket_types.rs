@@ -532,7 +532,7 @@ async fn a_hold_with_ticket_types_sends_the_commands_of_any_hold() {
         [
             "find seat_inventory",
             "find showtimes",
-            "update seat_inventory"
+            "findAndModify seat_inventory",
         ]
     );
 }

@@ -25,6 +25,31 @@ pub enum Appended {
 }
 
 impl Store {
+    /// Which of the events `ids` are in the logs (by `_id`): one read.
+    #[tracing::instrument(skip_all, fields(events = ids.len()))]
+    pub(in crate::channel_events) async fn events_in_log(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashSet<String>, ApiError> {
+        #[derive(Deserialize)]
+        struct Id {
+            #[serde(rename = "_id")]
+            id: String,
+        }
+        let found: Vec<Id> = self
+            .bounded(Call::new(names::EVENTS, "find"), async {
+                self.collection::<Id>(names::EVENTS)
+                    .find(doc! { "_id": { "$in": ids } })
+                    .projection(doc! { "_id": 1 })
+                    .comment(BACKGROUND)
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await?;
+        Ok(found.into_iter().map(|found| found.id).collect())
+    }
+
     /// The sequence number of `channel`'s last event (0 when its log is empty).
     #[tracing::instrument(skip(self))]
     pub(in crate::channel_events) async fn last_event_sequence(

@@ -14,7 +14,7 @@ use crate::graphql::types::{Hold, SeatKind};
 use crate::holds::rules::{self, HoldPolicy};
 use crate::holds::{self, HoldRequest, HoldVoucher, SeatChoice, ShowtimeLocks};
 use crate::idempotency;
-use crate::overload::Admission;
+use crate::overload::{deadline, Class};
 use crate::vouchers;
 use crate::vouchers::rules::{self as voucher_rules, VoucherCode};
 
@@ -159,8 +159,8 @@ impl HoldMutation {
             items,
             offer: None,
         };
-        // A hold starts a purchase: it may take only its share of the in-flight places.
-        let _start = ctx.data_unchecked::<Admission>().try_start()?;
+        // A hold starts a purchase: it waits at the door behind those that finish one.
+        deadline::classify(Class::Start);
         let store = ctx.store();
         if let Some(code) = &code {
             let secret = ctx.data_unchecked::<Arc<TicketSecret>>();
@@ -209,6 +209,8 @@ impl HoldMutation {
         idempotency_key: Option<String>,
     ) -> Result<Vec<String>, ApiError> {
         let channel = ctx.calling_channel("releasing a hold")?;
+        // It gives seats back: never refused at the door (`overload::door`).
+        deadline::classify(Class::Finish);
         let (showtime, hold) = global_id::hold_id(&hold_id)?;
         let store = ctx.store();
         let request = hold_id.as_str();

@@ -53,6 +53,8 @@ impl OrderMutation {
         #[graphql(desc = "The hold and the customer.")] input: ConfirmHoldInput,
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("confirming a hold")?;
+        // It finishes a purchase: never refused at the door (`overload::door`).
+        crate::overload::deadline::classify(crate::overload::Class::Finish);
         let (showtime, hold) = global_id::hold_id(&input.hold_id)?;
         // Checked before the idempotency key is claimed: a refused confirmation keeps no key.
         let customer = Customer {
@@ -109,6 +111,8 @@ impl OrderMutation {
         idempotency_key: Option<String>,
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("cancelling an order")?;
+        // It gives seats back: never refused at the door (`overload::door`).
+        crate::overload::deadline::classify(crate::overload::Class::Finish);
         let order = global_id::order_id(&order_id)?;
         if seats
             .as_ref()
