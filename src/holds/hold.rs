@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{expire_hold, ShowtimeLocks};
+use super::{batch, expire_hold, ShowtimeLocks};
 use crate::concessions::{self, rules::ItemAsk};
 use crate::domain::best_seats::{best_adjacent, best_scattered, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
@@ -83,14 +83,14 @@ pub struct HeldSeats {
 /// The seats of an inventory as the seat picker sees them: free means AVAILABLE, or HELD by a
 /// hold whose expiry has passed (by this gateway's clock; the database's clock decides when
 /// the hold is actually expired).
-struct Snapshot {
+pub(super) struct Snapshot {
     inventory: SeatInventoryDoc,
     row_labels: Vec<String>,
     grid: SeatGrid,
 }
 
 impl Snapshot {
-    fn new(inventory: SeatInventoryDoc) -> Self {
+    pub(super) fn new(inventory: SeatInventoryDoc) -> Self {
         let now = store::now();
         let expired: HashSet<HoldId> = inventory
             .holds
@@ -125,7 +125,7 @@ impl Snapshot {
         }
     }
 
-    fn label(&self, position: SeatPosition) -> String {
+    pub(super) fn label(&self, position: SeatPosition) -> String {
         seat_label(&self.row_labels[position.row], position.column)
     }
 
@@ -142,8 +142,27 @@ impl Snapshot {
         )
     }
 
+    /// The kind of the seat at `position`.
+    pub(super) fn kind(&self, position: SeatPosition) -> SeatKind {
+        self.seat(position).kind
+    }
+
+    /// Whether hold id `id` is fenced off (an attempt that took its key over replaced it).
+    pub(super) fn is_fenced(&self, id: HoldId) -> bool {
+        self.inventory.fenced_holds.contains(&id)
+    }
+
+    /// Counts `positions` as taken from now on (a batch's next request chooses around them).
+    pub(super) fn take(&mut self, positions: &[SeatPosition]) {
+        for position in positions {
+            if let Cell::Seat { free, .. } = &mut self.grid.rows[position.row][position.column] {
+                *free = false;
+            }
+        }
+    }
+
     /// The seats to take for `choice`, or SEAT_UNAVAILABLE naming those that are not free.
-    fn choose(
+    pub(super) fn choose(
         &self,
         choice: &SeatChoice,
         policy: &HoldPolicy,
@@ -181,7 +200,7 @@ impl Snapshot {
     }
 
     /// The hold `id` of `channel`, if it is live, with its seats' kinds.
-    fn existing_hold(&self, id: HoldId, channel: &str) -> Option<HoldDoc> {
+    pub(super) fn existing_hold(&self, id: HoldId, channel: &str) -> Option<HoldDoc> {
         let hold = self
             .inventory
             .holds
@@ -191,7 +210,7 @@ impl Snapshot {
     }
 
     /// The expired holds that still hold some of `positions`.
-    fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
+    pub(super) fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
         let ids: HashSet<HoldId> = positions
             .iter()
             .filter(|&&p| self.seat(p).state == SeatState::Held)
@@ -224,7 +243,20 @@ pub async fn hold_seats(
     first_read: Option<FirstRead>,
 ) -> Result<HeldSeats, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
-    // Best-available requests of this process choose one after another (see `showtime_locks`).
+    // Plain best-available holds are placed together with the others waiting (`batch`).
+    if batch::batchable(request, attempt.taken_over()) {
+        let job = batch::Job {
+            channel: channel.to_owned(),
+            choice: choice.clone(),
+            ticket_types: request.ticket_types.clone(),
+            hold_id: attempt.own_id(),
+            attempt: attempt.number(),
+            policy: *policy,
+        };
+        return batch::hold_in_batch(store, &locks.batches, showtime_id, job).await;
+    }
+    // The other best-available requests of this process choose one after another (see
+    // `showtime_locks`).
     let _chooser = match choice {
         SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => {
             Some(locks.lock(showtime_id).await?)
@@ -391,7 +423,7 @@ async fn reserve_voucher(
 }
 
 /// How long a hold lives.
-fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiError> {
+pub(super) fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiError> {
     chrono::Duration::from_std(policy.ttl)
         .map_err(|error| ApiError::internal_caused("the hold time", error))
 }
@@ -539,7 +571,7 @@ pub async fn read_named_seats(
 
 /// The refusal of a seat the showtime has no price for. A type the matrix does not name may
 /// not exist at all: only then (an error path) is the registry of ticket types read.
-async fn unpriced_error(store: &Store, unpriced: Unpriced) -> ApiError {
+pub(super) async fn unpriced_error(store: &Store, unpriced: Unpriced) -> ApiError {
     let ticket_type = unpriced.ticket_type();
     let known = match ticket_type.is_built_in() {
         true => Ok(true),
@@ -554,7 +586,7 @@ async fn unpriced_error(store: &Store, unpriced: Unpriced) -> ApiError {
 /// A hold on a cancelled showtime: BAD_USER_INPUT, like a showtime that has started (no seat
 /// of it will ever be for sale again, so SEAT_UNAVAILABLE, which invites choosing other seats,
 /// would mislead).
-fn cancelled(showtime_id: ShowtimeId) -> ApiError {
+pub(super) fn cancelled(showtime_id: ShowtimeId) -> ApiError {
     ApiError::bad_input(format!(
         "showtime {showtime_id} was cancelled: its seats can no longer be held"
     ))

@@ -9,6 +9,7 @@
 //! the extension), the use cases (`hold`: place and release; `reads`, `extension`,
 //! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
 
+mod batch;
 mod expire;
 mod extension;
 pub mod graphql;

@@ -36,10 +36,12 @@ const LAST_SECOND: std::time::Duration = std::time::Duration::from_secs(1);
 /// past this many entries.
 const PRUNE_ABOVE: usize = 1024;
 
-/// The per-showtime locks of one process.
+/// The per-showtime locks of one process, and its queues of holds placed together.
 #[derive(Debug, Default)]
 pub struct ShowtimeLocks {
     locks: Mutex<HashMap<ShowtimeId, Weak<tokio::sync::Mutex<()>>>>,
+    /// Plain best-available holds, placed a batch at a time (`batch`).
+    pub(super) batches: super::batch::Batches,
 }
 
 impl ShowtimeLocks {

@@ -73,6 +73,9 @@ pub enum PausePoint {
     /// An unmark set its entry REMOVING and has not touched the movie's side: a slow unmark
     /// that a new mark of the same pair can overtake.
     UnmarkBetweenSides,
+    /// A hold leads its showtime's next batch and has not taken the queue yet: every request
+    /// that comes meanwhile joins its batch.
+    BatchBeforeTake,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a
@@ -188,6 +191,13 @@ impl super::Store {
 }
 
 impl super::Store {
+    /// Counts a hold that joined a showtime's queue (tests wait for a batch to fill). Does
+    /// nothing without the `test-hooks` feature.
+    pub(crate) fn note_hold_queued(&self) {
+        #[cfg(feature = "test-hooks")]
+        self.faults().hold_queued();
+    }
+
     /// Resolves when a test breaks the change feed (`Faults::break_change_feed`): the feed
     /// must close, forget its position if told to, and wait for the test before it opens
     /// again. Never resolves without the `test-hooks` feature.
@@ -235,6 +245,8 @@ mod armed {
         panic: std::sync::atomic::AtomicBool,
         feed_breaks: Mutex<Vec<super::FeedBreak>>,
         feed_break_armed: tokio::sync::Notify,
+        /// Holds that joined a showtime's queue to wait for a batch (`holds::batch`).
+        queued: std::sync::atomic::AtomicUsize,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -271,6 +283,16 @@ mod armed {
     }
 
     impl Faults {
+        /// How many holds have joined a showtime's queue to wait for a batch so far.
+        pub fn holds_queued(&self) -> usize {
+            self.queued.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        pub(crate) fn hold_queued(&self) {
+            self.queued
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+
         /// The next booking that reaches `point` stops there with an internal error.
         pub fn crash_next_at(&self, point: CrashPoint) {
             self.crashes.lock().expect("faults lock").push(point);

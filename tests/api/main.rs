@@ -3,6 +3,7 @@
 mod admission_races;
 mod admissions;
 mod architecture;
+mod batches;
 mod blocked_seats;
 mod browser;
 mod cancel_showtime;

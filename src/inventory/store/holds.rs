@@ -230,31 +230,56 @@ impl Store {
     /// to learn which).
     #[tracing::instrument(skip(self, hold), fields(hold = %hold.id, seats = ?hold.seats))]
     pub async fn place_hold(&self, showtime: ShowtimeId, hold: &HoldDoc) -> Result<bool, ApiError> {
+        self.place_holds(showtime, std::slice::from_ref(hold)).await
+    }
+
+    /// Places `holds` (of different seats) together in one update, all or none, on the same
+    /// conditions as [`Store::place_hold`] for each: the group commit of the holds waiting for
+    /// one showtime (`holds::batch`). One seat change (`version` moves by one), one event per
+    /// hold.
+    #[tracing::instrument(skip_all, fields(holds = holds.len()))]
+    pub async fn place_holds(
+        &self,
+        showtime: ShowtimeId,
+        holds: &[HoldDoc],
+    ) -> Result<bool, ApiError> {
+        let ids: Vec<_> = holds.iter().map(|hold| hold.id.oid()).collect();
         let mut filter = doc! {
             // `$expr` inside `$and`, not beside `_id`: some servers plan the latter as a scan.
             "$and": [
                 { "_id": showtime.oid() },
                 { "$expr": { "$gt": ["$startsAt", "$$NOW"] } },
             ],
-            "holds.id": { "$ne": hold.id.oid() },
-            "fencedHolds": { "$ne": hold.id.oid() },
+            "holds.id": { "$nin": &ids },
+            "fencedHolds": { "$nin": &ids },
             // A cancelled showtime takes no hold (see `orders::showtime_cancel`).
             "cancelled": { "$ne": true },
         };
         let mut set = Document::new();
-        for label in &hold.seats {
-            filter.insert(seat_path(label, "state")?, "AVAILABLE");
-            set.insert(seat_path(label, "state")?, "HELD");
-            set.insert(seat_path(label, "hold")?, hold.id.oid());
+        let mut count = 0;
+        for hold in holds {
+            for label in &hold.seats {
+                let state = seat_path(label, "state")?;
+                if filter.contains_key(&state) {
+                    return Err(ApiError::internal(format!(
+                        "two holds of one group take seat {label}"
+                    )));
+                }
+                filter.insert(state.clone(), "AVAILABLE");
+                set.insert(state, "HELD");
+                set.insert(seat_path(label, "hold")?, hold.id.oid());
+            }
+            count += hold.seats.len() as i64;
         }
-        let count = hold.seats.len() as i64;
         let update = doc! {
             "$set": set,
-            "$push": { "holds": bson::to_bson(hold)? },
+            "$push": { "holds": { "$each": bson::to_bson(holds)? } },
             "$inc": { "counts.available": -count, "counts.held": count, VERSION: 1 },
         };
-        let told = hold_event(EventType::HoldPlaced, showtime, hold, None);
-        self.update_inventory_telling(showtime, filter, update, &[told])
+        let told: Vec<_> = (holds.iter())
+            .map(|hold| hold_event(EventType::HoldPlaced, showtime, hold, None))
+            .collect();
+        self.update_inventory_telling(showtime, filter, update, &told)
             .await
     }
 

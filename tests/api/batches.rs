@@ -1,0 +1,143 @@
+//! Group commit of the best-available holds waiting for one showtime (`holds::batch`): counts,
+//! not timings. A batch of N holds sends the same commands whatever N, refusals from its read
+//! included; each request gets its own answer, and a keyed one the same again when replayed.
+//! (Two gateways batching on one showtime never hold a seat twice:
+//! `races::two_gateways_racing_for_the_best_seats_never_sell_one_twice`, batching on.)
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use boxoffice::config::SalesArgs;
+use boxoffice::store::{Lane, PausePoint};
+use serde_json::{json, Value};
+
+use crate::round_trips::names;
+use crate::sale::{sale_in_hall, Sale};
+
+const BEST_PAIR: &str = "mutation ($id: ID!, $key: String) { holdSeats(input: {
+    showtimeId: $id, best: { count: 2 }, idempotencyKey: $key }) { id seats { label } } }";
+
+/// `n` best-pair holds of one showtime (keyed `key-0`, … when `keyed`) placed as one batch:
+/// the first leads and is held up before it takes the queue until the other `n − 1` have
+/// joined it. Their answers, and the commands sent from the moment the leader was held up.
+async fn one_batch(sale: &Arc<Sale>, n: usize, keyed: bool) -> (Vec<Value>, Vec<String>) {
+    // The channel's key is looked up once, before.
+    sale.app
+        .graphql_as(&sale.maoyan, "{ __typename }", json!({}))
+        .await;
+    let store = &sale.app.store;
+    let pause = store.faults().pause_next_at(PausePoint::BatchBeforeTake);
+    let queued_before = store.faults().holds_queued();
+    let hold = |i: usize| {
+        let sale = Arc::clone(sale);
+        let key = keyed.then(|| format!("key-{i}"));
+        tokio::spawn(async move {
+            let variables = json!({ "id": sale.showtime, "key": key });
+            sale.app
+                .graphql_as(&sale.maoyan, BEST_PAIR, variables)
+                .await
+                .0
+        })
+    };
+    let leader = hold(0);
+    pause.reached().await;
+    store.commands().start();
+    let followers: Vec<_> = (1..n).map(hold).collect();
+    while store.faults().holds_queued() < queued_before + n - 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    pause.resume();
+    let mut answers = vec![leader.await.unwrap()];
+    for follower in followers {
+        answers.push(follower.await.unwrap());
+    }
+    let sent: Vec<_> = (store.commands().take().into_iter())
+        .filter(|command| command.lane == Lane::Requests)
+        .collect();
+    (answers, names(&sent))
+}
+
+/// The seats of the holds among `answers`, checked distinct, and the refusals' codes.
+fn seats_and_refusals(answers: &[Value]) -> (HashSet<String>, Vec<String>) {
+    let (mut seats, mut refusals) = (HashSet::new(), Vec::new());
+    for answer in answers {
+        match answer.get("errors") {
+            Some(errors) => refusals.push(errors[0]["extensions"]["code"].as_str().unwrap().into()),
+            None => {
+                let held = answer["data"]["holdSeats"]["seats"].as_array().unwrap();
+                assert_eq!(held.len(), 2, "{answer:#}");
+                for seat in held {
+                    let label = seat["label"].as_str().unwrap().to_owned();
+                    assert!(seats.insert(label.clone()), "{label} held twice");
+                }
+            }
+        }
+    }
+    (seats, refusals)
+}
+
+#[tokio::test]
+async fn a_batch_of_holds_sends_the_same_commands_whatever_its_size() {
+    const ONE_BATCH: [&str; 3] = [
+        "find seat_inventory",
+        "find showtimes",
+        "findAndModify seat_inventory",
+    ];
+    for n in [3, 24] {
+        let rows = ["SSSSSSSSSSSSSSSSSSSS"; 10];
+        let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+        let (answers, sent) = one_batch(&sale, n, false).await;
+        let (seats, refusals) = seats_and_refusals(&answers);
+        assert!(refusals.is_empty(), "{refusals:?}");
+        assert_eq!(seats.len(), 2 * n);
+        assert_eq!(sent, ONE_BATCH, "{n} holds");
+        sale.check_invariants().await;
+        assert_eq!(sale.inventory().await.counts.held as usize, 2 * n);
+    }
+}
+
+#[tokio::test]
+async fn holds_a_batch_cannot_seat_are_refused_from_its_read_and_the_rest_are_placed() {
+    // Three pairs for five requests: the first three in the queue get them.
+    let rows = ["SS_SS_SS"];
+    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let (answers, sent) = one_batch(&sale, 5, false).await;
+    let (seats, refusals) = seats_and_refusals(&answers);
+    assert_eq!(seats.len(), 6);
+    assert_eq!(refusals, ["SEAT_UNAVAILABLE"; 2]);
+    assert_eq!(
+        sent,
+        [
+            "find seat_inventory",
+            "find showtimes",
+            "findAndModify seat_inventory"
+        ]
+    );
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn keyed_holds_of_a_batch_each_keep_their_own_answer() {
+    let rows = ["SSSSSSSSSSSSSSSSSSSS"; 4];
+    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let (answers, sent) = one_batch(&sale, 8, true).await;
+    let (seats, _) = seats_and_refusals(&answers);
+    assert_eq!(seats.len(), 16);
+    // Each key has its own record (the followers' claimed while the leader was held up,
+    // before they joined the queue); the seats are one batch's.
+    let count = |name: &str| sent.iter().filter(|sent| *sent == name).count();
+    assert_eq!(count("insert idempotency_keys"), 7, "{sent:#?}");
+    assert_eq!(count("findAndModify seat_inventory"), 1, "{sent:#?}");
+    // A retry with a key answers what its first request was answered, hold for hold.
+    for (i, first) in answers.iter().enumerate() {
+        let variables = json!({ "id": sale.showtime, "key": format!("key-{i}") });
+        let replayed = sale
+            .app
+            .graphql_as(&sale.maoyan, BEST_PAIR, variables)
+            .await;
+        assert_eq!(&replayed.0, first, "key-{i}");
+    }
+    sale.check_invariants().await;
+    assert_eq!(sale.inventory().await.counts.held, 16);
+}
