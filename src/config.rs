@@ -140,10 +140,10 @@ pub struct DatabaseArgs {
     /// the event relay and the change feeds have a small pool of their own.
     #[arg(long, env = "BOXOFFICE_DB_MAX_POOL_SIZE", default_value_t = 32, global = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub db_max_pool_size: u32,
-    /// How long a request may wait for its turn to use the database, in milliseconds, while
-    /// the gateway keeps up (an eighth of it once a queue has stood for 100 ms); past it the
-    /// request is refused with 503 and `Retry-After`, having sent no command.
-    #[arg(long, env = "BOXOFFICE_ADMISSION_WAIT_MS", default_value_t = 40, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    /// How long a request may wait for its turn to use the database, in milliseconds: one
+    /// whose turn would come later (by how long places are held and how many wait) is refused
+    /// at once with 503 and `Retry-After`, having sent no command.
+    #[arg(long, env = "BOXOFFICE_ADMISSION_WAIT_MS", default_value_t = 1000, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub admission_wait_ms: u64,
     /// Write concern `w` of every write: `majority`, or a number of nodes.
     #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]

@@ -1,15 +1,24 @@
-//! Benchmark: holds + confirms per second at 1 and 64 concurrent clients, on one hot showtime
-//! and spread over 64 showtimes, three ways:
+//! Benchmark: holds + confirms per second at 1 to 256 concurrent clients, on one hot showtime
+//! and spread over 16 or 64 showtimes, three ways:
 //! - through the gateway (HTTP + GraphQL + booking + store);
 //! - through the booking layer (no HTTP or GraphQL);
 //! - directly with the driver: the same MongoDB operations written by hand (read the seats,
 //!   choose the best pair, one conditional update to hold; write the order, one conditional
 //!   update to sell, mark the order confirmed), with none of the gateway's code around them.
 //!
-//! Beside the rate it prints the CPU each path spent per seat-changing operation (a hold or a
-//! confirm): the threads of the runtime the server (or the booking layer, or the driver code)
-//! runs on, not the HTTP clients'; and, when `BENCH_DATABASE_PID` names the database server's
-//! process, the database's CPU per operation too.
+//! Beside the rate (of pairs that succeeded) and the share of pairs that failed, it prints,
+//! per successful seat change (the hold or the confirm of a pair that succeeded: 2 per pair):
+//! - the CPU of the threads of the runtime the server (or the booking layer, or the driver
+//!   code) runs on, not the HTTP clients';
+//! - the database's CPU, when `BENCH_DATABASE_PID` names the database server's process;
+//! - the commands the database ran (`serverStatus.opcounters`, summed, read before and after
+//!   the run): the path's own and those of the background tasks beside it (the sweeper, the
+//!   reconciler, the sales projection), which are part of what a seat change costs.
+//!
+//! Scenarios (clients, showtimes): (1, 1), (16, 16), (64, 64), (64, 1) and (256, 1): 256
+//! clients on one 30 × 30 showtime make one pair each (a blockbuster's first minute, all at
+//! once); more clients than a hall has pairs for get a bigger hall (named in the output),
+//! within the 1,000 seats a hall may have.
 //!
 //! ```sh
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
@@ -29,6 +38,9 @@ mod bench_catalogue;
 
 #[path = "../common/booking_pairs.rs"]
 mod booking_pairs;
+
+#[path = "../common/opcounters.rs"]
+mod opcounters;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -59,25 +71,59 @@ enum Path {
     Driver,
 }
 
-/// Seats per hall: 30 × 30, so one showtime holds 450 pairs.
+/// Seats per hall side: 30 × 30, so one showtime holds 450 pairs; a bigger hall only when
+/// more clients share a showtime than it has pairs for (`hall_side`).
 const SIDE: usize = 30;
 /// Pairs made in one run, divided among the clients; fewer when the clients share showtimes,
 /// so that they never run out of seats (a 30 × 30 hall has 450 pairs).
 const PAIRS_PER_RUN: usize = 2_560;
+/// Pairs made on one showtime of a `SIDE` × `SIDE` hall at most, in proportion in a bigger one
+/// (`pairs_per_showtime`): some pairs are left, so that the last clients still find one.
 const PAIRS_PER_SHOWTIME: usize = 384;
+/// Pairs each client makes at least.
+const LEAST_PAIRS_PER_CLIENT: usize = 1;
 
-/// Runs `clients` tasks, client `i` on showtime `i % showtimes.len()`, each doing the same
-/// number of hold + confirm pairs with `op`, after one pair to warm up; returns the pairs per
-/// second (of pairs that succeeded), the share that failed, and the CPU spent per operation.
-async fn measure<F, Fut>(meters: Meters, clients: usize, showtimes: &[ShowtimeId], op: F) -> Run
+/// The most pairs a run makes on one showtime of a `side` × `side` hall.
+fn pairs_per_showtime(side: usize) -> usize {
+    PAIRS_PER_SHOWTIME * side * side / (SIDE * SIDE)
+}
+
+/// The side of the hall when `clients_per_showtime` clients share a showtime: `SIDE`, or the
+/// smallest even side (rows of whole pairs) above it that gives each of them
+/// `LEAST_PAIRS_PER_CLIENT` pairs (up to 384 clients a showtime fit 30 × 30). A bigger hall
+/// has a bigger seat inventory to read and write, so the output names it.
+fn hall_side(clients_per_showtime: usize) -> usize {
+    let mut side = SIDE;
+    while pairs_per_showtime(side) < LEAST_PAIRS_PER_CLIENT * clients_per_showtime {
+        side += 2;
+    }
+    side
+}
+
+/// Runs `clients` tasks, client `i` on showtime `i % showtimes.len()` (of `side` × `side`
+/// seats), each doing the same number of hold + confirm pairs with `op`, after one pair to
+/// warm up; returns the pairs per second (of pairs that succeeded), the share that failed, and
+/// the CPU and commands spent per successful seat change.
+async fn measure<F, Fut>(
+    meters: Meters,
+    clients: usize,
+    showtimes: &[ShowtimeId],
+    side: usize,
+    op: F,
+) -> Run
 where
     F: Fn(ShowtimeId) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = bool> + Send,
 {
     let op = Arc::new(op);
     let clients_per_showtime = clients.div_ceil(showtimes.len());
-    let pairs_per_client = (PAIRS_PER_RUN / clients).min(PAIRS_PER_SHOWTIME / clients_per_showtime);
+    // At least one pair each: more than 2,560 clients make a longer run.
+    let pairs_per_client = (PAIRS_PER_RUN / clients)
+        .min(pairs_per_showtime(side) / clients_per_showtime)
+        .max(1);
     op(showtimes[0]).await;
+    // The commands read outside the CPU readings, so that their own work is in neither clock.
+    let commands_before = meters.commands().await;
     let (cpu_before, database_before) = meters.read();
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
@@ -100,23 +146,31 @@ where
     }
     let elapsed = started.elapsed();
     let (cpu_after, database_after) = meters.read();
+    let commands_after = meters.commands().await;
     let tried = clients * pairs_per_client;
-    let operations = (pairs * 2).max(1) as u32;
+    // The successful seat changes: the hold and the confirm of each pair that succeeded.
+    let changes = (pairs * 2).max(1) as u32;
     Run {
         pairs_per_second: pairs as f64 / elapsed.as_secs_f64(),
         failed: (tried - pairs) as f64 / tried as f64,
-        cpu_per_operation: (cpu_after - cpu_before) / operations,
-        database_cpu_per_operation: database_after
+        cpu_per_change: (cpu_after - cpu_before) / changes,
+        database_cpu_per_change: database_after
             .zip(database_before)
-            .map(|(after, before)| (after - before) / operations),
+            .map(|(after, before)| (after - before) / changes),
+        commands_per_change: commands_before
+            .zip(commands_after)
+            .map(|(before, after)| opcounters::between(before, after) as f64 / changes as f64),
     }
 }
 
-/// The CPU clocks a run reads: the server runtime's threads, and the database server's.
+/// What a run reads before and after: the CPU clocks of the server runtime's threads and of
+/// the database server, and the database server's count of commands.
 #[derive(Clone)]
 struct Meters {
     server: ThreadCpu,
     database_pid: Option<u32>,
+    /// A client of the database server, for its `serverStatus`.
+    database: mongodb::Client,
 }
 
 impl Meters {
@@ -126,16 +180,22 @@ impl Meters {
             self.database_pid.and_then(server_cpu::process_cpu),
         )
     }
+
+    async fn commands(&self) -> Option<i64> {
+        opcounters::commands(&self.database).await
+    }
 }
 
 /// What one path spent on one scenario.
 struct Run {
     pairs_per_second: f64,
     failed: f64,
-    /// CPU of the server runtime per hold or confirm.
-    cpu_per_operation: Duration,
-    /// CPU of the database server per hold or confirm, when its process is known.
-    database_cpu_per_operation: Option<Duration>,
+    /// CPU of the server runtime per successful seat change (a hold or a confirm).
+    cpu_per_change: Duration,
+    /// CPU of the database server per successful seat change, when its process is known.
+    database_cpu_per_change: Option<Duration>,
+    /// Commands the database ran per successful seat change, when it counts them.
+    commands_per_change: Option<f64>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -150,7 +210,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let scenarios = match &args[..] {
         [clients, spread, ..] => vec![(clients.parse()?, spread.parse()?)],
-        _ => vec![(1, 1), (64, 1), (64, 64)],
+        _ => vec![(1, 1), (16, 16), (64, 64), (64, 1), (256, 1)],
     };
     let paths: Vec<Path> = match args.get(2).map(String::as_str) {
         None => vec![Path::Gateway, Path::Booking, Path::Driver],
@@ -184,10 +244,22 @@ fn main() -> anyhow::Result<()> {
     let policy = SalesArgs::default().hold_policy();
     println!("hold (best 2 seats) + confirm, in database {database}");
     println!(
-        "{:>7}  {:<16} {:<26} {:>8} {:>7} {:>11} {:>11}",
-        "clients", "showtimes", "path", "pairs/s", "failed", "CPU ms/op", "DB CPU ms/op"
+        "per change: per successful seat change (the hold or the confirm of a pair that \
+         succeeded); commands: the database's serverStatus opcounters, background tasks' included"
+    );
+    println!(
+        "{:>7}  {:<16} {:<26} {:>8} {:>7} {:>13} {:>16} {:>16}",
+        "clients",
+        "showtimes",
+        "path",
+        "pairs/s",
+        "failed",
+        "CPU ms/change",
+        "DB CPU ms/change",
+        "commands/change"
     );
     for (clients, spread) in scenarios {
+        let side = hall_side(usize::div_ceil(clients, spread));
         for &path in &paths {
             // A store of its own: the relay of an earlier path's gateway (which runs on) takes
             // the notes of its own store's changes only.
@@ -202,7 +274,7 @@ fn main() -> anyhow::Result<()> {
                     store.drop_database().await?;
                 }
                 store.ensure_indexes().await?;
-                bench_catalogue::insert(&store, spread, SIDE).await
+                bench_catalogue::insert(&store, spread, side).await
             })?;
             // The sweeper, reconciler and sales projection run beside the gateway, as in
             // `boxoffice serve`.
@@ -227,6 +299,7 @@ fn main() -> anyhow::Result<()> {
             let meters = Meters {
                 server: server_cpu.clone(),
                 database_pid,
+                database: db.client().clone(),
             };
             let run = match path {
                 Path::Gateway | Path::GatewayVouchers | Path::GatewayVoucher => {
@@ -257,6 +330,7 @@ fn main() -> anyhow::Result<()> {
                         meters,
                         clients,
                         &showtimes,
+                        side,
                         move |showtime| {
                             let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let code = (!codes.is_empty()).then(|| codes[n % codes.len()].clone());
@@ -268,19 +342,28 @@ fn main() -> anyhow::Result<()> {
                 }
                 Path::Driver => {
                     let (db, locks) = (db.clone(), Arc::new(ShowtimeLocks::default()));
-                    servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
-                        driver_pair(db.clone(), Arc::clone(&locks), showtime)
-                    }))
+                    servers.block_on(measure(
+                        meters,
+                        clients,
+                        &showtimes,
+                        side,
+                        move |showtime| driver_pair(db.clone(), Arc::clone(&locks), showtime),
+                    ))
                 }
                 Path::Booking => {
                     // The relay of this process's events, as `AppState` runs it.
                     let relay = servers
                         .spawn(boxoffice::channel_events::EventRelay::new(store.clone()).run());
                     let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
-                    let run =
-                        servers.block_on(measure(meters, clients, &showtimes, move |showtime| {
+                    let run = servers.block_on(measure(
+                        meters,
+                        clients,
+                        &showtimes,
+                        side,
+                        move |showtime| {
                             booking_pair(store.clone(), Arc::clone(&locks), policy, showtime)
-                        }));
+                        },
+                    ));
                     relay.abort();
                     run
                 }
@@ -288,7 +371,7 @@ fn main() -> anyhow::Result<()> {
             if let Some(background) = background {
                 background.abort();
             }
-            print_run(clients, spread, path, &run);
+            print_run(clients, spread, side, path, &run);
         }
     }
     let per_command = servers.block_on(driver_command_cpu(&db, &server_cpu))?;
@@ -326,7 +409,7 @@ async fn driver_command_cpu(db: &mongodb::Database, cpu: &ThreadCpu) -> anyhow::
     Ok(used / COMMANDS)
 }
 
-fn print_run(clients: usize, spread: usize, path: Path, run: &Run) {
+fn print_run(clients: usize, spread: usize, side: usize, path: Path, run: &Run) {
     let path = match path {
         Path::Gateway => "gateway (HTTP + GraphQL)",
         Path::GatewayVouchers => "gateway, 64 voucher codes",
@@ -334,20 +417,28 @@ fn print_run(clients: usize, spread: usize, path: Path, run: &Run) {
         Path::Booking => "booking layer",
         Path::Driver => "driver only",
     };
-    let place = if spread == 1 {
+    let mut place = if spread == 1 {
         "one hot".to_owned()
     } else {
         format!("{spread}")
     };
+    if side != SIDE {
+        place += &format!(" ({side}×{side})");
+    }
     let database = run
-        .database_cpu_per_operation
+        .database_cpu_per_change
         .map(|cpu| format!("{:.3}", cpu.as_secs_f64() * 1000.0))
         .unwrap_or_else(|| "-".into());
+    let commands = run
+        .commands_per_change
+        .map(|commands| format!("{commands:.2}"))
+        .unwrap_or_else(|| "-".into());
     println!(
-        "{clients:>7}  {place:<16} {path:<26} {:>8.0} {:>6.1}% {:>11.3} {database:>11}",
+        "{clients:>7}  {place:<16} {path:<26} {:>8.0} {:>6.1}% {:>13.3} {database:>16} \
+         {commands:>16}",
         run.pairs_per_second,
         run.failed * 100.0,
-        run.cpu_per_operation.as_secs_f64() * 1000.0,
+        run.cpu_per_change.as_secs_f64() * 1000.0,
     );
 }
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use crate::client::Client;
+use crate::client::{Behaviour, Client, Route};
 use crate::record::Recorder;
-use crate::seed::{Catalogue, CHANNELS};
+use crate::seed::Catalogue;
 
 /// Clients that run until their group is stopped.
 pub struct Group {
@@ -17,21 +17,31 @@ pub struct Group {
 }
 
 impl Group {
-    /// Starts clients `indices` at once. Client `i` uses channel `i % 8` and gateway
-    /// `(i / 8) % gateways`, so every gateway sees every key and the keys are spread evenly.
+    /// Starts clients `indices` at once, behaving so. With the `channels` the behaviour uses
+    /// (8 or 4), client `i` uses channel `i % channels` and gateway `(i / channels) %
+    /// gateways`, so every gateway sees every key and the keys are spread evenly; the next
+    /// gateway is its other one.
     pub fn start(
         indices: std::ops::Range<usize>,
+        behaviour: Behaviour,
         urls: &[String],
         catalogue: &Arc<Catalogue>,
         recorder: &Recorder,
     ) -> Group {
         let stop = Arc::new(AtomicBool::new(false));
+        let channels = behaviour.channels();
         let tasks = indices
             .map(|i| {
+                let gateway = (i / channels) % urls.len();
+                let route = Route {
+                    gateway: urls[gateway].clone(),
+                    other: urls[(gateway + 1) % urls.len()].clone(),
+                };
                 let client = Client::new(
                     i,
-                    urls[(i / CHANNELS) % urls.len()].clone(),
-                    &catalogue.keys[i % CHANNELS],
+                    behaviour,
+                    route,
+                    &catalogue.keys[i % channels],
                     Arc::clone(catalogue),
                     recorder.clone(),
                     Arc::clone(&stop),

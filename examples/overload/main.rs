@@ -10,27 +10,57 @@
 //! load can run for minutes on 72 seats. Every mutation has an idempotency key; a third are
 //! sent again with it (a client that lost the answer). A 503, 504, 429, a 5 s client timeout
 //! or a broken connection is retried with the same key after its `Retry-After` (× 1–1.5) or,
-//! without one, 100–500 ms; a business refusal
-//! (seats taken, …) is not: the client moves on.
+//! without one, 100–500 ms; a business refusal (seats taken, …) is not: the client moves on.
 //!
-//! Per step it prints goodput (seat changes per second: holds, releases, confirms and cancels
-//! that succeeded, a replayed key counted once), the share of attempts answered 503, 504 or
-//! 429, timed out or failed to connect, p50/p99 latency of successes and of refusals
-//! (503/504/429), the time from the start to the first success, the gateways' and the
-//! database's CPU seconds, and the gateway's peak RSS; beside it the seat changes of each
-//! second, and the gateway's `/metrics` lines about the database, its pool, requests in
-//! flight and refusals (whatever the build has). Steps: 10, 40, 150, 300 and 600 clients, on 2
-//! hot showtimes and on 64. Then the recovery: the knee (the most clients whose goodput on 2
-//! showtimes is within 10% of the peak) × 4 for 30 s, then 40 of them go on against the same gateway; it
-//! prints how long until a 1-second window has a p99 under 1 s (counting every attempt that
-//! ended in it) and at least one success.
+//! That is the polite client (`BENCH_CLIENT=polite`, the default). The impatient one
+//! (`BENCH_CLIENT=impatient`) reproduces an independent client's workload (issue 48): 4
+//! channels (the first 4 of the 8), 0–0.25 s between operations, named seats two side by side
+//! in one of 4 contested runs of 4 seats (the middle of the middle rows, C3–C6, C7–C10,
+//! D3–D6, D7–D10) whatever it saw taken, half of its holds `best`; a third of its requests
+//! sent again with their key, half of those at the same time as the first sending and to the
+//! other gateway (with one gateway, to the same); every 503, 504, 429, timeout or broken
+//! connection retried after 0.2–0.8 s whatever `Retry-After` says, as impatient apps do.
+//!
+//! Per step it prints the successful seat changes (holds, releases, confirms and cancels that
+//! succeeded, a replayed key counted once) and goodput (the same per second), the share of
+//! attempts answered 503, 504 or 429, timed out or failed to connect, p50/p99 latency of
+//! successes, of refusals (503/504/429) and of every attempt the gateway answered (all but
+//! timeouts and failed connections), the time from the start to the first success, the
+//! gateways' and the database's CPU seconds, the database's commands per successful seat
+//! change (`serverStatus.opcounters`, summed, read when the gateways are up and at the end:
+//! the requests', the gateways' background work, everything the server ran) and its CPU per
+//! successful seat change (with `BENCH_DATABASE_PID`), and the gateway's peak RSS; beside it
+//! the seat changes of each second, and the gateway's `/metrics` lines about the database,
+//! its pool, requests in flight and refusals (whatever the build has).
+//!
+//! Steps: 10, 40, 150, 300 and 600 clients, on 2 hot showtimes and on 64. Then the recovery:
+//! the knee (the most clients whose goodput on 2 showtimes is within 10% of the peak) × 4 for
+//! 30 s, then 40 of them go on against the same gateway; it prints how long until a 1-second
+//! window has a p99 under 1 s (counting every attempt that ended in it) and at least one
+//! success.
 //!
 //! ```sh
 //! cargo build --release --bin boxoffice
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
 //!   cargo run --release --example overload
 //! ```
+//! The independent client's table (issue 48): two gateways, 40 and 150 impatient clients on 2
+//! showtimes for 45 s each, holds that expire after 5 s; then the same with the gateways'
+//! pool at 16 connections, and at 32:
+//! ```sh
+//! BENCH_CLIENT=impatient BENCH_GATEWAYS=2 BENCH_CLIENTS=40,150 BENCH_SHOWTIMES=2 \
+//!   BENCH_STEP_SECS=45 BENCH_OVERLOAD_SECS=0 \
+//!   BENCH_GATEWAY_ARGS='--hold-ttl-seconds 5 --sweep-interval-seconds 1' \
+//!   MONGODB_URI=… [BENCH_DATABASE_PID=PID] cargo run --release --example overload
+//! BENCH_CLIENT=impatient BENCH_GATEWAYS=2 BENCH_CLIENTS=40,150 BENCH_SHOWTIMES=2 \
+//!   BENCH_STEP_SECS=45 BENCH_OVERLOAD_SECS=0 \
+//!   BENCH_GATEWAY_ARGS='--hold-ttl-seconds 5 --sweep-interval-seconds 1 --db-max-pool-size 16' \
+//!   MONGODB_URI=… [BENCH_DATABASE_PID=PID] cargo run --release --example overload
+//! ```
+//! (and `--db-max-pool-size 32` in the last).
+//!
 //! Settings (environment):
+//! - `BENCH_CLIENT`: `polite` (the default) or `impatient` (the independent client, above).
 //! - `BENCH_GATEWAY_BIN`: the gateway binary (default `boxoffice` beside this example's
 //!   directory in the target directory, i.e. `target/release/boxoffice`); an older build gives
 //!   the "before" figures, so only flags every build knows are passed: `serve --bind
@@ -44,7 +74,8 @@
 //!   in the output.
 //!
 //! The clients, the gateways and the database share the machine: on a small one the clients'
-//! own CPU (printed) is part of the picture. Each step's database is dropped after it.
+//! own CPU (printed) is part of the picture. The commands are the server's: nothing else
+//! should use it during a run. Each step's database is dropped after it.
 
 #[path = "../common/bench_catalogue.rs"]
 #[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
@@ -53,6 +84,8 @@ mod client;
 mod gateway;
 mod load;
 mod metrics;
+#[path = "../common/opcounters.rs"]
+mod opcounters;
 #[path = "../common/open_files.rs"]
 mod open_files;
 mod procfs;
@@ -68,6 +101,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxoffice::store::{DatabaseOptions, Store};
+use client::Behaviour;
 use gateway::{Gateway, Launch};
 use load::Group;
 use record::Recorder;
@@ -79,6 +113,7 @@ const AFTER_OVERLOAD: usize = 40;
 /// What the environment asks for.
 struct Settings {
     launch: Launch,
+    behaviour: Behaviour,
     clients: Vec<usize>,
     showtimes: Vec<usize>,
     step: Duration,
@@ -123,6 +158,9 @@ impl Settings {
                 log_dir,
                 ticket_secret: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
             },
+            behaviour: Behaviour::parse(
+                &std::env::var("BENCH_CLIENT").unwrap_or_else(|_| "polite".into()),
+            )?,
             clients: list("BENCH_CLIENTS", "10,40,150,300,600")?,
             showtimes: list("BENCH_SHOWTIMES", "2,64")?,
             step: seconds("BENCH_STEP_SECS", 20)?,
@@ -159,10 +197,11 @@ async fn main() -> anyhow::Result<()> {
     open_files::raise_open_file_limit();
     let settings = Settings::from_env()?;
     println!(
-        "gateway {} {}; {} gateway process(es) per step; {} s steps; logs in {}",
+        "gateway {} {}; {} gateway process(es) per step; {} clients; {} s steps; logs in {}",
         settings.launch.binary.display(),
         settings.launch.extra.join(" "),
         settings.gateways,
+        settings.behaviour.name(),
         settings.step.as_secs(),
         settings.launch.log_dir.display(),
     );
@@ -177,8 +216,10 @@ async fn main() -> anyhow::Result<()> {
         }
         report::table(
             &format!(
-                "{showtimes} showtimes of 72 seats, {} gateway(s), cold start, {} s per step",
+                "{showtimes} showtimes of 72 seats, {} gateway(s), {} clients, cold start, {} s \
+                 per step",
                 settings.gateways,
+                settings.behaviour.name(),
                 settings.step.as_secs()
             ),
             &rows,
@@ -201,7 +242,10 @@ struct Stage {
     catalogue: Arc<seed::Catalogue>,
     gateways: Vec<Gateway>,
     urls: Vec<String>,
+    /// A client of the database server, for its `serverStatus`.
+    meter: mongodb::Client,
     cpu_before: (Duration, Option<Duration>),
+    commands_before: Option<i64>,
 }
 
 impl Stage {
@@ -231,8 +275,12 @@ impl Stage {
             catalogue,
             gateways,
             urls,
+            meter: mongodb::Client::with_uri_str(&settings.launch.uri).await?,
             cpu_before: Default::default(),
+            commands_before: None,
         };
+        // The commands read outside the CPU readings, so that their own work is in neither.
+        stage.commands_before = opcounters::commands(&stage.meter).await;
         stage.cpu_before = stage.cpu(settings);
         Ok(stage)
     }
@@ -245,15 +293,21 @@ impl Stage {
         )
     }
 
-    /// What the gateways and the database spent since the stage was set, and the gateways'
-    /// peak RSS (the largest).
-    fn spent(&self, settings: &Settings) -> report::Spent {
+    /// What the gateways and the database spent since the stage was set, beside the seat
+    /// changes `recorder` has seen so far, and the gateways' peak RSS (the largest).
+    async fn spent(&self, settings: &Settings, recorder: &Recorder) -> report::Spent {
         let (gateway, database) = self.cpu(settings);
+        let changes = recorder.changes();
+        let commands = opcounters::commands(&self.meter).await;
         report::Spent {
             gateway_cpu: gateway.saturating_sub(self.cpu_before.0),
             database_cpu: database
                 .zip(self.cpu_before.1)
                 .map(|(after, before)| after.saturating_sub(before)),
+            commands: (self.commands_before)
+                .zip(commands)
+                .map(|(before, after)| opcounters::between(before, after)),
+            changes,
             peak_rss: (self.gateways.iter())
                 .map(Gateway::peak_resident_bytes)
                 .max()
@@ -302,9 +356,15 @@ async fn step(
     let stage = Stage::new(settings, step, showtimes).await?;
     let load_cpu = procfs::process_cpu(std::process::id()).unwrap_or_default();
     let recorder = Recorder::new(Instant::now());
-    let group = Group::start(0..clients, &stage.urls, &stage.catalogue, &recorder);
+    let group = Group::start(
+        0..clients,
+        settings.behaviour,
+        &stage.urls,
+        &stage.catalogue,
+        &recorder,
+    );
     tokio::time::sleep(settings.step).await;
-    let spent = stage.spent(settings);
+    let spent = stage.spent(settings, &recorder).await;
     let load_cpu = procfs::process_cpu(std::process::id())
         .unwrap_or_default()
         .saturating_sub(load_cpu);
@@ -358,14 +418,23 @@ async fn recovery(
     let stage = Stage::new(settings, step, showtimes).await?;
     let recorder = Recorder::new(Instant::now());
     let stay = AFTER_OVERLOAD.min(crowd);
-    let staying = Group::start(0..stay, &stage.urls, &stage.catalogue, &recorder);
-    let leaving = Group::start(stay..crowd, &stage.urls, &stage.catalogue, &recorder);
+    let start = |clients| {
+        Group::start(
+            clients,
+            settings.behaviour,
+            &stage.urls,
+            &stage.catalogue,
+            &recorder,
+        )
+    };
+    let staying = start(0..stay);
+    let leaving = start(stay..crowd);
     tokio::time::sleep(settings.overload).await;
     leaving.abort();
     let drop = recorder.start().elapsed();
     tokio::time::sleep(settings.recovery).await;
     let end = recorder.start().elapsed();
-    let spent = stage.spent(settings);
+    let spent = stage.spent(settings, &recorder).await;
     staying.stop().await;
     let overload = recorder.figures(Duration::ZERO, settings.overload);
     let after = recorder.figures(drop, end);
@@ -384,8 +453,9 @@ async fn recovery(
     stage.finish().await?;
     report::table(
         &format!(
-            "recovery on {showtimes} showtimes, {} gateway(s)",
-            settings.gateways
+            "recovery on {showtimes} showtimes, {} gateway(s), {} clients",
+            settings.gateways,
+            settings.behaviour.name()
         ),
         &[
             Row {
@@ -401,8 +471,8 @@ async fn recovery(
         ],
     );
     println!(
-        "(Both rows: CPU and RSS of the whole test; the second row's first success counts \
-         from the drop.)"
+        "(Both rows: CPU, RSS and the figures per seat change of the whole test; the second \
+         row's first success counts from the drop.)"
     );
     let goodput = recorder.figures(drop, end).goodput();
     match recovered {

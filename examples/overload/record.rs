@@ -45,6 +45,12 @@ impl Outcome {
             Outcome::Unavailable | Outcome::GatewayTimeout | Outcome::RateLimited
         )
     }
+
+    /// Whatever the gateway answered (success, refusal, error): all but a client timeout
+    /// and a failed connection.
+    fn answered(self) -> bool {
+        !matches!(self, Outcome::ClientTimeout | Outcome::ConnectionError)
+    }
 }
 
 /// One finished attempt: when it ended (from the load's start), how long it took, how.
@@ -101,6 +107,11 @@ impl Recorder {
 
     pub fn mismatch(&self) {
         self.inner.lock().unwrap().mismatches += 1;
+    }
+
+    /// The seat changes so far, for the figures per change of what was spent until now.
+    pub fn changes(&self) -> usize {
+        self.inner.lock().unwrap().changes.len()
     }
 
     /// The figures of what ended within `from..to` (from the load's start).
@@ -180,6 +191,11 @@ impl Figures {
     /// p50 and p99 latency of the refusals (503, 504, 429).
     pub fn refusal_latency(&self) -> (Option<Duration>, Option<Duration>) {
         self.latencies(Outcome::refusal)
+    }
+
+    /// p50 and p99 latency of every attempt the gateway answered, however.
+    pub fn answered_latency(&self) -> (Option<Duration>, Option<Duration>) {
+        self.latencies(Outcome::answered)
     }
 
     fn latencies(&self, which: impl Fn(Outcome) -> bool) -> (Option<Duration>, Option<Duration>) {

@@ -9,8 +9,27 @@ use crate::record::{Figures, Outcome};
 pub struct Spent {
     pub gateway_cpu: Duration,
     pub database_cpu: Option<Duration>,
+    /// The commands the database server ran (`serverStatus.opcounters`), when it counts them:
+    /// the clients' requests', the gateways' background work and anything else on the server.
+    pub commands: Option<i64>,
+    /// The successful seat changes over the same span, which the figures per change divide by.
+    pub changes: usize,
     /// The largest gateway's peak RSS, in bytes.
     pub peak_rss: u64,
+}
+
+impl Spent {
+    /// The database's commands per successful seat change.
+    pub fn commands_per_change(&self) -> Option<f64> {
+        let commands = self.commands?;
+        (self.changes > 0).then(|| commands as f64 / self.changes as f64)
+    }
+
+    /// The database's CPU per successful seat change.
+    pub fn database_cpu_per_change(&self) -> Option<Duration> {
+        let cpu = self.database_cpu?;
+        (self.changes > 0).then(|| cpu / self.changes as u32)
+    }
 }
 
 /// One line of a table.
@@ -23,11 +42,14 @@ pub struct Row {
 pub fn table(title: &str, rows: &[Row]) {
     println!("\n### {title}\n");
     println!(
-        "| clients | goodput/s | attempts/s | 503 % | 504 % | 429 % | timeouts % | conn err % \
-         | success p50/p99 ms | refusal p50/p99 ms | first success s | gateway CPU s \
-         | db CPU s | peak RSS MiB |"
+        "| clients | seat changes | goodput/s | attempts/s | 503 % | 504 % | 429 % | timeouts % \
+         | conn err % | success p50/p99 ms | refusal p50/p99 ms | answered p50/p99 ms \
+         | first success s | gateway CPU s | db CPU s | db commands/change | db CPU ms/change \
+         | peak RSS MiB |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     for Row {
         clients,
         figures: f,
@@ -36,9 +58,17 @@ pub fn table(title: &str, rows: &[Row]) {
     {
         let (success_p50, success_p99) = f.success_latency();
         let (refusal_p50, refusal_p99) = f.refusal_latency();
+        let (answered_p50, answered_p99) = f.answered_latency();
+        let commands = spent
+            .commands_per_change()
+            .map_or("-".into(), |commands| format!("{commands:.1}"));
+        let database_per_change = spent.database_cpu_per_change().map_or("-".into(), |cpu| {
+            format!("{:.2}", cpu.as_secs_f64() * 1000.0)
+        });
         println!(
-            "| {clients} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} \
-             | {} | {:.1} | {} | {:.0} |",
+            "| {clients} | {} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} / {} \
+             | {} / {} | {} / {} | {} | {:.1} | {} | {commands} | {database_per_change} | {:.0} |",
+            f.changes,
             f.goodput(),
             f.attempts_per_second(),
             f.share(Outcome::Unavailable),
@@ -50,6 +80,8 @@ pub fn table(title: &str, rows: &[Row]) {
             millis(success_p99),
             millis(refusal_p50),
             millis(refusal_p99),
+            millis(answered_p50),
+            millis(answered_p99),
             f.first_change
                 .map_or("-".into(), |at| format!("{:.2}", at.as_secs_f64())),
             spent.gateway_cpu.as_secs_f64(),

@@ -23,6 +23,26 @@ pub struct Catalogue {
     pub keys: Vec<String>,
     /// Every seat label of the hall ("A1" … "F12").
     pub seats: Vec<String>,
+    /// The runs every impatient client names its seats in: 4 seats side by side each, in the
+    /// middle of the middle rows (C3–C6, C7–C10, D3–D6, D7–D10), as every buyer wants them.
+    pub contested: Vec<Vec<String>>,
+}
+
+/// The middle rows' middle seats, in runs of 4: 4 runs of the 72 seats (see
+/// `Catalogue::contested`).
+fn contested_runs(layout: &HallLayout) -> Vec<Vec<String>> {
+    const RUN: usize = 4;
+    let middle = ROWS / 2 - 1..=ROWS / 2;
+    let first = (SEATS_PER_ROW - 2 * RUN) / 2;
+    (layout.rows[middle].iter())
+        .flat_map(|row| {
+            [first, first + RUN].map(|start| {
+                (start..start + RUN)
+                    .map(|column| seat_label(&row.label, column))
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 /// Writes the channels, the hall and the showtimes (each with its seat inventory).
@@ -53,6 +73,7 @@ pub async fn insert(store: &Store, showtimes: usize) -> anyhow::Result<Catalogue
     let seats = (layout.rows.iter())
         .flat_map(|row| (0..SEATS_PER_ROW).map(|column| seat_label(&row.label, column)))
         .collect();
+    let contested = contested_runs(&layout);
     let prices = (0..CHANNELS)
         .map(|n| ChannelPriceDoc::flat(channel(n), 4000))
         .collect();
@@ -65,6 +86,7 @@ pub async fn insert(store: &Store, showtimes: usize) -> anyhow::Result<Catalogue
         showtimes: ids,
         keys,
         seats,
+        contested,
     })
 }
 

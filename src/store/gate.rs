@@ -164,6 +164,11 @@ impl Gate {
         }
     }
 
+    /// Requests waiting at the door: those finishing a purchase, and the others.
+    pub(crate) fn admission_waiting(&self) -> (usize, usize) {
+        self.door.as_ref().map_or((0, 0), Door::waiting)
+    }
+
     /// The door's limit now (the requests' lane; the permits elsewhere).
     pub(crate) fn admission_limit(&self) -> usize {
         self.door.as_ref().map_or(self.size, Door::limit)
@@ -218,8 +223,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_classified_request_is_admitted_at_its_first_command_or_refused_having_sent_none() {
-        let gate = Gate::new(Lane::Requests, 2, WAIT);
-        let _full = gate.occupy_door_for_tests();
+        let gate = Arc::new(Gate::new(Lane::Requests, 2, WAIT));
+        let full = gate.occupy_door_for_tests();
         let started = Instant::now();
         let refused = deadline::within(Instant::now() + LONG, async {
             deadline::classify(crate::overload::Class::Start);
@@ -232,15 +237,22 @@ mod tests {
         assert_eq!(refused.code(), ErrorCode::Unavailable);
         assert!(started.elapsed() < Duration::from_secs(1), "refused soon");
         assert_eq!(gate.in_use(), 0, "no connection taken");
-        // A request finishing a purchase passes, and so does one not yet classified.
-        deadline::within(Instant::now() + LONG, async {
-            gate.enter(LONG)
-                .await
-                .expect("not classified: the caller's key");
-            deadline::classify(crate::overload::Class::Finish);
-            gate.enter(LONG).await.expect("finishing a purchase")
-        })
-        .await;
+        // One not yet classified passes (the caller's key); one finishing a purchase waits
+        // for a place, longer than the door's wait, and is admitted once one is free.
+        let finishing = {
+            let gate = Arc::clone(&gate);
+            tokio::spawn(deadline::within(Instant::now() + LONG, async move {
+                gate.enter(LONG)
+                    .await
+                    .expect("not classified: the caller's key");
+                deadline::classify(crate::overload::Class::Finish);
+                gate.enter(LONG).await.map(drop)
+            }))
+        };
+        tokio::time::sleep(WAIT * 3).await;
+        assert!(!finishing.is_finished(), "it waits");
+        drop(full);
+        finishing.await.unwrap().expect("finishing a purchase");
     }
 
     #[tokio::test]

@@ -111,7 +111,7 @@ impl Default for DatabaseOptions {
             read_concern: "majority".to_owned(),
             monitor_commands: cfg!(feature = "test-hooks"),
             max_pool_size: 32,
-            admission_wait: crate::overload::door::CALM_WAIT,
+            admission_wait: crate::overload::door::WAIT,
             open_connections_at_start: false,
         }
     }
@@ -248,6 +248,11 @@ impl Store {
     /// Connections of this handle's lane in use now.
     pub fn connections_in_use(&self) -> usize {
         self.gate.in_use()
+    }
+
+    /// Requests waiting at the requests' door: those finishing a purchase, and the others.
+    pub fn admission_waiting(&self) -> (usize, usize) {
+        self.lanes.requests.1.admission_waiting()
     }
 
     /// How many requests the door now lets use the database at once (it follows the

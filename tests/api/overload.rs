@@ -183,9 +183,9 @@ async fn a_request_refused_at_the_door_sent_no_command_and_changed_nothing() {
 
 #[tokio::test]
 async fn a_purchase_in_flight_is_never_refused_at_the_door() {
-    let sale = sale_with_a_short_wait().await;
+    let sale = Arc::new(sale_with_a_short_wait().await);
     let hold_of = |seats: &'static [&'static str]| {
-        let sale = &sale;
+        let sale = Arc::clone(&sale);
         async move {
             let held = sale.hold(&sale.maoyan, seats).await;
             held.data()["holdSeats"]["id"].as_str().unwrap().to_owned()
@@ -195,42 +195,43 @@ async fn a_purchase_in_flight_is_never_refused_at_the_door() {
     let to_cancel = hold_of(&["A3"]).await;
     let confirm = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
         customer: { name: \"Li Lei\", contact: \"li@example.com\" } }) { id status } }";
-    let cancelled = sale
+    let ordered = sale
         .app
         .graphql_as(&sale.maoyan, confirm, json!({ "hold": to_cancel }))
         .await;
-    let order = cancelled.data()["confirmHold"]["id"]
+    let order = ordered.data()["confirmHold"]["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    // Every place at the door is taken: new holds are refused, while a confirmation, a
-    // release and a cancellation pass.
+    // Every place at the door is taken: a new hold is refused (its turn would come after the
+    // door's 20 ms), while a confirmation, a release and a cancellation wait for places.
     let full = sale.app.store.occupy_admission();
     hold_is_refused_having_sent_nothing(&sale, "as busy as this gateway lets it be").await;
-    let confirmed = sale
-        .app
-        .graphql_as(&sale.maoyan, confirm, json!({ "hold": to_confirm }))
-        .await;
-    assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
-    let released = sale
-        .app
-        .graphql_as(
-            &sale.maoyan,
-            "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
-            json!({ "hold": to_release }),
-        )
-        .await;
-    assert_eq!(released.data()["releaseHold"], json!(["A2"]));
-    let cancel = sale
-        .app
-        .graphql_as(
-            &sale.maoyan,
-            "mutation ($order: ID!) { cancelOrder(orderId: $order) { status } }",
-            json!({ "order": order }),
-        )
-        .await;
-    assert_eq!(cancel.data()["cancelOrder"]["status"], "CANCELLED");
+    let send = |query: &'static str, variables: Value| {
+        let sale = Arc::clone(&sale);
+        tokio::spawn(async move { sale.app.graphql_as(&sale.maoyan, query, variables).await })
+    };
+    let confirmed = send(confirm, json!({ "hold": to_confirm }));
+    let released = send(
+        "mutation ($hold: ID!) { releaseHold(holdId: $hold) }",
+        json!({ "hold": to_release }),
+    );
+    let cancelled = send(
+        "mutation ($order: ID!) { cancelOrder(orderId: $order) { status } }",
+        json!({ "order": order }),
+    );
+    while sale.app.store.admission_waiting() != (3, 0) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // Longer than the door's wait: they are still waiting, not refused.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(sale.app.store.admission_waiting(), (3, 0));
     drop(full);
+    let confirmed = confirmed.await.unwrap();
+    assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
+    assert_eq!(released.await.unwrap().data()["releaseHold"], json!(["A2"]));
+    let cancelled = cancelled.await.unwrap();
+    assert_eq!(cancelled.data()["cancelOrder"]["status"], "CANCELLED");
     let states = sale.states(&["A1", "A2", "A3"]).await;
     assert_eq!(
         states,
