@@ -175,7 +175,11 @@ pub async fn gateway_pair(
     let order: serde_json::Value = client.post(&url).header("authorization", &auth)
         .json(&json!({ "query": "mutation ($id: ID!) { confirmHold(input: { holdId: $id, customer: { name: \"n\", contact: \"c\" } }) { id } }", "variables": { "id": hold } }))
         .send().await.unwrap().json().await.unwrap();
-    order["data"]["confirmHold"]["id"].is_string()
+    let confirmed = order["data"]["confirmHold"]["id"].is_string();
+    if !confirmed && std::env::var_os("BENCH_SHOW_FAILURES").is_some() {
+        eprintln!("confirm failed: {order}");
+    }
+    confirmed
 }
 
 /// One hold + confirm through the booking layer.

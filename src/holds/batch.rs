@@ -124,6 +124,16 @@ impl Batches {
         (queues.get_mut(&showtime)).map_or_else(Vec::new, |queue| queue.waiting.drain(..).collect())
     }
 
+    /// Puts `jobs` back at the head of the queue, in their order (a leader the door refused
+    /// leaves its batch to the next).
+    fn requeue(&self, showtime: ShowtimeId, jobs: Vec<(Job, Reply)>) {
+        let mut queues = self.queues.lock().expect("batch queues");
+        let queue = queues.entry(showtime).or_default();
+        for job in jobs.into_iter().rev() {
+            queue.waiting.push_front(job);
+        }
+    }
+
     /// Takes `hold`'s job out of the queue if it is still there (it has not been batched).
     fn withdraw(&self, showtime: ShowtimeId, hold: HoldId) -> bool {
         let mut queues = self.queues.lock().expect("batch queues");
@@ -231,7 +241,12 @@ async fn lead(
         .await;
     let mut jobs = vec![(own, own_reply)];
     jobs.extend(batches.take(showtime));
-    place_batch(store, showtime, jobs).await;
+    let unserved = place_batch(store, showtime, jobs).await;
+    if !unserved.is_empty() {
+        // The door refused the leader before the batch sent anything: the others go back to
+        // the head of the queue, and the next leads them (the door decides for each).
+        batches.requeue(showtime, unserved);
+    }
     match own_answer.await {
         Ok(Turn::Done(answer)) => *answer,
         _ => Err(ApiError::internal(format!(
@@ -251,22 +266,38 @@ fn answer(reply: Reply, answer: Result<HeldSeats, ApiError>) {
     let _ = reply.send(Turn::Done(Box::new(answer)));
 }
 
-/// Places the holds of `jobs` (one showtime's), each answered on its reply.
-async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<(Job, Reply)>) {
+/// Places the holds of `jobs` (one showtime's, the leader's first), each answered on its
+/// reply; returns the jobs it did not serve because the door refused the leader (whose own
+/// job it answers so) before anything was sent.
+async fn place_batch(
+    store: &Store,
+    showtime_id: ShowtimeId,
+    mut jobs: Vec<(Job, Reply)>,
+) -> Vec<(Job, Reply)> {
     let read = tokio::try_join!(
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
         store.inventory(showtime_id)
     );
     let (showtimes, inventory) = match read {
         Ok(read) => read,
-        Err(error) => return refuse_all(jobs, &error),
+        Err(refusal @ ApiError::Overloaded(_)) => {
+            let (_, reply) = jobs.remove(0);
+            answer(reply, Err(refusal));
+            return jobs;
+        }
+        Err(error) => {
+            refuse_all(jobs, &error);
+            return Vec::new();
+        }
     };
     let Some(showtime) = showtimes.into_iter().next() else {
         let error = ApiError::not_found(format!("showtime {showtime_id} does not exist"));
-        return refuse_all(jobs, &error);
+        refuse_all(jobs, &error);
+        return Vec::new();
     };
     if showtime.status != ShowtimeStatus::Scheduled {
-        return refuse_all(jobs, &cancelled(showtime_id));
+        refuse_all(jobs, &cancelled(showtime_id));
+        return Vec::new();
     }
     let mut pending = Vec::with_capacity(jobs.len());
     for (job, reply) in jobs {
@@ -283,11 +314,14 @@ async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<(Job, Rep
     let mut read = Some(inventory);
     for _ in 0..MAX_ATTEMPTS {
         if pending.is_empty() {
-            return;
+            return Vec::new();
         }
         pending = match attempt(store, &showtime, read.take(), pending).await {
             Ok(lost) => lost,
-            Err((jobs, error)) => return refuse_all(jobs, &error),
+            Err((jobs, error)) => {
+                refuse_all(jobs, &error);
+                return Vec::new();
+            }
         };
     }
     let error = ApiError::SeatUnavailable {
@@ -295,6 +329,7 @@ async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<(Job, Rep
         seats: Vec::new(),
     };
     refuse_all(pending, &error);
+    Vec::new()
 }
 
 /// A hold a batch chose for a job.
@@ -529,6 +564,32 @@ mod tests {
             matches!(last.try_recv(), Ok(Turn::Lead(_))),
             "the gone one is skipped"
         );
+    }
+
+    #[test]
+    fn jobs_put_back_lead_next_in_their_order() {
+        let batches = Batches::default();
+        let showtime = ShowtimeId([1; 12]);
+        let _lead = batches.join(showtime, job(1));
+        let Ok(Joined::Wait(mut later)) = batches.join(showtime, job(4)) else {
+            panic!("waits");
+        };
+        let (first, mut first_turn) = oneshot::channel();
+        let (second, mut second_turn) = oneshot::channel();
+        batches.requeue(showtime, vec![(job(2), first), (job(3), second)]);
+        batches.hand_over(showtime);
+        assert!(
+            matches!(first_turn.try_recv(), Ok(Turn::Lead(job)) if job.hold_id == HoldId([2; 12]))
+        );
+        let taken: Vec<HoldId> = (batches.take(showtime).into_iter())
+            .map(|(job, _)| job.hold_id)
+            .collect();
+        assert_eq!(
+            taken,
+            [HoldId([3; 12]), HoldId([4; 12])],
+            "then the rest, in order"
+        );
+        assert!(second_turn.try_recv().is_err() && later.try_recv().is_err());
     }
 
     #[test]

@@ -7,12 +7,13 @@
 //! request once it is about to run it ([`classify`]), a resolver that starts or finishes a
 //! purchase says so before its first command, and the store's gate admits the request at its
 //! first command after that ([`next_command`], [`keep`]). The place is kept until the request
-//! ends. Commands before the request is classified (the caller's key, looked up once per key)
+//! ends. Commands sent side by side while the first is being admitted wait for its outcome
+//! ([`admission_settled`]): a request refused at the door sends none. Commands before the request is classified (the caller's key, looked up once per key)
 //! are not admitted: they are the door's own work.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::door::{Class, Ticket};
@@ -25,13 +26,18 @@ tokio::task_local! {
 #[derive(Debug)]
 struct Request {
     deadline: Instant,
-    /// `UNCLASSIFIED`, `ADMITTED`, or the class it is to be admitted as.
+    /// `UNCLASSIFIED`, the class it is to be admitted as, `ADMITTING`, `REFUSED` or
+    /// `ADMITTED`.
     state: AtomicU8,
     /// Its place at the door, from its first command after it was classified to its end.
     ticket: Mutex<Option<Ticket>>,
+    /// Wakes the commands that wait for the admission's outcome.
+    settled: Arc<tokio::sync::Notify>,
 }
 
 const UNCLASSIFIED: u8 = 0;
+const ADMITTING: u8 = u8::MAX - 2;
+const REFUSED: u8 = u8::MAX - 1;
 const ADMITTED: u8 = u8::MAX;
 
 fn code(class: Class) -> u8 {
@@ -57,6 +63,7 @@ pub async fn within<F: Future>(deadline: Instant, work: F) -> F::Output {
         deadline,
         state: AtomicU8::new(UNCLASSIFIED),
         ticket: Mutex::new(None),
+        settled: Arc::default(),
     };
     REQUEST.scope(request, work).await
 }
@@ -68,6 +75,8 @@ pub struct NextCommand {
     /// The class to admit the request as: `Some` for its first command once classified (and
     /// only that one), `None` when it is admitted already or not yet classified.
     pub admit: Option<Class>,
+    /// Another command is admitting the request (or it was refused): wait for the outcome.
+    pub settling: bool,
 }
 
 /// The running request's deadline, and whether this command must first admit it (which it
@@ -76,15 +85,17 @@ pub fn next_command() -> Option<NextCommand> {
     REQUEST
         .try_with(|request| {
             let mut admit = None;
-            let _ = request
+            let before = request
                 .state
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
                     admit = class_of(state);
-                    admit.map(|_| ADMITTED)
-                });
+                    admit.map(|_| ADMITTING)
+                })
+                .unwrap_or_else(|state| state);
             NextCommand {
                 deadline: request.deadline,
                 admit,
+                settling: admit.is_none() && matches!(before, ADMITTING | REFUSED),
             }
         })
         .ok()
@@ -97,7 +108,7 @@ pub fn classify(class: Class) {
         let _ = request
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
-                (state != ADMITTED).then_some(code(class))
+                (state < ADMITTING).then_some(code(class))
             });
     });
 }
@@ -106,7 +117,36 @@ pub fn classify(class: Class) {
 pub fn keep(ticket: Ticket) {
     let _ = REQUEST.try_with(|request| {
         *request.ticket.lock().expect("request ticket") = Some(ticket);
+        settle(request, ADMITTED);
     });
+}
+
+/// The running request was refused at the door: its other commands are refused too.
+pub fn refused() {
+    let _ = REQUEST.try_with(|request| settle(request, REFUSED));
+}
+
+fn settle(request: &Request, outcome: u8) {
+    request.state.store(outcome, Ordering::Release);
+    request.settled.notify_waiters();
+}
+
+/// Waits until the running request's admission is settled: true when it was admitted (or
+/// outside a request), false when it was refused.
+pub async fn admission_settled() -> bool {
+    let Ok(settled) = REQUEST.try_with(|request| Arc::clone(&request.settled)) else {
+        return true;
+    };
+    loop {
+        let notified = settled.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        match REQUEST.try_with(|request| request.state.load(Ordering::Acquire)) {
+            Ok(REFUSED) => return false,
+            Ok(ADMITTING) => notified.await,
+            _ => return true,
+        }
+    }
 }
 
 /// The time the running request has left (`None` outside a request).
@@ -125,27 +165,60 @@ mod tests {
         assert!(next_command().is_none(), "no request, no deadline");
         let deadline = Instant::now() + Duration::from_secs(5);
         within(deadline, async {
-            let command = |admit| Some(NextCommand { deadline, admit });
+            let command = |admit, settling| {
+                Some(NextCommand {
+                    deadline,
+                    admit,
+                    settling,
+                })
+            };
             assert_eq!(
                 next_command(),
-                command(None),
+                command(None, false),
                 "not classified: not admitted"
             );
             classify(Class::Read);
             classify(Class::Finish);
             assert_eq!(
                 next_command(),
-                command(Some(Class::Finish)),
+                command(Some(Class::Finish), false),
                 "the last class"
             );
-            assert_eq!(next_command(), command(None), "once");
+            assert_eq!(
+                next_command(),
+                command(None, true),
+                "once; a command beside it waits for the outcome"
+            );
+            let door = super::super::Door::new(1, Duration::from_secs(1));
+            let (admitted, ()) = tokio::join!(admission_settled(), async {
+                keep(
+                    door.admit(Class::Finish, Duration::from_secs(1))
+                        .await
+                        .unwrap(),
+                );
+            });
+            assert!(admitted);
             classify(Class::Start);
-            assert_eq!(next_command(), command(None), "admitted already");
+            assert_eq!(next_command(), command(None, false), "admitted already");
             let left = remaining().unwrap();
             assert!(left <= Duration::from_secs(5) && left > Duration::from_secs(4));
         })
         .await;
         assert!(remaining().is_none(), "the scope ends with the request");
+    }
+
+    #[tokio::test]
+    async fn commands_beside_a_refused_admission_are_refused_too() {
+        within(Instant::now() + Duration::from_secs(5), async {
+            classify(Class::Start);
+            assert!(next_command().unwrap().admit.is_some());
+            let beside = next_command().unwrap();
+            assert!(beside.settling);
+            let (admitted, ()) = tokio::join!(admission_settled(), async { refused() });
+            assert!(!admitted);
+            assert!(next_command().unwrap().settling, "and every later one");
+        })
+        .await;
     }
 
     #[tokio::test]
