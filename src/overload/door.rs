@@ -23,7 +23,7 @@
 //! leaves a placed hold keeping its seats from everyone until it expires. They wait in a line
 //! of their own, served before any other, for as long as their deadline allows; they do not
 //! pass the limit, which would let a crowd of confirmations take the database past its
-//! capacity (64 clients confirming on one showtime did: commands timed out).
+//! capacity, the collapse the limit is there to prevent.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
