@@ -126,6 +126,21 @@ pub fn refused() {
     let _ = REQUEST.try_with(|request| settle(request, REFUSED));
 }
 
+/// The command admitting the running request as `class` was dropped before the door
+/// answered (its caller gave up on it): the next command admits the request instead, and
+/// those waiting go on (unadmitted, as before a request is classified).
+pub fn abandoned(class: Class) {
+    let _ = REQUEST.try_with(|request| {
+        let _ = request.state.compare_exchange(
+            ADMITTING,
+            code(class),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        request.settled.notify_waiters();
+    });
+}
+
 fn settle(request: &Request, outcome: u8) {
     request.state.store(outcome, Ordering::Release);
     request.settled.notify_waiters();

@@ -55,6 +55,24 @@ pub(crate) struct Gate {
     typical_micros: AtomicU64,
 }
 
+/// A request's admission under way: dropped before the door answered (the command's caller
+/// gave up on it), it leaves the admission to the request's next command.
+struct Admitting(Option<crate::overload::Class>);
+
+impl Admitting {
+    fn done(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Admitting {
+    fn drop(&mut self) {
+        if let Some(class) = self.0 {
+            deadline::abandoned(class);
+        }
+    }
+}
+
 /// A command's right to a connection, and the time it may take.
 pub(crate) struct Pass {
     _permit: OwnedSemaphorePermit,
@@ -87,8 +105,21 @@ impl Gate {
         if let (Some(command), Some(door)) = (request, &self.door) {
             if let Some(class) = command.admit {
                 let left = command.deadline.saturating_duration_since(arrived);
+                let admitting = Admitting(Some(class));
                 // Boxed: the wait is the slow path (see below).
-                deadline::keep(Box::pin(door.admit(class, left)).await?);
+                let admitted = Box::pin(door.admit(class, left)).await;
+                admitting.done();
+                match admitted {
+                    Ok(ticket) => deadline::keep(ticket),
+                    Err(refusal) => {
+                        deadline::refused();
+                        return Err(refusal);
+                    }
+                }
+            } else if command.settling && !Box::pin(deadline::admission_settled()).await {
+                return Err(ApiError::Overloaded(
+                    "the request was refused at the door; retry in a moment".to_owned(),
+                ));
             }
         }
         let wait = match request {
@@ -253,6 +284,23 @@ mod tests {
         assert!(!finishing.is_finished(), "it waits");
         drop(full);
         finishing.await.unwrap().expect("finishing a purchase");
+    }
+
+    #[tokio::test]
+    async fn a_command_beside_a_refused_first_one_is_refused_without_a_connection() {
+        let gate = Gate::new(Lane::Requests, 2, WAIT);
+        let _full = gate.occupy_door_for_tests();
+        let (first, second) = deadline::within(Instant::now() + LONG, async {
+            deadline::classify(crate::overload::Class::Read);
+            tokio::join!(gate.enter(LONG), gate.enter(LONG))
+        })
+        .await;
+        assert!(matches!(first, Err(ApiError::Overloaded(_))));
+        assert!(
+            matches!(second, Err(ApiError::Overloaded(_))),
+            "it waited for the first"
+        );
+        assert_eq!(gate.in_use(), 0, "no connection taken");
     }
 
     #[tokio::test]
