@@ -26,15 +26,18 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use tokio::sync::oneshot;
 
-use super::hold::{cancelled, hold_time, unpriced_error, HeldSeats, SeatChoice, Snapshot};
+use super::hold::{
+    cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, SeatChoice, Snapshot,
+    MAX_ATTEMPTS,
+};
+use super::showtime_locks::LAST_SECOND;
 use super::{expire_hold, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::SeatPosition;
-use crate::domain::pricing::{seat_prices_unlocking, TicketType};
+use crate::domain::pricing::{seat_prices_unlocking, PriceEntry, TicketRule, TicketType};
 use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
 use crate::overload::deadline;
@@ -44,12 +47,6 @@ use crate::telemetry::metrics::{self, Expirer};
 
 /// Most requests queued for one showtime's next batch in this process.
 pub const MAX_QUEUED: usize = 256;
-
-/// A batch reads again and chooses again after a lost race this many times at most.
-const MAX_ATTEMPTS: usize = 8;
-
-/// What a request keeps of its time once it leaves the queue.
-const LAST_SECOND: Duration = Duration::from_secs(1);
 
 /// One request's hold, as a batch places it.
 #[derive(Debug)]
@@ -324,11 +321,7 @@ async fn place_batch(
             }
         };
     }
-    let error = ApiError::SeatUnavailable {
-        message: format!("the seats kept being taken; gave up after {MAX_ATTEMPTS} attempts"),
-        seats: Vec::new(),
-    };
-    refuse_all(pending, &error);
+    refuse_all(pending, &gave_up(Vec::new()));
     Vec::new()
 }
 
@@ -350,9 +343,7 @@ async fn attempt(
 ) -> Result<Vec<(Job, Reply)>, (Vec<(Job, Reply)>, ApiError)> {
     let showtime_id = showtime.id;
     if showtime.starts_at <= store::now() {
-        let error =
-            ApiError::bad_input("the showtime has started: its seats can no longer be held");
-        return Err((jobs, error));
+        return Err((jobs, started()));
     }
     let inventory = match read {
         Some(inventory) => inventory,
@@ -370,9 +361,11 @@ async fn attempt(
         return Err((jobs, cancelled(showtime_id)));
     }
     let mut snapshot = Snapshot::new(inventory);
+    // Once for the batch: every job is priced on the same showtime.
+    let prices = (showtime.price_matrix(), showtime.rules());
     let mut chosen = Vec::with_capacity(jobs.len());
     for (job, reply) in jobs {
-        match choose(store, showtime, &mut snapshot, &job).await {
+        match choose(store, &prices, &mut snapshot, &job).await {
             Ok(Choice::Hold(hold, positions)) => chosen.push(Chosen {
                 job,
                 reply,
@@ -442,7 +435,7 @@ enum Choice {
 /// and prices them; its refusal otherwise.
 async fn choose(
     store: &Store,
-    showtime: &ShowtimeDoc,
+    (matrix, rules): &(Vec<PriceEntry>, Vec<TicketRule>),
     snapshot: &mut Snapshot,
     job: &Job,
 ) -> Result<Choice, ApiError> {
@@ -458,18 +451,11 @@ async fn choose(
     let seats: Vec<(String, SeatKind)> = (positions.iter())
         .map(|&p| (snapshot.label(p), snapshot.kind(p)))
         .collect();
-    let (matrix, rules) = (showtime.price_matrix(), showtime.rules());
-    let amounts = match seat_prices_unlocking(
-        &matrix,
-        &rules,
-        &job.channel,
-        &seats,
-        &job.ticket_types,
-        None,
-    ) {
-        Ok(amounts) => amounts,
-        Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
-    };
+    let amounts =
+        match seat_prices_unlocking(matrix, rules, &job.channel, &seats, &job.ticket_types, None) {
+            Ok(amounts) => amounts,
+            Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
+        };
     snapshot.take(&positions);
     let now = store::now();
     let hold = HoldDoc {

@@ -24,7 +24,7 @@ use crate::waiting_list;
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
-const MAX_ATTEMPTS: usize = 8;
+pub(super) const MAX_ATTEMPTS: usize = 8;
 
 /// Which seats to hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -450,9 +450,7 @@ async fn place(
     let hold_id = attempt.own_id();
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= store::now() {
-            return Err(ApiError::bad_input(
-                "the showtime has started: its seats can no longer be held",
-            ));
+            return Err(started());
         }
         let inventory = match first_read.take() {
             Some(inventory) => inventory,
@@ -522,13 +520,23 @@ async fn place(
             return Ok(hold);
         }
     }
-    Err(ApiError::SeatUnavailable {
+    Err(gave_up(match choice {
+        SeatChoice::Named(labels) => labels.clone(),
+        SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => Vec::new(),
+    }))
+}
+
+/// A hold of a showtime that has started.
+pub(super) fn started() -> ApiError {
+    ApiError::bad_input("the showtime has started: its seats can no longer be held")
+}
+
+/// A hold whose seats were taken [`MAX_ATTEMPTS`] times between its read and its write.
+pub(super) fn gave_up(seats: Vec<String>) -> ApiError {
+    ApiError::SeatUnavailable {
         message: format!("the seats kept being taken; gave up after {MAX_ATTEMPTS} attempts"),
-        seats: match choice {
-            SeatChoice::Named(labels) => labels.clone(),
-            SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => Vec::new(),
-        },
-    })
+        seats,
+    }
 }
 
 /// What a hold of named seats read before its first attempt (`read_named_seats`).

@@ -30,7 +30,7 @@ use crate::overload::deadline;
 pub const MAX_WAITING: usize = 64;
 
 /// What a request keeps of its time for its hold once its turn comes.
-const LAST_SECOND: std::time::Duration = std::time::Duration::from_secs(1);
+pub(super) const LAST_SECOND: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Locks are dropped from the map once nobody holds them; the map is pruned when it grows
 /// past this many entries.
