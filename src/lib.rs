@@ -26,6 +26,7 @@ pub mod domain;
 pub mod error;
 pub mod gateways;
 pub mod graphql;
+pub mod group_commit;
 pub mod holds;
 pub mod http;
 pub mod idempotency;

@@ -355,13 +355,15 @@ fn main() -> anyhow::Result<()> {
                     let relay = servers
                         .spawn(boxoffice::channel_events::EventRelay::new(store.clone()).run());
                     let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
+                    let confirmations = Arc::new(boxoffice::orders::Confirmations::default());
                     let run = servers.block_on(measure(
                         meters,
                         clients,
                         &showtimes,
                         side,
                         move |showtime| {
-                            booking_pair(store.clone(), Arc::clone(&locks), policy, showtime)
+                            let queues = (Arc::clone(&locks), Arc::clone(&confirmations));
+                            booking_pair(store.clone(), queues, policy, showtime)
                         },
                     ));
                     relay.abort();

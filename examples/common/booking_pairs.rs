@@ -185,7 +185,7 @@ pub async fn gateway_pair(
 /// One hold + confirm through the booking layer.
 pub async fn booking_pair(
     store: Store,
-    locks: Arc<ShowtimeLocks>,
+    (locks, confirmations): (Arc<ShowtimeLocks>, Arc<orders::Confirmations>),
     policy: HoldPolicy,
     showtime: ShowtimeId,
 ) -> bool {
@@ -224,6 +224,7 @@ pub async fn booking_pair(
     let hold = held.hold.id;
     orders::confirm_hold(
         &store,
+        &confirmations,
         &boxoffice::domain::ticket_codes::TicketSecret::random(),
         "bench",
         showtime,

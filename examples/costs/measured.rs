@@ -102,6 +102,7 @@ async fn serve(role: Role, uri: &str, database: &str) -> anyhow::Result<()> {
     };
     println!("ready {port}");
     let locks = Arc::new(ShowtimeLocks::default());
+    let confirmations = Arc::new(boxoffice::orders::Confirmations::default());
     // Read by a thread of its own, blocked in read(2) between commands.
     let (sender, mut lines) = tokio::sync::mpsc::unbounded_channel();
     std::thread::spawn(move || {
@@ -135,7 +136,8 @@ async fn serve(role: Role, uri: &str, database: &str) -> anyhow::Result<()> {
                     let ok = match role {
                         Role::Driver => driver_pair(db.clone(), Arc::clone(&locks), showtime).await,
                         _ => {
-                            booking_pair(store.clone(), Arc::clone(&locks), policy, showtime).await
+                            let queues = (Arc::clone(&locks), Arc::clone(&confirmations));
+                            booking_pair(store.clone(), queues, policy, showtime).await
                         }
                     };
                     succeeded += usize::from(ok);

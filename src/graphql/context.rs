@@ -70,6 +70,8 @@ pub struct RequestSettings {
     pub key_policy: KeyPolicy,
     pub catalogue_rules: CatalogueRules,
     pub showtime_locks: Arc<ShowtimeLocks>,
+    /// The showtimes' queues of confirmations, written a batch at a time.
+    pub confirmations: Arc<crate::orders::Confirmations>,
     pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
     pub admission_window: crate::admissions::AdmissionWindow,
     pub webhook_targets: crate::webhooks::rules::WebhookTargets,
@@ -93,6 +95,7 @@ pub fn prepare(
         .data(settings.key_policy)
         .data(settings.catalogue_rules)
         .data(settings.showtime_locks)
+        .data(settings.confirmations)
         .data(settings.ticket_secret)
         .data(settings.admission_window)
         .data(settings.webhook_targets)

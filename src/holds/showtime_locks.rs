@@ -23,14 +23,11 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
-use crate::overload::deadline;
+use crate::overload::deadline::{self, LAST_SECOND};
 
 /// Most requests of this process waiting for one showtime's lock: about half a second of
 /// holds at a few milliseconds each.
 pub const MAX_WAITING: usize = 64;
-
-/// What a request keeps of its time for its hold once its turn comes.
-pub(super) const LAST_SECOND: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Locks are dropped from the map once nobody holds them; the map is pruned when it grows
 /// past this many entries.

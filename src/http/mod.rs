@@ -60,6 +60,8 @@ pub struct AppState {
     pub catalogue_rules: crate::catalogue::rules::limits::CatalogueRules,
     /// Shared by every request of this process.
     pub showtime_locks: Arc<ShowtimeLocks>,
+    /// Shared by every request of this process: its showtimes' confirmations, batched.
+    pub confirmations: Arc<crate::orders::Confirmations>,
     pub rate_limiter: Arc<RateLimiter>,
     /// Anonymous clients' buckets, by address.
     pub anonymous_limiter: Arc<RateLimiter>,
@@ -122,6 +124,7 @@ impl AppState {
             key_policy: KeyPolicy::default(),
             catalogue_rules: Default::default(),
             showtime_locks: Arc::default(),
+            confirmations: Arc::default(),
             rate_limiter: Arc::new(limiter(limits.channel_rate())),
             anonymous_limiter: Arc::new(limiter(limits.anonymous_rate())),
             client_ip_header: None,
@@ -239,6 +242,7 @@ impl AppState {
             key_policy: self.key_policy,
             catalogue_rules: self.catalogue_rules,
             showtime_locks: Arc::clone(&self.showtime_locks),
+            confirmations: Arc::clone(&self.confirmations),
             ticket_secret: Arc::clone(&self.ticket_secret),
             admission_window: self.admission_window,
             webhook_targets: crate::webhooks::rules::WebhookTargets {

@@ -2,6 +2,7 @@
 //! (cancelling is in `refunds`). The inventory document is the authority on which seats an order holds
 //! (invariant 6; the design is in `orders::store::orders`).
 
+use super::confirm_batch::{confirm_in_batch, Confirmations, Job, Outcome};
 use super::refunds::finish_refund;
 use crate::concessions;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
@@ -15,7 +16,7 @@ use crate::holds::with_kinds;
 use crate::idempotency::Attempt;
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc, OrderStatus, ProductLineDoc,
-    SeatInventoryDoc, ShowtimeStatus, TicketLineDoc, ORDER_SCHEMA_VERSION,
+    SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, TicketLineDoc, ORDER_SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
 use crate::vouchers;
@@ -29,7 +30,7 @@ pub struct Customer {
 
 /// A hold that is not there: HOLD_EXPIRED when its id is older than a hold lives (it lapsed and
 /// was swept or taken over), NOT_FOUND otherwise (unknown, another channel's, or released).
-fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
+pub(super) fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
     let ttl = chrono::TimeDelta::from_std(policy.ttl).unwrap_or(chrono::TimeDelta::MAX);
     let lapsed = store::created_at(hold_id)
         .checked_add_signed(ttl)
@@ -43,7 +44,7 @@ fn missing_hold(hold_id: HoldId, policy: &HoldPolicy) -> ApiError {
 
 /// A hold of a cancelled showtime: the cancellation released it (or is about to), and it can
 /// never be confirmed. HOLD_EXPIRED, as for any hold that is gone for good, saying why.
-fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId) -> ApiError {
+pub(super) fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId) -> ApiError {
     ApiError::HoldExpired(format!(
         "hold {hold_id} was released: showtime {showtime_id} was cancelled"
     ))
@@ -55,10 +56,13 @@ fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId) -> ApiErro
 /// key's resource id, whichever attempt writes it; an attempt that took the key over settles
 /// and returns the order an earlier attempt made, or goes on with it. An order with products
 /// keeps the keyed hash of its pickup code (from `secret`), by which the counter finds it.
+/// Confirmations of one showtime are written a batch at a time (`confirm_batch`); an attempt
+/// that took a key over confirms on its own.
 #[allow(clippy::too_many_arguments)]
-#[tracing::instrument(skip(store, secret, customer, policy))]
+#[tracing::instrument(skip(store, confirmations, secret, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
+    confirmations: &Confirmations,
     secret: &TicketSecret,
     channel: &str,
     showtime_id: ShowtimeId,
@@ -75,10 +79,67 @@ pub async fn confirm_hold(
             }
         }
     }
-    let customer = CustomerDoc {
+    let mut customer = CustomerDoc {
         name: text::required("customer.name", &customer.name)?,
         contact: text::required("customer.contact", &customer.contact)?,
     };
+    if !attempt.taken_over() {
+        let job = Job {
+            channel: channel.to_owned(),
+            hold_id,
+            order_id,
+            customer,
+            policy: *policy,
+        };
+        // Boxed: the batch's future is large, and most confirmations only wait in it.
+        match Box::pin(confirm_in_batch(
+            store,
+            confirmations,
+            secret,
+            showtime_id,
+            job,
+        ))
+        .await?
+        {
+            Outcome::Confirmed(order) => return Ok(*order),
+            Outcome::Alone(back) => customer = back,
+        }
+    }
+    let alone = Alone {
+        channel,
+        showtime_id,
+        hold_id,
+        order_id,
+        may_exist: attempt.taken_over(),
+    };
+    confirm_alone(store, secret, alone, customer, policy).await
+}
+
+/// What a confirmation on its own is of.
+struct Alone<'a> {
+    channel: &'a str,
+    showtime_id: ShowtimeId,
+    hold_id: HoldId,
+    order_id: OrderId,
+    /// An earlier attempt of the key may have written the order.
+    may_exist: bool,
+}
+
+/// Confirms one hold on its own: a take-over of a key, or a confirmation a batch handed back.
+async fn confirm_alone(
+    store: &Store,
+    secret: &TicketSecret,
+    alone: Alone<'_>,
+    customer: CustomerDoc,
+    policy: &HoldPolicy,
+) -> Result<OrderDoc, ApiError> {
+    let Alone {
+        channel,
+        showtime_id,
+        hold_id,
+        order_id,
+        may_exist,
+    } = alone;
     // Only the hold is read, not the seats; the showtime (for the order's snapshot) beside it.
     let (hold, showtimes) = tokio::try_join!(
         store.hold_of(showtime_id, hold_id),
@@ -112,7 +173,21 @@ pub async fn confirm_hold(
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
     let hold = with_kinds(store, showtime_id, hold).await?;
-    let lines = order_lines(&hold);
+    let order = new_order(secret, channel, order_id, &showtime, &hold, customer)?;
+    let order = store.insert_pending_order(&order, may_exist).await?;
+    store.crash_point(CrashPoint::ConfirmBeforeSell)?;
+    sell_and_confirm(store, channel, &hold, order, policy).await
+}
+
+/// The PENDING order of `channel` that confirms `hold` of `showtime` for `customer`.
+pub(super) fn new_order(
+    secret: &TicketSecret,
+    channel: &str,
+    order_id: OrderId,
+    showtime: &ShowtimeDoc,
+    hold: &HoldDoc,
+    customer: CustomerDoc,
+) -> Result<OrderDoc, ApiError> {
     let pickup_key = match hold.items.is_empty() {
         true => None,
         false => Some(ticket_codes::pickup_key(
@@ -120,7 +195,7 @@ pub async fn confirm_hold(
             &ticket_codes::pickup_code(secret, order_id),
         )?),
     };
-    let order = OrderDoc {
+    Ok(OrderDoc {
         id: order_id,
         schema_version: ORDER_SCHEMA_VERSION,
         channel: channel.to_owned(),
@@ -136,7 +211,7 @@ pub async fn confirm_hold(
             hall_name: showtime.theater.name.clone(),
         },
         total: hold.total(),
-        lines,
+        lines: order_lines(hold),
         currency: showtime.currency.clone(),
         customer,
         created_at: store::now(),
@@ -154,12 +229,20 @@ pub async fn confirm_hold(
         cancelled_items: Vec::new(),
         pickup_key,
         collected: None,
-    };
-    let mut order = store
-        .insert_pending_order(&order, attempt.taken_over())
-        .await?;
-    store.crash_point(CrashPoint::ConfirmBeforeSell)?;
-    if store.sell_hold(showtime_id, &hold, order.id).await? {
+    })
+}
+
+/// Sells `hold`'s seats to PENDING `order` (written) on its own, and marks it CONFIRMED; when
+/// the sale does not happen, finds out why, discards the order and says so.
+pub(super) async fn sell_and_confirm(
+    store: &Store,
+    channel: &str,
+    hold: &HoldDoc,
+    mut order: OrderDoc,
+    policy: &HoldPolicy,
+) -> Result<OrderDoc, ApiError> {
+    let (showtime_id, hold_id) = (order.showtime.id, hold.id);
+    if store.sell_hold(showtime_id, hold, order.id).await? {
         store.crash_point(CrashPoint::ConfirmAfterSell)?;
         let id = order.id;
         if !mark_confirmed(store, &order).await? {
@@ -239,6 +322,14 @@ async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiErro
     if moved {
         crate::telemetry::metrics::order_confirmed();
     }
+    after_confirmed(store, order).await;
+    Ok(moved)
+}
+
+/// What every path that confirms `order` does after it: the voucher its hold used is
+/// redeemed, and the stock its products reserved sold (each write names the hold and assumes
+/// the reservation, so once is all it does).
+pub(super) async fn after_confirmed(store: &Store, order: &OrderDoc) {
     if let Some(used) = &order.voucher {
         // Boxed: a rare extra step, kept out of every confirmation's future.
         Box::pin(vouchers::redeem(store, used, order.hold_id, order.id)).await;
@@ -250,7 +341,6 @@ async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiErro
             tracing::warn!(order = %order.id, %error, "left an order's stock to the reconciler");
         }
     }
-    Ok(moved)
 }
 
 /// Whether the inventory has seats of `order` SOLD under it.

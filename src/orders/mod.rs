@@ -7,10 +7,11 @@
 //!
 //! It owns the `orders` collection (`store/`). Laid out as every feature is: `rules` (pure:
 //! the refund policy, the plan of a refund, the sales figures it moves), the use cases
-//! (`confirm`, `refunds`, `showtime_cancel`, `reconciler`), `store`, `graphql`.
+//! (`confirm`, written a batch at a time by `confirm_batch`, `refunds`, `showtime_cancel`, `reconciler`), `store`, `graphql`.
 
 mod collect;
 mod confirm;
+mod confirm_batch;
 pub mod graphql;
 mod hold_fate;
 mod reconciler;
@@ -21,6 +22,7 @@ pub mod store;
 
 pub use collect::{collect_items, Collected, CollectedItem};
 pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
+pub use confirm_batch::Confirmations;
 pub use hold_fate::{hold_fate, HoldFate};
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, refund_under_way, CancelRequest};

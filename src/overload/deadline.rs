@@ -35,6 +35,10 @@ struct Request {
     settled: Arc<tokio::sync::Notify>,
 }
 
+/// What a request keeps of its time for its write once its turn in a queue comes (a
+/// showtime's lock or batch): it stops waiting this long before its deadline.
+pub const LAST_SECOND: Duration = Duration::from_secs(1);
+
 const UNCLASSIFIED: u8 = 0;
 const ADMITTING: u8 = u8::MAX - 2;
 const REFUSED: u8 = u8::MAX - 1;

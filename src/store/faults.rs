@@ -76,6 +76,10 @@ pub enum PausePoint {
     /// A hold leads its showtime's next batch and has not taken the queue yet: every request
     /// that comes meanwhile joins its batch.
     BatchBeforeTake,
+    /// A confirmation leads its showtime's next batch and has not taken the queue yet.
+    ConfirmBatchBeforeTake,
+    /// A batch of confirmations wrote its PENDING orders and has not sold their holds.
+    ConfirmBatchBeforeSell,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a
@@ -198,6 +202,13 @@ impl super::Store {
         self.faults().hold_queued();
     }
 
+    /// Counts a confirmation that joined a showtime's queue. Does nothing without the
+    /// `test-hooks` feature.
+    pub(crate) fn note_confirmation_queued(&self) {
+        #[cfg(feature = "test-hooks")]
+        self.faults().confirmation_queued();
+    }
+
     /// Resolves when a test breaks the change feed (`Faults::break_change_feed`): the feed
     /// must close, forget its position if told to, and wait for the test before it opens
     /// again. Never resolves without the `test-hooks` feature.
@@ -247,6 +258,8 @@ mod armed {
         feed_break_armed: tokio::sync::Notify,
         /// Holds that joined a showtime's queue to wait for a batch (`holds::batch`).
         queued: std::sync::atomic::AtomicUsize,
+        /// Confirmations that joined a showtime's queue (`orders::confirm_batch`).
+        confirmations: std::sync::atomic::AtomicUsize,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -290,6 +303,16 @@ mod armed {
 
         pub(crate) fn hold_queued(&self) {
             self.queued
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+
+        /// How many confirmations have joined a showtime's queue to wait for a batch so far.
+        pub fn confirmations_queued(&self) -> usize {
+            self.confirmations.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        pub(crate) fn confirmation_queued(&self) {
+            self.confirmations
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
 

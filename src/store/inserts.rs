@@ -33,13 +33,33 @@ impl Store {
         collection: &'static str,
         docs: &[T],
     ) -> Result<Vec<usize>, ApiError> {
+        self.insert_new_within(collection, docs, docs.len() == 1)
+            .await
+    }
+
+    /// [`Store::insert_new`] of a request's documents (a batch of orders): within the
+    /// operation timeout and through the gate, whatever their number.
+    pub(crate) async fn insert_new_bounded<T: Serialize + Send + Sync>(
+        &self,
+        collection: &'static str,
+        docs: &[T],
+    ) -> Result<Vec<usize>, ApiError> {
+        self.insert_new_within(collection, docs, true).await
+    }
+
+    async fn insert_new_within<T: Serialize + Send + Sync>(
+        &self,
+        collection: &'static str,
+        docs: &[T],
+        bounded: bool,
+    ) -> Result<Vec<usize>, ApiError> {
         use mongodb::error::ErrorKind;
         if docs.is_empty() {
             return Ok(Vec::new());
         }
         let documents = self.collection::<T>(collection);
         let insert = documents.insert_many(docs).ordered(false);
-        let outcome = if docs.len() == 1 {
+        let outcome = if bounded {
             self.bounded_raw(Call::new(collection, "insert"), insert)
                 .await?
         } else {

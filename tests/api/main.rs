@@ -14,6 +14,7 @@ mod catalogue_writes;
 mod channels;
 mod cinemas;
 mod concessions;
+mod confirm_batches;
 mod conformance;
 mod counters;
 mod crashes;

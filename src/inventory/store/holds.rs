@@ -19,7 +19,7 @@ use crate::store::Store;
 
 /// `$expr` that is true when the document holds `hold` and its expiry compares to the
 /// database's clock with `operator`: `$lt` for "has expired", `$gt` for "is still live".
-fn hold_expiry(hold: HoldId, operator: &str) -> Document {
+pub(in crate::inventory) fn hold_expiry(hold: HoldId, operator: &str) -> Document {
     doc! {
         "$expr": { "$anyElementTrue": [{ "$map": {
             "input": "$holds",
@@ -142,6 +142,31 @@ impl Store {
         showtime: ShowtimeId,
     ) -> Result<Option<Vec<HoldDoc>>, ApiError> {
         self.holds_projected(showtime, doc! { "holds": 1 }).await
+    }
+
+    /// Every hold of a showtime's inventory and whether the showtime is cancelled (its mark),
+    /// the seats not read; `None` when the showtime has no inventory.
+    #[tracing::instrument(skip(self))]
+    pub async fn holds_and_mark(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<(Vec<HoldDoc>, bool)>, ApiError> {
+        #[derive(serde::Deserialize)]
+        struct HoldsAndMark {
+            #[serde(default)]
+            holds: Vec<HoldDoc>,
+            #[serde(default)]
+            cancelled: bool,
+        }
+        let found = self
+            .bounded(
+                Call::new(COLLECTION, "find"),
+                self.collection::<HoldsAndMark>(COLLECTION)
+                    .find_one(doc! { "_id": showtime.oid() })
+                    .projection(doc! { "holds": 1, "cancelled": 1 }),
+            )
+            .await?;
+        Ok(found.map(|found| (found.holds, found.cancelled)))
     }
 
     /// The `holds` of a showtime's inventory as `projection` keeps them; `None` when the

@@ -63,6 +63,7 @@ impl OrderMutation {
         };
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let secret = ctx.data_unchecked::<Arc<TicketSecret>>().as_ref();
+        let confirmations = ctx.data_unchecked::<Arc<orders::Confirmations>>().as_ref();
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
@@ -77,7 +78,15 @@ impl OrderMutation {
             |attempt| {
                 let customer = customer.clone();
                 orders::confirm_hold(
-                    store, secret, channel, showtime, hold, customer, policy, attempt,
+                    store,
+                    confirmations,
+                    secret,
+                    channel,
+                    showtime,
+                    hold,
+                    customer,
+                    policy,
+                    attempt,
                 )
             },
         ))

@@ -66,6 +66,38 @@ impl Store {
         .ok_or_else(|| ApiError::internal(format!("order {} vanished on upsert", order.id)))
     }
 
+    /// Writes `orders` (PENDING, all new: none is a take-over of an idempotency key) in one
+    /// command; returns the positions of those whose id existed already (another attempt of
+    /// the same key wrote it first), which were not written.
+    #[tracing::instrument(skip_all, fields(orders = orders.len()))]
+    pub(in crate::orders) async fn insert_pending_orders(
+        &self,
+        orders: &[OrderDoc],
+    ) -> Result<Vec<usize>, ApiError> {
+        debug_assert!(orders.iter().all(|o| o.status == OrderStatus::Pending));
+        self.insert_new_bounded(names::ORDERS, orders).await
+    }
+
+    /// Moves the orders `ids` that are PENDING to CONFIRMED in one command; how many it moved.
+    /// (`_id: {$in}` on a sharded `orders` is sent to the shards owning them.)
+    #[tracing::instrument(skip_all, fields(orders = ids.len()))]
+    pub(in crate::orders) async fn confirm_pending_orders(
+        &self,
+        ids: &[OrderId],
+    ) -> Result<u64, ApiError> {
+        let ids: Vec<_> = ids.iter().map(|id| id.oid()).collect();
+        let result = self
+            .bounded(
+                Call::new(names::ORDERS, "update"),
+                self.collection::<Document>(names::ORDERS).update_many(
+                    doc! { "_id": { "$in": ids }, "status": "PENDING" },
+                    doc! { "$set": { "status": "CONFIRMED" } },
+                ),
+            )
+            .await?;
+        Ok(result.modified_count)
+    }
+
     /// The orders of showtime `showtime` that are not CANCELLED yet (PENDING, CONFIRMED or
     /// CANCELLING), at most `limit` (index `showtime_status`).
     #[tracing::instrument(skip(self))]
