@@ -31,6 +31,12 @@ use crate::telemetry::metrics::Expirer;
 
 /// How often every gateway looks at every showtime with parties waiting.
 pub const PASS_EVERY: Duration = Duration::from_secs(2);
+/// After serving the showtimes it freed seats of, how long a gateway lets more frees gather
+/// before it serves them: on a hot showtime every release, expiry and refund frees seats, and
+/// each pass reads its line twice. Measured (issue 48's impatient client, 150 clients on 2
+/// showtimes, one gateway): 0.70 reads of the waiting lists per successful seat change
+/// without it. An offer comes at most this much later.
+const FREED_GATHER: Duration = Duration::from_millis(100);
 /// The most parties of one showtime one pass looks at (offered ones, then waiting ones).
 const LINE: usize = 64;
 /// The most showtimes one periodic pass looks at.
@@ -72,9 +78,11 @@ impl Offers {
         let mut every = tokio::time::interval(PASS_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            let mut freed_served = false;
             let outcome = tokio::select! {
                 _ = shutdown.requested() => return,
                 freed = self.store.freed_showtimes() => {
+                    freed_served = true;
                     self.store.delay_point(DelayPoint::OfferAfterFree).await;
                     let mut offered = Ok(0);
                     for showtime in freed {
@@ -91,6 +99,12 @@ impl Offers {
                 Ok(0) => {}
                 Ok(offered) => tracing::info!(offered, "offered freed seats to waiting parties"),
                 Err(error) => tracing::warn!(%error, "offering seats to waiting parties failed"),
+            }
+            if freed_served {
+                tokio::select! {
+                    _ = shutdown.requested() => return,
+                    _ = tokio::time::sleep(FREED_GATHER) => {}
+                }
             }
         }
     }
