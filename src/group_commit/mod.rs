@@ -85,6 +85,19 @@ pub fn refuse_all<J, A>(entries: Vec<Entry<J, A>>, error: &ApiError) {
     }
 }
 
+/// Answers a batch whose first read failed with `error`; returns the entries it leaves to the
+/// next leader. When the door refused the leader, nothing was sent: the leader is refused, and
+/// the others go back to the head of the queue (the door decides for each). Any other error is
+/// everyone's.
+pub fn read_failed<J, A>(mut entries: Vec<Entry<J, A>>, error: ApiError) -> Vec<Entry<J, A>> {
+    if matches!(error, ApiError::Overloaded(_)) && !entries.is_empty() {
+        entries.remove(0).answer(Err(error));
+        return entries;
+    }
+    refuse_all(entries, &error);
+    Vec::new()
+}
+
 /// One document's queue.
 struct Queue<J, A> {
     waiting: VecDeque<Entry<J, A>>,
@@ -393,6 +406,27 @@ mod tests {
             .collect();
         assert!(matches!(queues.join(1, 1), Err(ApiError::Overloaded(_))));
         drop(waiting);
+    }
+
+    #[test]
+    fn a_leader_refused_at_the_door_hands_the_others_back_and_other_errors_are_everyones() {
+        let (leader, mut leader_turn) = entry(1);
+        let (other, mut other_turn) = entry(2);
+        let back = read_failed(vec![leader, other], ApiError::Overloaded("full".into()));
+        assert_eq!(back.iter().map(|e| e.job).collect::<Vec<_>>(), [2]);
+        assert!(matches!(leader_turn.try_recv(), Ok(Turn::Done(answer)) if answer.is_err()));
+        assert!(
+            other_turn.try_recv().is_err(),
+            "not answered: it waits for the next leader"
+        );
+        drop(back);
+        let (leader, mut leader_turn) = entry(3);
+        let (other, mut other_turn) = entry(4);
+        let back = read_failed(vec![leader, other], ApiError::internal("down"));
+        assert!(back.is_empty());
+        for turn in [&mut leader_turn, &mut other_turn] {
+            assert!(matches!(turn.try_recv(), Ok(Turn::Done(answer)) if answer.is_err()));
+        }
     }
 
     #[tokio::test]

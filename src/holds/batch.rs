@@ -28,7 +28,7 @@ use crate::domain::layout::SeatPosition;
 use crate::domain::pricing::{seat_prices_unlocking, PriceEntry, TicketRule, TicketType};
 use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
-use crate::group_commit::{refuse_all, Entry, Queues};
+use crate::group_commit::{read_failed, refuse_all, Entry, Queues};
 use crate::store::documents::{HoldDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, Store};
 use crate::telemetry::metrics::{self, Expirer};
@@ -82,21 +82,14 @@ pub(super) async fn hold_in_batch(
 /// Places the holds of `jobs` (one showtime's, the leader's first), each answered on its
 /// entry; returns the jobs it did not serve because the door refused the leader (whose own
 /// job it answers so) before anything was sent.
-async fn place_batch(store: &Store, showtime_id: ShowtimeId, mut jobs: Vec<Queued>) -> Vec<Queued> {
+async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<Queued>) -> Vec<Queued> {
     let read = tokio::try_join!(
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
         store.inventory(showtime_id)
     );
     let (showtimes, inventory) = match read {
         Ok(read) => read,
-        Err(refusal @ ApiError::Overloaded(_)) => {
-            jobs.remove(0).answer(Err(refusal));
-            return jobs;
-        }
-        Err(error) => {
-            refuse_all(jobs, &error);
-            return Vec::new();
-        }
+        Err(error) => return read_failed(jobs, error),
     };
     let Some(showtime) = showtimes.into_iter().next() else {
         let error = ApiError::not_found(format!("showtime {showtime_id} does not exist"));

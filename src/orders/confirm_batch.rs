@@ -25,7 +25,7 @@ use super::confirm::{
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
-use crate::group_commit::{refuse_all, Entry, Queues};
+use crate::group_commit::{read_failed, Entry, Queues};
 use crate::holds::rules::HoldPolicy;
 use crate::holds::with_kinds;
 use crate::store::documents::{CustomerDoc, HoldDoc, OrderDoc, OrderStatus, ShowtimeStatus};
@@ -89,7 +89,7 @@ async fn write_batch(
     store: &Store,
     secret: &TicketSecret,
     showtime_id: ShowtimeId,
-    mut entries: Vec<Queued>,
+    entries: Vec<Queued>,
 ) -> Vec<Queued> {
     let read = tokio::try_join!(
         store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
@@ -97,14 +97,7 @@ async fn write_batch(
     );
     let (showtimes, inventory) = match read {
         Ok(read) => read,
-        Err(refusal @ ApiError::Overloaded(_)) => {
-            entries.remove(0).answer(Err(refusal));
-            return entries;
-        }
-        Err(error) => {
-            refuse_all(entries, &error);
-            return Vec::new();
-        }
+        Err(error) => return read_failed(entries, error),
     };
     let showtime = showtimes.into_iter().next();
     let cancelled = showtime
