@@ -114,9 +114,10 @@ impl<J, A> Default for Queue<J, A> {
     }
 }
 
-/// The queues of this process, one per document `K`, of jobs `J` answered with `A`.
+/// The queues of this process, one per document `K` and admission (see [`Queues::run`]), of
+/// jobs `J` answered with `A`.
 pub struct Queues<K, J, A> {
-    queues: Mutex<HashMap<K, Queue<J, A>>>,
+    queues: Mutex<HashMap<Slot<K>, Queue<J, A>>>,
     numbers: AtomicU64,
 }
 
@@ -135,6 +136,9 @@ impl<K, J, A> std::fmt::Debug for Queues<K, J, A> {
     }
 }
 
+/// A queue's key: the document, and whether its requests pass the door without waiting.
+type Slot<K> = (K, bool);
+
 /// How a request joins: it leads (no batch was running), or waits for its turn.
 enum Joined<J, A> {
     Lead(J),
@@ -142,7 +146,7 @@ enum Joined<J, A> {
 }
 
 impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
-    fn join(&self, key: K, job: J) -> Result<Joined<J, A>, ApiError> {
+    fn join(&self, key: Slot<K>, job: J) -> Result<Joined<J, A>, ApiError> {
         let mut queues = self.queues.lock().expect("batch queues");
         let queue = queues.entry(key).or_default();
         if !queue.led {
@@ -163,14 +167,14 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
     }
 
     /// Everything queued for `key` now (the leader's batch).
-    fn take(&self, key: K) -> Vec<Entry<J, A>> {
+    fn take(&self, key: Slot<K>) -> Vec<Entry<J, A>> {
         let mut queues = self.queues.lock().expect("batch queues");
         (queues.get_mut(&key)).map_or_else(Vec::new, |queue| queue.waiting.drain(..).collect())
     }
 
     /// Puts `entries` back at the head of the queue, in their order (a leader the door
     /// refused leaves its batch to the next).
-    fn requeue(&self, key: K, entries: Vec<Entry<J, A>>) {
+    fn requeue(&self, key: Slot<K>, entries: Vec<Entry<J, A>>) {
         let mut queues = self.queues.lock().expect("batch queues");
         let queue = queues.entry(key).or_default();
         for entry in entries.into_iter().rev() {
@@ -179,7 +183,7 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
     }
 
     /// Takes entry `number` out of the queue if it is still there (it has not been batched).
-    fn withdraw(&self, key: K, number: u64) -> bool {
+    fn withdraw(&self, key: Slot<K>, number: u64) -> bool {
         let mut queues = self.queues.lock().expect("batch queues");
         let Some(queue) = queues.get_mut(&key) else {
             return false;
@@ -191,7 +195,7 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
 
     /// The batch is done: the oldest request queued meanwhile leads the next one (one that
     /// gave up is skipped: it sent nothing); with none, no batch runs.
-    fn hand_over(&self, key: K) {
+    fn hand_over(&self, key: Slot<K>) {
         let mut queues = self.queues.lock().expect("batch queues");
         let Some(queue) = queues.get_mut(&key) else {
             return;
@@ -204,7 +208,10 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
         queues.remove(&key);
     }
 
-    /// Runs `job` in the next batch of `key`'s jobs. A request that leads awaits
+    /// Runs `job` in the next batch of `key`'s jobs. Requests that pass the door without
+    /// waiting (admitted already) and those that would wait for a place batch apart: a batch
+    /// led by a request waiting at the door must not keep admitted requests waiting behind it,
+    /// holding places the leader waits for. A request that leads awaits
     /// `before_take()`, takes everything queued, and runs `batch` on it (its own entry first);
     /// `batch` answers every entry, and returns those it did not serve because the door
     /// refused the leader before anything was sent (they go back to the head of the queue,
@@ -223,6 +230,7 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
         B: Fn(Vec<Entry<J, A>>) -> BF,
         BF: Future<Output = Vec<Entry<J, A>>>,
     {
+        let key = (key, deadline::passes_door());
         let (number, mut turn) = match self.join(key, job)? {
             Joined::Lead(job) => return self.lead(key, job, &before_take, &batch).await,
             Joined::Wait(number, turn) => (number, turn),
@@ -261,7 +269,7 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
     /// Leads one batch: `own` and everything queued now; answers the others, returns its own.
     async fn lead<B, BF, T, TF>(
         &self,
-        key: K,
+        key: Slot<K>,
         own: J,
         before_take: &T,
         batch: &B,
@@ -299,7 +307,7 @@ impl<K: Hash + Eq + Copy, J, A> Queues<K, J, A> {
 /// (a timeout): the queue never waits for a leader that is gone.
 struct Leading<'a, K: Hash + Eq + Copy, J, A> {
     queues: &'a Queues<K, J, A>,
-    key: K,
+    key: Slot<K>,
 }
 
 impl<K: Hash + Eq + Copy, J, A> Drop for Leading<'_, K, J, A> {
@@ -334,43 +342,52 @@ mod tests {
     #[test]
     fn the_first_request_leads_the_next_wait_and_the_lead_passes_to_the_oldest() {
         let queues = Test::default();
-        assert!(matches!(queues.join(1, 1), Ok(Joined::Lead(1))));
-        let Ok(Joined::Wait(_, mut second)) = queues.join(1, 2) else {
+        assert!(matches!(queues.join((1, true), 1), Ok(Joined::Lead(1))));
+        let Ok(Joined::Wait(_, mut second)) = queues.join((1, true), 2) else {
             panic!("a batch runs: the second waits");
         };
-        let Ok(Joined::Wait(_, mut third)) = queues.join(1, 3) else {
+        let Ok(Joined::Wait(_, mut third)) = queues.join((1, true), 3) else {
             panic!("and so does the third");
         };
         // Another document has its own queue.
-        assert!(matches!(queues.join(2, 4), Ok(Joined::Lead(4))));
-        queues.hand_over(1);
+        assert!(matches!(queues.join((2, true), 4), Ok(Joined::Lead(4))));
+        queues.hand_over((1, true));
         assert_eq!(led(&mut second), Some(2), "the oldest leads next");
         assert!(third.try_recv().is_err(), "the third still waits");
-        let taken = queues.take(1);
+        let taken = queues.take((1, true));
         assert_eq!(taken.len(), 1, "the new leader's batch takes the third");
         drop(taken);
-        queues.hand_over(1);
+        queues.hand_over((1, true));
         assert!(
-            matches!(queues.join(1, 5), Ok(Joined::Lead(5))),
+            matches!(queues.join((1, true), 5), Ok(Joined::Lead(5))),
             "no one waits: the next request leads"
         );
     }
 
     #[test]
+    fn requests_that_pass_the_door_and_those_that_wait_at_it_batch_apart() {
+        let queues = Test::default();
+        assert!(matches!(queues.join((1, false), 1), Ok(Joined::Lead(1))));
+        // An admitted request does not wait behind a leader that waits at the door.
+        assert!(matches!(queues.join((1, true), 2), Ok(Joined::Lead(2))));
+        assert!(matches!(queues.join((1, true), 3), Ok(Joined::Wait(..))));
+    }
+
+    #[test]
     fn a_request_still_queued_withdraws_and_one_that_gave_up_is_skipped() {
         let queues = Test::default();
-        let _lead = queues.join(1, 1);
-        let gone = queues.join(1, 2);
-        let Ok(Joined::Wait(kept_number, mut kept)) = queues.join(1, 3) else {
+        let _lead = queues.join((1, true), 1);
+        let gone = queues.join((1, true), 2);
+        let Ok(Joined::Wait(kept_number, mut kept)) = queues.join((1, true), 3) else {
             panic!("waits");
         };
-        assert!(queues.withdraw(1, kept_number));
-        assert!(!queues.withdraw(1, kept_number), "once");
-        let Ok(Joined::Wait(_, mut last)) = queues.join(1, 4) else {
+        assert!(queues.withdraw((1, true), kept_number));
+        assert!(!queues.withdraw((1, true), kept_number), "once");
+        let Ok(Joined::Wait(_, mut last)) = queues.join((1, true), 4) else {
             panic!("waits");
         };
         drop(gone);
-        queues.hand_over(1);
+        queues.hand_over((1, true));
         assert!(kept.try_recv().is_err(), "withdrawn: never told");
         assert_eq!(led(&mut last), Some(4), "the gone one is skipped");
     }
@@ -378,16 +395,16 @@ mod tests {
     #[test]
     fn entries_put_back_lead_next_in_their_order() {
         let queues = Test::default();
-        let _lead = queues.join(1, 1);
-        let Ok(Joined::Wait(_, mut later)) = queues.join(1, 4) else {
+        let _lead = queues.join((1, true), 1);
+        let Ok(Joined::Wait(_, mut later)) = queues.join((1, true), 4) else {
             panic!("waits");
         };
         let (first, mut first_turn) = entry(100);
         let (second, mut second_turn) = entry(101);
-        queues.requeue(1, vec![first, second]);
-        queues.hand_over(1);
+        queues.requeue((1, true), vec![first, second]);
+        queues.hand_over((1, true));
         assert_eq!(led(&mut first_turn), Some(100));
-        let taken: Vec<u32> = queues.take(1).into_iter().map(|e| e.job).collect();
+        let taken: Vec<u32> = queues.take((1, true)).into_iter().map(|e| e.job).collect();
         assert_eq!(taken, [101, 4], "then the rest, in order");
         assert!(second_turn.try_recv().is_err() && later.try_recv().is_err());
     }
@@ -395,16 +412,19 @@ mod tests {
     #[test]
     fn past_the_cap_a_request_is_refused_at_once() {
         let queues = Test::default();
-        let _lead = queues.join(1, 0);
+        let _lead = queues.join((1, true), 0);
         let waiting: Vec<_> = (0..MAX_QUEUED)
             .map(|i| {
-                let Ok(joined) = queues.join(1, i as u32) else {
+                let Ok(joined) = queues.join((1, true), i as u32) else {
                     panic!("room for {i}");
                 };
                 joined
             })
             .collect();
-        assert!(matches!(queues.join(1, 1), Err(ApiError::Overloaded(_))));
+        assert!(matches!(
+            queues.join((1, true), 1),
+            Err(ApiError::Overloaded(_))
+        ));
         drop(waiting);
     }
 

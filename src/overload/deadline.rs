@@ -150,6 +150,19 @@ fn settle(request: &Request, outcome: u8) {
     request.settled.notify_waiters();
 }
 
+/// Whether the running request's next command goes past the door without waiting for a place:
+/// it is admitted, not classified yet, or no request runs (background work). A batch whose
+/// leader would wait at the door while requests that hold places wait for the batch would
+/// hold the door shut (`group_commit`).
+pub fn passes_door() -> bool {
+    REQUEST
+        .try_with(|request| {
+            let state = request.state.load(Ordering::Acquire);
+            state == ADMITTED || state == UNCLASSIFIED
+        })
+        .unwrap_or(true)
+}
+
 /// Waits until the running request's admission is settled: true when it was admitted (or
 /// outside a request), false when it was refused.
 pub async fn admission_settled() -> bool {

@@ -75,9 +75,13 @@ async fn one_batch<F: std::future::Future<Output = ()>>(
     let leader = confirm(0);
     pause.reached().await;
     store.commands().start();
-    let followers: Vec<_> = (1..holds.len()).map(confirm).collect();
-    while store.faults().confirmations_queued() < queued_before + holds.len() - 1 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    // One after another, each queued before the next is sent (see `batches::one_batch`).
+    let mut followers = Vec::new();
+    for i in 1..holds.len() {
+        followers.push(confirm(i));
+        while store.faults().confirmations_queued() < queued_before + i {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
     pause.resume();
     before_sell.reached().await;

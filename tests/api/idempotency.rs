@@ -193,3 +193,66 @@ async fn keys_are_kept_at_least_a_day_and_validated() {
     };
     assert!(seconds >= 24 * 3600, "{seconds}");
 }
+
+#[tokio::test]
+async fn claims_that_come_together_are_one_insert_and_each_key_keeps_its_own_answer() {
+    use boxoffice::store::{Lane, PausePoint};
+    let sale = Arc::new(sale().await);
+    // The channel's key is looked up once, before.
+    sale.app
+        .graphql_as(&sale.maoyan, "{ __typename }", json!({}))
+        .await;
+    let store = &sale.app.store;
+    let pause = store
+        .faults()
+        .pause_next_at(PausePoint::InsertBatchBeforeTake);
+    let queued_before = store.faults().inserts_queued();
+    // Five keys, one of them sent twice at once: six claims.
+    let requests = [
+        ("k0", ["A1", "A2"]),
+        ("k1", ["A3", "A4"]),
+        ("k2", ["A5", "A6"]),
+        ("k3", ["B1", "B2"]),
+        ("k4", ["B5", "B6"]),
+        ("k1", ["A3", "A4"]),
+    ];
+    let hold = |(key, seats): (&'static str, [&'static str; 2])| {
+        let sale = Arc::clone(&sale);
+        tokio::spawn(async move { sale.hold_with_key(&sale.maoyan, &seats, key).await.0 })
+    };
+    let leader = hold(requests[0]);
+    pause.reached().await;
+    store.commands().start();
+    let followers: Vec<_> = requests[1..].iter().copied().map(hold).collect();
+    while store.faults().inserts_queued() < queued_before + requests.len() - 1 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    pause.resume();
+    let mut answers = vec![leader.await.unwrap()];
+    for follower in followers {
+        answers.push(follower.await.unwrap());
+    }
+    let claims = (store.commands().take().into_iter())
+        .filter(|c| c.lane == Lane::Requests && c.name == "insert")
+        .filter(|c| c.collection.as_deref() == Some("idempotency_keys"))
+        .count();
+    assert_eq!(claims, 1, "six claims, one command");
+    let mut seats = HashSet::new();
+    for answer in &answers[..5] {
+        let held = answer["data"]["holdSeats"]["seats"].as_array().unwrap();
+        for seat in held {
+            assert!(
+                seats.insert(seat["label"].as_str().unwrap().to_owned()),
+                "{answers:#?}"
+            );
+        }
+    }
+    assert_eq!(seats.len(), 10);
+    // The key sent twice at once: one hold, the same answer to both.
+    assert_eq!(answers[5], answers[1]);
+    for (i, (key, seats)) in requests.iter().enumerate() {
+        let replayed = sale.hold_with_key(&sale.maoyan, seats, key).await;
+        assert_eq!(replayed.0, answers[i], "{key}");
+    }
+    assert_eq!(sale.inventory().await.counts.held, 10);
+}
