@@ -80,8 +80,6 @@ pub enum PausePoint {
     ConfirmBatchBeforeTake,
     /// A batch of confirmations wrote its PENDING orders and has not sold their holds.
     ConfirmBatchBeforeSell,
-    /// An insert leads its collection's next grouped insert and has not taken the queue yet.
-    InsertBatchBeforeTake,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a
@@ -204,13 +202,6 @@ impl super::Store {
         self.faults().hold_queued();
     }
 
-    /// Counts an insert that joined its collection's queue. Does nothing without the
-    /// `test-hooks` feature.
-    pub(crate) fn note_insert_queued(&self) {
-        #[cfg(feature = "test-hooks")]
-        self.faults().insert_queued();
-    }
-
     /// Counts a confirmation that joined a showtime's queue. Does nothing without the
     /// `test-hooks` feature.
     pub(crate) fn note_confirmation_queued(&self) {
@@ -269,8 +260,6 @@ mod armed {
         queued: std::sync::atomic::AtomicUsize,
         /// Confirmations that joined a showtime's queue (`orders::confirm_batch`).
         confirmations: std::sync::atomic::AtomicUsize,
-        /// Inserts that joined a collection's queue (`store::grouped_inserts`).
-        inserts: std::sync::atomic::AtomicUsize,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -320,16 +309,6 @@ mod armed {
         /// How many confirmations have joined a showtime's queue to wait for a batch so far.
         pub fn confirmations_queued(&self) -> usize {
             self.confirmations.load(std::sync::atomic::Ordering::SeqCst)
-        }
-
-        /// How many inserts have joined a collection's queue to be sent together so far.
-        pub fn inserts_queued(&self) -> usize {
-            self.inserts.load(std::sync::atomic::Ordering::SeqCst)
-        }
-
-        pub(crate) fn insert_queued(&self) {
-            self.inserts
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
 
         pub(crate) fn confirmation_queued(&self) {

@@ -16,7 +16,6 @@ mod faults;
 pub(crate) mod filters;
 mod freed;
 mod gate;
-mod grouped_inserts;
 pub mod indexes;
 mod inserts;
 mod notes;
@@ -41,7 +40,6 @@ pub use faults::{Faults, Pause};
 pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
-pub use grouped_inserts::Inserted;
 pub(crate) use inserts::only_duplicate_keys;
 pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, NotedOutboxes, OutboxKind, OutboxSource, PendingOutboxes};
@@ -133,8 +131,6 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
-    /// Single-document inserts waiting to be sent together (`grouped_inserts`).
-    inserts: Arc<grouped_inserts::InsertQueues>,
     /// How long channels' events are kept.
     event_retention: Retention,
     /// Changes leave no events (the event log benchmark measures the gateway without it).
@@ -216,7 +212,6 @@ impl Store {
             commands,
             outbox: Arc::default(),
             freed: Arc::default(),
-            inserts: Arc::default(),
             event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
             without_events: false,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::ids::ResourceId;
 use crate::error::ApiError;
 use crate::store::command_metrics::Call;
-use crate::store::{codec, names, Inserted, Store};
+use crate::store::{codec, is_duplicate_key, names, Store};
 
 /// A key's record as stored. `outcome` stays raw until the operation is known to match, so a
 /// key reused for another operation is refused rather than failing to decode.
@@ -188,13 +188,15 @@ impl Store {
             outcome,
             created_at: now,
         };
-        // Sent with the other claims that come meanwhile, in one command.
         match self
-            .insert_grouped(names::IDEMPOTENCY_KEYS, &record)
+            .bounded_raw(
+                Call::new(names::IDEMPOTENCY_KEYS, "insert"),
+                keys.insert_one(&record),
+            )
             .await?
         {
-            Inserted::New => Ok(Claim::Fresh),
-            Inserted::Existed => {
+            Ok(_) => Ok(Claim::Fresh),
+            Err(error) if is_duplicate_key(&error) => {
                 let existing = self
                     .bounded(
                         Call::new(names::IDEMPOTENCY_KEYS, "find"),
@@ -210,6 +212,7 @@ impl Store {
                 }
                 existing.state().map(Claim::Existing)
             }
+            Err(error) => Err(error.into()),
         }
     }
 
