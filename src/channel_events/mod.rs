@@ -16,7 +16,8 @@ pub mod log;
 pub mod relay;
 pub mod rules;
 pub mod store;
+mod theirs_in_log;
 mod uncleared;
 
 pub use log::{event_by_id, events_after, last_sequence, list_events, read_cursor};
-pub use relay::{EventRelay, CLEAR_AFTER, STALE_AFTER};
+pub use relay::{EventRelay, CLEAR_AFTER, LIVE_EVERY, STALE_AFTER};

@@ -13,15 +13,21 @@
 //! (it read it, or appended it itself), and `{channel, sequence}` is unique: every reader
 //! sees a gap-free prefix of the log, whichever gateways append. A document's entries are
 //! appended in its order, whichever gateways made them: a seat change's note holds the
-//! entries before its own on the document (`store::outbox`), and the live relay appends
-//! those first, unless one read of the log finds them there already (another gateway's,
-//! relayed by it). So a channel's events of one showtime keep the order of its changes.
+//! entries before its own on the document (`store::outbox`), and the live relay appends none
+//! of its own before those are in the logs. It first reads the tails of the logs it appends to
+//! (one read, only when there are such entries), which shows what the other gateway appended
+//! and where the logs end; entries of the other gateway not there yet and made less than
+//! [`OWNER_GRACE`] ago are left to it, and the document's entries from there wait for the
+//! next round; older ones it appends itself (`theirs_in_log`). So a channel's events of one
+//! showtime keep the order of its changes, and two gateways rarely append the same entry or
+//! race for the same sequence number.
 //!
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
 //! document, and marking endpoints due is a command: the live relay pulls what it appended off
 //! in one update per [`CLEAR_AFTER`] (a busy showtime's inventory is not rewritten once more
 //! for every change), and marks due only the endpoints of channels that have one
-//! (`endpoint_channels`).
+//! (`endpoint_channels`). It relays at most once per [`LIVE_EVERY`]: under load one insert
+//! per channel carries many changes' events.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -30,10 +36,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::store::Appended;
+use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
+use crate::store::NotedOutboxes;
 use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
 use crate::webhooks::EndpointChannels;
 
@@ -44,6 +52,19 @@ pub const STALE_AFTER: Duration = Duration::from_secs(5);
 /// How long the live relay leaves entries it appended on their documents before it pulls
 /// them off (all of them in one update per collection).
 pub const CLEAR_AFTER: Duration = Duration::from_millis(100);
+
+/// How often the live relay relays at most: changes made within this time of its last relay
+/// wait for its next, and go together (one read of the log, one insert per channel, one
+/// marking of endpoints for all of them). The first change after a quiet spell goes at once.
+pub const LIVE_EVERY: Duration = Duration::from_millis(20);
+
+/// How long the live relay leaves another gateway's change to it before appending its events
+/// itself (when a change of this gateway follows it on a document; see `theirs_in_log`).
+pub const OWNER_GRACE: Duration = Duration::from_millis(500);
+
+/// How many events the live relay reads at most when it catches up with the logs it appends
+/// to (more were appended meanwhile: its appends then find out, one by one).
+const TAIL_MOST: usize = 1_000;
 
 /// Documents one background pass reads at most, per collection and batch.
 const STALE_BATCH: usize = 100;
@@ -64,6 +85,11 @@ pub struct EventRelay {
     uncleared: Mutex<Uncleared>,
     /// Which channels have webhook endpoints (the live relay's; a pass marks every channel).
     endpoints: Mutex<EndpointChannels>,
+    /// Other gateways' events known to be in the logs (seen on the change feed, or read).
+    theirs: Mutex<TheirsInLog>,
+    /// Documents the live relay set aside for its next round, and which of their entries are
+    /// this process's.
+    aside: Mutex<NotedOutboxes>,
 }
 
 /// Who runs a relay: the live relay of this process's changes (knowing which entries they
@@ -84,21 +110,33 @@ impl EventRelay {
             turn: tokio::sync::Mutex::new(()),
             uncleared: Mutex::default(),
             endpoints: Mutex::default(),
+            theirs: Mutex::default(),
+            aside: Mutex::default(),
         })
     }
 
     /// Relays the entries this process's changes leave, as they are made, for as long as the
     /// process runs. A failure leaves them for the background pass.
     pub async fn run(self: Arc<Self>) {
+        let mut last: Option<Instant> = None;
         loop {
             let chore = self.next_chore();
-            let noted = tokio::select! {
-                noted = self.store.noted_outboxes() => noted,
+            let aside = !self.aside.lock().expect("aside lock").is_empty();
+            tokio::select! {
+                () = self.store.outboxes_noted() => {}
+                // Documents set aside go in the next round, with or without new changes.
+                () = std::future::ready(()), if aside => {}
                 () = tokio::time::sleep_until(chore.unwrap_or_else(far_future)), if chore.is_some() => {
                     self.chores().await;
                     continue;
                 }
             };
+            if let Some(last) = last {
+                tokio::time::sleep_until(last + LIVE_EVERY).await;
+            }
+            let aside = std::mem::take(&mut *self.aside.lock().expect("aside lock"));
+            let noted = aside.then(self.store.noted_outboxes());
+            last = Some(Instant::now());
             self.store.pause_point(PausePoint::RelayBeforeAppend).await;
             self.store.delay_point(DelayPoint::RelayBeforeAppend).await;
             // As noted: the entries are on their documents, in their order, and this process
@@ -121,13 +159,16 @@ impl EventRelay {
         let now = Instant::now();
         let clear = self.uncleared.lock().expect("uncleared lock").clear_due();
         if clear.is_some_and(|clear| clear <= now) {
-            let relayed = self.uncleared.lock().expect("uncleared lock").take();
+            let relayed = self.uncleared.lock().expect("uncleared lock").take(now);
             self.store.pause_point(PausePoint::RelayBeforeClear).await;
             if let Err(error) = self.store.clear_outboxes(&relayed).await {
                 // Pulled off with the next pull (a pass that reads them meanwhile finds them
                 // appended already).
                 tracing::warn!(%error, "pulling relayed events off failed");
-                self.uncleared.lock().expect("uncleared lock").add(relayed);
+                self.uncleared
+                    .lock()
+                    .expect("uncleared lock")
+                    .put_back(relayed);
             }
         }
         let read = self.endpoints.lock().expect("endpoints lock").read_due();
@@ -169,21 +210,45 @@ impl EventRelay {
         // The document with the oldest change first; each document's entries in its order.
         found.sort_by_key(|(_, entries)| entries.first().map(|entry| (entry.at, entry.id)));
         let told = self.who_is_told(&found).await?;
+        if let Relayer::Live(own) = relayer {
+            let theirs = (found.iter())
+                .any(|(_, entries)| entries.iter().any(|entry| !own.contains(&entry.id)));
+            if theirs {
+                let channels: BTreeSet<String> = (found.iter())
+                    .flat_map(|(_, entries)| entries)
+                    .flat_map(|entry| told.of(entry))
+                    .collect();
+                self.catch_up(channels).await?;
+            }
+            self.set_aside_or_check(&mut found, own, &told).await?;
+            if found.is_empty() {
+                return Ok(0);
+            }
+        }
         let mut appended = 0;
         let mut relayed = Vec::with_capacity(found.len());
         let mut grown = BTreeSet::new();
-        // Each channel's events in the entries' order (the logs are independent).
+        // Each channel's events in the entries' order (the logs are independent), but those
+        // of other gateways' changes known to be there.
         let mut logs: BTreeMap<String, Vec<&OutboxEntryDoc>> = BTreeMap::new();
-        for (source, entries) in &found {
-            for entry in entries {
-                for channel in told.of(entry) {
-                    logs.entry(channel).or_default().push(entry);
+        {
+            let known = self.theirs.lock().expect("theirs lock");
+            let theirs_in_log = |entry: &OutboxEntryDoc, channel: &str| match relayer {
+                Relayer::Live(own) => {
+                    !own.contains(&entry.id) && known.contains(&EventDoc::id_of(entry.id, channel))
                 }
+                Relayer::Pass => false,
+            };
+            for (source, entries) in &found {
+                for entry in entries {
+                    for channel in told.of(entry) {
+                        if !theirs_in_log(entry, &channel) {
+                            logs.entry(channel).or_default().push(entry);
+                        }
+                    }
+                }
+                relayed.push((*source, entries.iter().map(|entry| entry.id).collect()));
             }
-            relayed.push((*source, entries.iter().map(|entry| entry.id).collect()));
-        }
-        if let Relayer::Live(own) = relayer {
-            self.drop_those_in_log(&mut logs, own).await?;
         }
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
@@ -212,29 +277,64 @@ impl EventRelay {
         Ok(appended)
     }
 
-    /// Drops from `logs` the entries other changes left (not in `own`) that are in the logs
-    /// already: relayed by the gateway that made them, or by a pass. One read, only when there
-    /// are such entries (two gateways changing one showtime within a relay's moment).
-    async fn drop_those_in_log(
+    /// Sets aside for the next round the documents with another gateway's entries made less
+    /// than [`OWNER_GRACE`] ago and not known to be in the logs (`theirs_in_log`), and reads
+    /// the logs for the older unknown ones of the rest (one read, only when there are some).
+    async fn set_aside_or_check(
         &self,
-        logs: &mut BTreeMap<String, Vec<&OutboxEntryDoc>>,
+        found: &mut Vec<(OutboxSource, Vec<OutboxEntryDoc>)>,
         own: &HashSet<EventId>,
+        told: &Told,
     ) -> Result<(), ApiError> {
-        let others: Vec<String> = (logs.iter())
-            .flat_map(|(channel, entries)| {
-                (entries.iter())
-                    .filter(|entry| !own.contains(&entry.id))
-                    .map(move |entry| EventDoc::id_of(entry.id, channel))
-            })
-            .collect();
-        if others.is_empty() {
+        let young_since = store::now() - OWNER_GRACE;
+        let (aside, unknown) = (self.theirs.lock().expect("theirs lock")).set_aside(
+            found,
+            own,
+            |entry| told.of(entry),
+            young_since,
+        );
+        if !aside.is_empty() {
+            let own = (aside.iter())
+                .flat_map(|(_, entries)| entries)
+                .map(|entry| entry.id)
+                .filter(|id| own.contains(id))
+                .collect();
+            let aside = NotedOutboxes {
+                documents: aside,
+                own,
+            };
+            let mut kept = self.aside.lock().expect("aside lock");
+            *kept = std::mem::take(&mut *kept).then(aside);
+        }
+        if !unknown.is_empty() {
+            let there = self.store.events_in_log(&unknown).await?;
+            (self.theirs.lock().expect("theirs lock")).add(there, Instant::now());
+        }
+        Ok(())
+    }
+
+    /// Reads what was appended to `channels`' logs after the last events this relay saw
+    /// (one read; channels it has seen none of are read when appended to): another gateway's
+    /// events are then known to be there, and this relay's next sequence numbers are free.
+    async fn catch_up(&self, channels: BTreeSet<String>) -> Result<(), ApiError> {
+        let heads: Vec<(String, i64)> = {
+            let heads = self.heads.lock().expect("heads lock");
+            (channels.into_iter())
+                .filter_map(|channel| heads.get(&channel).map(|head| (channel, *head)))
+                .collect()
+        };
+        if heads.is_empty() {
             return Ok(());
         }
-        let there = self.store.events_in_log(&others).await?;
-        for (channel, entries) in logs.iter_mut() {
-            entries.retain(|entry| !there.contains(&EventDoc::id_of(entry.id, channel)));
+        let tail = self.store.log_tails(&heads, TAIL_MOST).await?;
+        let mut heads = self.heads.lock().expect("heads lock");
+        for event in &tail {
+            let head = heads.entry(event.channel.clone()).or_insert(event.sequence);
+            *head = (*head).max(event.sequence);
         }
-        logs.retain(|_, entries| !entries.is_empty());
+        drop(heads);
+        let seen = tail.into_iter().map(|event| event.id);
+        (self.theirs.lock().expect("theirs lock")).add(seen, Instant::now());
         Ok(())
     }
 
@@ -333,7 +433,8 @@ impl EventRelay {
             let took = self.store.append_events(&events).await?;
             if took > 0 {
                 let mut heads = self.heads.lock().expect("heads lock");
-                heads.insert(channel.to_owned(), last + took as i64);
+                let head = heads.entry(channel.to_owned()).or_insert(0);
+                *head = (*head).max(last + took as i64);
             }
             added += took;
             rest = &rest[took..];
@@ -379,7 +480,8 @@ impl EventRelay {
             let mut heads = self.heads.lock().expect("heads lock");
             match appended {
                 Appended::Added => {
-                    heads.insert(channel.to_owned(), last + 1);
+                    let head = heads.entry(channel.to_owned()).or_insert(0);
+                    *head = (*head).max(last + 1);
                     return Ok(appended);
                 }
                 Appended::There => return Ok(appended),

@@ -1,6 +1,8 @@
 //! The entries the live relay appended to the logs and has not pulled off their documents
 //! yet: it pulls them off together, [`CLEAR_AFTER`](super::CLEAR_AFTER) after the oldest was
 //! appended, and meanwhile does not append them again when a later change's read finds them.
+//! Pulled off, they are remembered a while longer: a change made before the pull can be noted
+//! after it (its update's answer still on its way), and its note holds them.
 
 use std::collections::HashSet;
 
@@ -17,7 +19,16 @@ pub struct Uncleared {
     ids: HashSet<EventId>,
     /// When the oldest of them was appended.
     since: Option<Instant>,
+    /// Those pulled off in the last [`PULLED_REMEMBERED`] or two (two generations, the
+    /// current one begun at `pulled_since`).
+    pulled: [HashSet<EventId>; 2],
+    pulled_since: Option<Instant>,
 }
+
+/// How long entries pulled off are remembered at least (and at most twice as long): far longer
+/// than a change's answer takes to reach its note. One forgotten too soon costs the relay a
+/// read for it, never a duplicate (the log's ids are unique).
+const PULLED_REMEMBERED: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Uncleared {
     /// Notes entries just appended (the due time stays the oldest's).
@@ -36,20 +47,36 @@ impl Uncleared {
 
     /// Drops from `found` the entries already appended (read again before their pull).
     pub fn drop_appended(&self, found: &mut Vec<(OutboxSource, Vec<OutboxEntryDoc>)>) {
-        if self.ids.is_empty() {
+        if self.ids.is_empty() && self.pulled.iter().all(HashSet::is_empty) {
             return;
         }
+        let appended = |id: &EventId| {
+            self.ids.contains(id) || self.pulled.iter().any(|pulled| pulled.contains(id))
+        };
         for (_, entries) in found.iter_mut() {
-            entries.retain(|entry| !self.ids.contains(&entry.id));
+            entries.retain(|entry| !appended(&entry.id));
         }
         found.retain(|(_, entries)| !entries.is_empty());
     }
 
-    /// Takes them all, to pull them off now.
-    pub fn take(&mut self) -> Vec<(OutboxSource, Vec<EventId>)> {
-        self.ids.clear();
+    /// Takes them all, to pull them off now (at `now`).
+    pub fn take(&mut self, now: Instant) -> Vec<(OutboxSource, Vec<EventId>)> {
+        if self
+            .pulled_since
+            .is_none_or(|since| now >= since + PULLED_REMEMBERED)
+        {
+            self.pulled.swap(0, 1);
+            self.pulled[0].clear();
+            self.pulled_since = Some(now);
+        }
+        self.pulled[0].extend(self.ids.drain());
         self.since = None;
         std::mem::take(&mut self.relayed)
+    }
+
+    /// Puts back entries whose pull failed (pulled with the next pull).
+    pub fn put_back(&mut self, relayed: Vec<(OutboxSource, Vec<EventId>)>) {
+        self.add(relayed);
     }
 }
 
@@ -85,15 +112,19 @@ mod tests {
         // Adding more keeps the oldest's due time.
         uncleared.add(vec![(source, vec![third.id])]);
         assert_eq!(uncleared.clear_due(), Some(due));
-        let taken = uncleared.take();
+        let pulled_at = Instant::now();
+        let taken = uncleared.take(pulled_at);
         assert_eq!(taken.len(), 2);
         assert_eq!(uncleared.clear_due(), None);
+        // A change made before the pull and noted after it: not appended again.
+        let mut found = vec![(source, vec![first.clone(), second.clone()])];
+        uncleared.drop_appended(&mut found);
+        assert!(found.is_empty(), "pulled off moments ago: remembered");
+        // Two periods later they are forgotten (a copy read again then is read for).
+        uncleared.take(pulled_at + PULLED_REMEMBERED);
+        uncleared.take(pulled_at + PULLED_REMEMBERED * 2);
         let mut found = vec![(source, vec![first])];
         uncleared.drop_appended(&mut found);
-        assert_eq!(
-            found.len(),
-            1,
-            "pulled off: a copy read again is relayed again"
-        );
+        assert_eq!(found.len(), 1, "forgotten after two periods");
     }
 }

@@ -41,6 +41,13 @@ pub struct SentCommand {
     request_id: i32,
 }
 
+impl SentCommand {
+    /// How many documents an `insert` carried (0 for any other command).
+    pub fn inserted(&self) -> usize {
+        (self.command.get_array("documents")).map_or(0, |documents| documents.len())
+    }
+}
+
 impl CommandLog {
     pub(super) fn record(&self, event: &CommandEvent, lane: super::Lane) {
         if !self.recording.load(Ordering::Relaxed) {

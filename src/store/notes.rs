@@ -81,6 +81,21 @@ impl<P: Pile> Notes<P> {
         self.noted.notify_one();
     }
 
+    /// Waits until something is noted (without taking it).
+    pub async fn ready(&self) {
+        loop {
+            if !self.pending.lock().expect("notes lock").is_empty() {
+                return;
+            }
+            self.noted.notified().await;
+        }
+    }
+
+    /// Takes every note now (none when nothing is noted).
+    pub fn take_now(&self) -> P::Taken {
+        std::mem::take(&mut *self.pending.lock().expect("notes lock")).taken()
+    }
+
     /// Waits until something is noted, and takes every note.
     pub async fn take(&self) -> P::Taken {
         loop {

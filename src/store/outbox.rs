@@ -121,6 +121,29 @@ pub struct NotedOutboxes {
     pub own: HashSet<EventId>,
 }
 
+impl NotedOutboxes {
+    /// These entries (set aside by the relay) and then `later` ones: a document in both keeps
+    /// these first, then those of `later` it does not hold (later notes of a document repeat
+    /// the entries still on it before their own, in the same order).
+    pub fn then(mut self, later: NotedOutboxes) -> NotedOutboxes {
+        for (source, entries) in later.documents {
+            match self.documents.iter_mut().find(|(held, _)| *held == source) {
+                Some((_, held)) => {
+                    let ids: HashSet<EventId> = held.iter().map(|entry| entry.id).collect();
+                    held.extend(entries.into_iter().filter(|entry| !ids.contains(&entry.id)));
+                }
+                None => self.documents.push((source, entries)),
+            }
+        }
+        self.own.extend(later.own);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+}
+
 impl super::notes::Pile for OutboxPile {
     type Note = OutboxNote;
     type Taken = NotedOutboxes;
@@ -183,9 +206,15 @@ impl Store {
         });
     }
 
-    /// Waits until this process noted entries its changes left, and takes them, by document.
-    pub async fn noted_outboxes(&self) -> NotedOutboxes {
-        self.outbox.take().await
+    /// Waits until this process noted entries its changes left (without taking them).
+    pub async fn outboxes_noted(&self) {
+        self.outbox.ready().await
+    }
+
+    /// Takes the entries this process's changes left and noted, by document (none when
+    /// nothing is noted).
+    pub fn noted_outboxes(&self) -> NotedOutboxes {
+        self.outbox.take_now()
     }
 
     /// Documents with an entry made before `before` still in their outbox (index `outbox`),
@@ -371,6 +400,39 @@ mod tests {
             b,
             "taking frees the room"
         );
+    }
+
+    /// Entries set aside come before later notes of their document, each once; other
+    /// documents and the own ids of both are kept.
+    #[test]
+    fn entries_set_aside_come_before_later_notes_of_their_document() {
+        let source = |kind| OutboxSource {
+            kind,
+            showtime: new_id::<ShowtimeId>(),
+        };
+        let (a, b) = (source(OutboxKind::Inventory), source(OutboxKind::Inventory));
+        let all = entries(4);
+        let held = NotedOutboxes {
+            documents: vec![(a, all[..2].to_vec())],
+            own: [all[1].id].into(),
+        };
+        // A later note of `a` repeats the second entry (still on the document), then its own.
+        let later = NotedOutboxes {
+            documents: vec![(a, all[1..3].to_vec()), (b, all[3..].to_vec())],
+            own: [all[2].id, all[3].id].into(),
+        };
+        let merged = held.then(later);
+        assert_eq!(merged.documents.len(), 2);
+        assert_eq!(
+            (merged.documents[0].0, ids(&merged.documents[0].1)),
+            (a, ids(&all[..3]))
+        );
+        assert_eq!(
+            (merged.documents[1].0, ids(&merged.documents[1].1)),
+            (b, ids(&all[3..]))
+        );
+        assert_eq!(merged.own, [all[1].id, all[2].id, all[3].id].into());
+        assert!(!merged.is_empty() && NotedOutboxes::default().is_empty());
     }
 
     /// Two changes of one document acknowledged in the other order than they were made: the

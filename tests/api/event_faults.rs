@@ -3,16 +3,17 @@
 //! Every event is appended once, and each channel's log counts 1, 2, 3, … without a gap.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxoffice::channel_events::inspect;
 use boxoffice::channel_events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
-use boxoffice::store::PausePoint;
+use boxoffice::store::{Pause, PausePoint};
 use futures::future::join_all;
 use serde_json::json;
 
 use crate::events::{log_of, read_log, types_of};
-use crate::helpers::mongodb_uri;
+use crate::helpers::{mongodb_uri, TestApp};
 use crate::orders::CONFIRM;
 use crate::processes::GatewayProcess;
 use crate::sale::{sale, Sale, HOLD};
@@ -269,22 +270,9 @@ async fn a_pull_that_met_a_frozen_database_leaves_its_entry_to_the_next_relay_ap
 async fn a_showtime_s_events_keep_its_order_when_the_gateway_that_changed_it_first_relays_last() {
     let sale = sale().await;
     let other = sale.app.another_gateway().await;
-    // The first gateway holds A1, then stalls before its relay appends the hold's event.
-    let stalled = sale
-        .app
-        .store
-        .faults()
-        .pause_next_at(PausePoint::RelayBeforeAppend);
-    let first = sale.hold_id(&sale.maoyan, &["A1"]).await;
-    stalled.reached().await;
-    // The other gateway holds A2 after it was answered: its relay appends the first hold's
-    // event (on the document before its own), then its own.
-    let input = json!({ "showtimeId": sale.showtime, "seats": ["A2"] });
-    let second = other
-        .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
-        .await
-        .data()["holdSeats"]["id"]
-        .clone();
+    // The other gateway's relay appends the first hold's event (on the document before its
+    // own, and older than OWNER_GRACE by then), then its own.
+    let (stalled, first, second) = held_in_turn_first_relay_paused(&sale, &other).await;
     let log = log_of(&sale.app, &sale.maoyan, 2).await;
     assert_eq!(
         [&log[0]["holdId"], &log[1]["holdId"]],
@@ -299,4 +287,65 @@ async fn a_showtime_s_events_keep_its_order_when_the_gateway_that_changed_it_fir
     assert_eq!(holds, [first, second, third]);
     assert_eq!(gap_free(&sale, "maoyan").await, 3);
     assert!(outbox_empty(&sale).await);
+}
+
+/// Two gateways changing one showtime in turn: a gateway leaves the other's entry, made
+/// moments before its own, to the gateway that made it (which appends it within
+/// `OWNER_GRACE`), and appends its own after it. Neither appends the other's event, and the
+/// log keeps the showtime's order.
+#[tokio::test]
+async fn a_gateway_leaves_another_s_fresh_event_to_it_and_appends_its_own_after() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    let (first_log, other_log) = (sale.app.store.commands(), other.store.commands());
+    first_log.start_with_background();
+    other_log.start_with_background();
+    // The other gateway's note of A2 holds A1's entry before its own, made moments ago.
+    let (stalled, first, second) = held_in_turn_first_relay_paused(&sale, &other).await;
+    // Well within OWNER_GRACE, the first gateway's relay goes on.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stalled.resume();
+    let log = log_of(&sale.app, &sale.maoyan, 2).await;
+    let holds: Vec<_> = log.iter().map(|event| event["holdId"].clone()).collect();
+    assert_eq!(holds, [first, second], "the log keeps the showtime's order");
+    assert_eq!(gap_free(&sale, "maoyan").await, 2);
+    let inserts = |sent: Vec<boxoffice::store::SentCommand>| {
+        (sent.iter())
+            .filter(|command| command.name == "insert")
+            .filter(|command| command.collection.as_deref() == Some("events"))
+            .map(|command| command.inserted())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        inserts(first_log.take()),
+        [1],
+        "the first appends only its own"
+    );
+    assert_eq!(
+        inserts(other_log.take()),
+        [1],
+        "the other appends only its own"
+    );
+}
+
+/// The first gateway holds A1 and pauses before its relay appends the hold's event; then the
+/// other gateway holds A2. The pause, and the two holds' ids.
+async fn held_in_turn_first_relay_paused(
+    sale: &Sale,
+    other: &TestApp,
+) -> (Arc<Pause>, serde_json::Value, serde_json::Value) {
+    let stalled = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::RelayBeforeAppend);
+    let first = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    stalled.reached().await;
+    let input = json!({ "showtimeId": sale.showtime, "seats": ["A2"] });
+    let second = other
+        .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
+        .await
+        .data()["holdSeats"]["id"]
+        .clone();
+    (stalled, first, second)
 }

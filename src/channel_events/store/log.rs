@@ -24,6 +24,15 @@ pub enum Appended {
     SequenceTaken,
 }
 
+/// An event read from the end of a log: its id, channel and sequence number.
+#[derive(Debug, Deserialize)]
+pub struct LogTailEvent {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub channel: String,
+    pub sequence: i64,
+}
+
 impl Store {
     /// Which of the events `ids` are in the logs (by `_id`): one read.
     #[tracing::instrument(skip_all, fields(events = ids.len()))]
@@ -48,6 +57,30 @@ impl Store {
             })
             .await?;
         Ok(found.into_iter().map(|found| found.id).collect())
+    }
+
+    /// The events of each channel of `heads` after its sequence number there (at most
+    /// `limit`, in no particular order): one read, on index `channel_sequence` per channel.
+    #[tracing::instrument(skip_all, fields(channels = heads.len()))]
+    pub(in crate::channel_events) async fn log_tails(
+        &self,
+        heads: &[(String, i64)],
+        limit: usize,
+    ) -> Result<Vec<LogTailEvent>, ApiError> {
+        let clauses: Vec<bson::Document> = (heads.iter())
+            .map(|(channel, head)| doc! { "channel": channel, "sequence": { "$gt": head } })
+            .collect();
+        self.bounded(Call::new(names::EVENTS, "find"), async {
+            self.collection::<LogTailEvent>(names::EVENTS)
+                .find(doc! { "$or": clauses })
+                .projection(doc! { "_id": 1, "channel": 1, "sequence": 1 })
+                .limit(limit as i64)
+                .comment(BACKGROUND)
+                .await?
+                .try_collect()
+                .await
+        })
+        .await
     }
 
     /// The sequence number of `channel`'s last event (0 when its log is empty).
