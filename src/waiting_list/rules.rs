@@ -1,11 +1,7 @@
 //! The waiting list's rules: what a party may ask for. Pure.
 
 use crate::domain::seat::SeatKind;
-use crate::domain::text;
 use crate::error::ApiError;
-
-/// The longest customer id a channel may give (its own opaque id for the buyer).
-pub const MAX_CUSTOMER_CHARS: usize = 64;
 
 /// What a waiting party needs: how many seats, of which kind, and whether side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +39,6 @@ impl Party {
     }
 }
 
-/// The channel's id of its customer: 1 to 64 characters, no control characters.
-pub fn customer_checked(customer: &str) -> Result<String, ApiError> {
-    text::required_within("customerId", customer, MAX_CUSTOMER_CHARS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,8 +52,5 @@ mod tests {
         assert!(Party::checked(2, SeatKind::Couple, true, 6).is_ok());
         assert!(Party::checked(3, SeatKind::Couple, true, 6).is_err());
         assert!(Party::checked(2, SeatKind::Couple, false, 6).is_err());
-        assert!(customer_checked("u-1").is_ok());
-        assert!(customer_checked("").is_err());
-        assert!(customer_checked(&"x".repeat(65)).is_err());
     }
 }

@@ -11,10 +11,11 @@
 
 use std::time::Duration;
 
-use super::rules::{bucket_of, time_key, wanter, CustomerId};
+use super::rules::{bucket_of, time_key, wanter};
 use super::store::documents::{WantState, WantedMovieDoc, WanterDoc};
 use super::store::Listed;
 use crate::domain::cursor::{self, Cursor};
+use crate::domain::customer::CustomerId;
 use crate::domain::ids::MovieId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;

@@ -17,47 +17,16 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::error::ApiError;
+use crate::domain::customer::CustomerId;
 
 /// Wanters per by-movie bucket.
 pub const BUCKET_SIZE: i64 = 1000;
 /// Movies one customer may want to see at once.
 pub const MAX_MOVIES_PER_CUSTOMER: usize = 500;
-/// The longest customer id, in characters.
-pub const MAX_CUSTOMER_ID_CHARS: usize = 64;
-
-/// A channel's id for one of its customers: opaque to us, 1 to [`MAX_CUSTOMER_ID_CHARS`]
-/// printable characters without spaces (a hash or a uuid, not a name or a phone number).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CustomerId(String);
-
-impl CustomerId {
-    pub fn parse(id: &str) -> Result<CustomerId, ApiError> {
-        let chars = id.chars().count();
-        if chars == 0 || chars > MAX_CUSTOMER_ID_CHARS {
-            return Err(ApiError::bad_input(format!(
-                "customerId has {chars} characters: 1 to {MAX_CUSTOMER_ID_CHARS}"
-            )));
-        }
-        if let Some(bad) = id.chars().find(|c| c.is_control() || c.is_whitespace()) {
-            return Err(ApiError::bad_input(format!(
-                "customerId contains U+{:04X}: an opaque id has no spaces or control \
-                 characters",
-                u32::from(bad)
-            )));
-        }
-        Ok(CustomerId(id.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
 /// How the by-movie side names a customer: its channel and its id (a channel code has no `/`,
 /// so the pair is unambiguous).
 pub fn wanter(channel: &str, customer: &CustomerId) -> String {
-    format!("{channel}/{}", customer.0)
+    format!("{channel}/{}", customer.as_str())
 }
 
 /// The composite key that sorts by time: the instant in milliseconds, zero-padded, then `id`
@@ -75,16 +44,6 @@ pub fn bucket_of(seq: i64) -> i64 {
 mod tests {
     use super::*;
     use chrono::TimeZone;
-
-    #[test]
-    fn customer_ids_are_opaque_printable_and_short() {
-        for good in ["c-42", "9f86d081884c7d65", "用户123", &"x".repeat(64)] {
-            assert_eq!(CustomerId::parse(good).unwrap().as_str(), good);
-        }
-        for bad in ["", "a b", "a\u{0}b", "tab\there", "line\n", &"x".repeat(65)] {
-            assert!(CustomerId::parse(bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn time_keys_sort_as_their_instants_then_ids() {

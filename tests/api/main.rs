@@ -18,6 +18,7 @@ mod confirm_batches;
 mod conformance;
 mod counters;
 mod crashes;
+mod customer_ids;
 mod event_faults;
 mod event_stream;
 mod events;

@@ -5,11 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use boxoffice::domain::customer::CustomerId;
 use boxoffice::domain::ids::MovieId;
 use boxoffice::store::documents::MovieDoc;
 use boxoffice::store::{CrashPoint, Store};
 use boxoffice::want_to_see::inspect;
-use boxoffice::want_to_see::rules::{CustomerId, BUCKET_SIZE};
+use boxoffice::want_to_see::rules::BUCKET_SIZE;
 use boxoffice::want_to_see::store::documents::WantState;
 use futures::future::join_all;
 use serde_json::{json, Value};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_graphql::{Context, InputObject, Object, ID};
 
 use crate::concessions::rules::{self as concession_rules, ItemAsk};
+use crate::domain::customer::CustomerId;
 use crate::domain::global_id;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::domain::{input_caps, pricing};
@@ -62,8 +63,8 @@ pub struct HoldSeatsInput {
     // it (see `hold_seats`), so the key's record holds nothing redeemable.
     #[serde(skip_serializing)]
     pub voucher: Option<String>,
-    /// The channel's opaque id of its customer (1 to 64 characters): needed with a voucher
-    /// that caps redemptions per customer.
+    /// The channel's opaque id of its customer (1 to 64 characters, no spaces or control
+    /// characters): needed with a voucher that caps redemptions per customer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<String>,
     /// Products to hold beside the seats (at most 10 lines, each product once), at their
@@ -132,8 +133,9 @@ impl HoldMutation {
             .map(VoucherCode::parse)
             .transpose()?;
         let customer = (input.customer_id.as_deref())
-            .map(|customer| voucher_rules::customer_of(channel, customer))
-            .transpose()?;
+            .map(CustomerId::parse)
+            .transpose()?
+            .map(|customer| voucher_rules::customer_of(channel, &customer));
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let choice = match (&input.seats, &input.best) {
             (Some(seats), None) => SeatChoice::Named(seats.clone()),

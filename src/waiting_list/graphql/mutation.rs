@@ -3,6 +3,7 @@
 use async_graphql::{Context, InputObject, Object, ID};
 
 use super::types::WaitingListEntry;
+use crate::domain::customer::CustomerId;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -25,8 +26,8 @@ pub struct JoinWaitingListInput {
     pub kind: SeatKind,
     /// Side by side in one row (true), or anywhere in the hall.
     pub together: bool,
-    /// The channel's opaque id of its customer (1 to 64 characters): one place in line per
-    /// customer and showtime.
+    /// The channel's opaque id of its customer (1 to 64 characters, no spaces or control
+    /// characters): one place in line per customer and showtime.
     pub customer_id: String,
 }
 
@@ -52,7 +53,7 @@ impl WaitingListMutation {
             input.together,
             policy.max_seats,
         )?;
-        let customer = rules::customer_checked(&input.customer_id)?;
+        let customer = CustomerId::parse(&input.customer_id)?.into_string();
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let store = ctx.store();
         let entry = Box::pin(waiting_list::join(

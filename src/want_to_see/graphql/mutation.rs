@@ -4,11 +4,11 @@ use async_graphql::{Context, InputObject, Object, ID};
 
 use super::types::WantedMovie;
 use crate::counters::Counted;
+use crate::domain::customer::CustomerId;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::want_to_see;
-use crate::want_to_see::rules::CustomerId;
 
 #[derive(Default)]
 pub struct WantToSeeMutation;

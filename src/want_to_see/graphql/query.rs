@@ -6,12 +6,12 @@ use async_graphql::{Context, Object, ID};
 
 use super::types::{WantToSeeCount, WantedMovie, Wanter};
 use crate::domain::cursor::Cursor;
+use crate::domain::customer::CustomerId;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost};
 use crate::want_to_see;
-use crate::want_to_see::rules::CustomerId;
 
 #[derive(Default)]
 pub struct WantToSeeQuery;
@@ -24,7 +24,10 @@ impl WantToSeeQuery {
     async fn want_to_see(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "The channel's opaque id of the customer.")] customer_id: String,
+        #[graphql(
+            desc = "The channel's opaque id of the customer (1 to 64 characters, no spaces or control characters)."
+        )]
+        customer_id: String,
         #[graphql(desc = "How many movies (default 20, at most the configured cap).")]
         first: Option<i32>,
         #[graphql(desc = "The `cursor` of the last movie of the previous page.")] after: Option<
