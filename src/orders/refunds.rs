@@ -82,18 +82,20 @@ pub async fn cancel_order(
         }
         if order.refunding.is_some() || order.status == OrderStatus::Cancelling {
             // A refund under way (this request's, a crashed one's, or a concurrent one's):
-            // finish it. One that does what this request asks (a retry without a key after
-            // INTERNAL) is its answer; otherwise see where the order stands now.
+            // finish it. Without a key, one that does what this request asks (a retry after
+            // INTERNAL) is its answer; with one, only this key's attempts are (a request under
+            // another key racing it is answered as if it came after: cancelled already).
             let under_way = order
                 .refunding
                 .and_then(|refund| order.refund(refund).cloned());
             let whole = order.status == OrderStatus::Cancelling;
             let finished = finish_refund(store, order).await?;
-            let asked_for = match (request.asked(), &under_way) {
-                (None, _) => whole,
-                (Some(asked), Some(refund)) => same_lines(asked, refund),
-                (Some(_), None) => false,
-            };
+            let asked_for = !attempt.keyed()
+                && match (request.asked(), &under_way) {
+                    (None, _) => whole,
+                    (Some(asked), Some(refund)) => same_lines(asked, refund),
+                    (Some(_), None) => false,
+                };
             let withdrawn =
                 (under_way.as_ref()).is_some_and(|refund| finished.refund(refund.id).is_none());
             if asked_for && withdrawn {

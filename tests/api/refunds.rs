@@ -441,3 +441,54 @@ async fn sales_figures_agree_with_the_orders_after_racing_partial_cancellations(
     sale.check_invariants().await;
     sale.check_orders_agree_with_seats().await;
 }
+
+/// Eight cancellations of one seat under eight keys, at once on two gateways: one refunds it;
+/// the others are answered as one sent after them is, BAD_USER_INPUT "cancelled already"
+/// (a request under another key is not a retry of the one that won). One refund is recorded.
+#[tokio::test]
+async fn cancellations_of_one_seat_racing_under_their_own_keys_answer_as_a_late_one_does() {
+    let sale = Arc::new(sale().await);
+    let other = Arc::new(sale.app.another_gateway().await);
+    let order = sale.order(&sale.maoyan, &["A1", "A2"]).await;
+    let cancel = |n: usize| {
+        let (sale, other, order) = (Arc::clone(&sale), Arc::clone(&other), order.clone());
+        async move {
+            let gateway = if n.is_multiple_of(2) { &sale.app } else { &*other };
+            let key = format!("cancel-a1-{n}");
+            let variables = json!({ "id": order, "seats": ["A1"], "key": key });
+            let answer = gateway
+                .graphql_as(&sale.maoyan, CANCEL_SEATS, variables)
+                .await;
+            match answer.0.get("errors") {
+                None => Ok(answer.data()["cancelOrder"]["refunds"].clone()),
+                Some(_) => Err((answer.error_code().to_owned(), answer.0.to_string())),
+            }
+        }
+    };
+    let tasks: Vec<_> = (0..8).map(|n| tokio::spawn(cancel(n))).collect();
+    let mut answers = Vec::new();
+    for task in tasks {
+        answers.push(task.await.unwrap());
+    }
+    let late = cancel(8).await;
+    let won: Vec<_> = answers
+        .iter()
+        .filter_map(|answer| answer.as_ref().ok())
+        .collect();
+    assert_eq!(won.len(), 1, "one refunds the seat: {answers:?}");
+    assert_eq!(won[0].as_array().unwrap().len(), 1);
+    for refused in answers
+        .iter()
+        .filter_map(|answer| answer.as_ref().err())
+        .chain(late.as_ref().err())
+    {
+        assert_eq!(refused.0, "BAD_USER_INPUT");
+        assert!(refused.1.contains("cancelled already"), "{}", refused.1);
+    }
+    assert!(late.is_err(), "the late one is refused too");
+    let read = (sale.app)
+        .graphql_as(&sale.maoyan, ORDER, json!({ "id": order }))
+        .await;
+    assert_eq!(read.data()["order"]["refunds"].as_array().unwrap().len(), 1);
+    sale.check_invariants().await;
+}

@@ -100,7 +100,9 @@ impl OrderMutation {
     /// within its cut-off before the start; its fee kept per seat, products refunded in full;
     /// a product collected at the counter is never refunded). The order stays CONFIRMED while
     /// it has lines left to give back, and is CANCELLED with its last one. A seat or product
-    /// not in the order, or cancelled already, is BAD_USER_INPUT.
+    /// not in the order, or cancelled already, is BAD_USER_INPUT, also while another
+    /// cancellation of it (under another idempotency key) is under way: one request refunds a
+    /// line, whichever comes first.
     #[tracing::instrument(skip(self, ctx, seats, items))]
     async fn cancel_order(
         &self,
