@@ -310,3 +310,32 @@ fn graphql_types_await_store_calls_boxed() {
     assert!(calls >= 5, "found the store calls: {calls}");
     assert!(unboxed.is_empty(), "unboxed store calls: {unboxed:#?}");
 }
+
+/// Every source file the guides name (`` `holds/batch.rs` ``) exists: from `src/` or the
+/// repository's root; in `ARCHITECTURE.md` also from the folder of the feature whose section
+/// names it. A move that leaves a guide pointing at nothing fails here.
+#[test]
+fn the_files_the_guides_name_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let features: Vec<PathBuf> = (std::fs::read_dir(root.join("src")).expect("src"))
+        .map(|entry| entry.expect("an entry of src").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    let mut missing = Vec::new();
+    for (guide, by_feature) in [("ARCHITECTURE.md", true), ("docs/deployment.md", false)] {
+        let folders: Vec<PathBuf> = [root.join("src"), root.to_path_buf()]
+            .into_iter()
+            .chain(features.iter().filter(|_| by_feature).cloned())
+            .collect();
+        let text = std::fs::read_to_string(root.join(guide)).expect("the guide");
+        for named in text.split('`').skip(1).step_by(2) {
+            let is_path = named.ends_with(".rs")
+                && named.contains('/')
+                && (named.chars()).all(|c| c.is_ascii_lowercase() || "_/.".contains(c));
+            if is_path && !folders.iter().any(|folder| folder.join(named).exists()) {
+                missing.push(format!("{guide}: {named}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "named but not there: {missing:#?}");
+}

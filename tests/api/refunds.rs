@@ -453,7 +453,11 @@ async fn cancellations_of_one_seat_racing_under_their_own_keys_answer_as_a_late_
     let cancel = |n: usize| {
         let (sale, other, order) = (Arc::clone(&sale), Arc::clone(&other), order.clone());
         async move {
-            let gateway = if n.is_multiple_of(2) { &sale.app } else { &*other };
+            let gateway = if n.is_multiple_of(2) {
+                &sale.app
+            } else {
+                &*other
+            };
             let key = format!("cancel-a1-{n}");
             let variables = json!({ "id": order, "seats": ["A1"], "key": key });
             let answer = gateway
