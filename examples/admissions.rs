@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::api_key::ApiKey;
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::layout::row_label;
@@ -61,7 +61,7 @@ fn main() -> anyhow::Result<()> {
     let state = AppState::new(
         store.clone(),
         Limits::default(),
-        SalesArgs::default().hold_policy(),
+        BookingArgs::default().hold_policy(),
     );
     let server = servers.spawn(async move { axum::serve(listener, app(state)).await });
     let client = reqwest::Client::new();

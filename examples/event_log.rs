@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::ticket_codes::TicketSecret;
@@ -109,7 +109,11 @@ fn main() -> anyhow::Result<()> {
 /// Serves a gateway over `store` on the server runtime; its address.
 fn serve(server: &tokio::runtime::Runtime, store: Store) -> std::net::SocketAddr {
     server.block_on(async move {
-        let state = AppState::new(store, Limits::default(), SalesArgs::default().hold_policy());
+        let state = AppState::new(
+            store,
+            Limits::default(),
+            BookingArgs::default().hold_policy(),
+        );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         tokio::spawn(boxoffice::serve(
@@ -202,7 +206,7 @@ async fn deliver(
     let (showtimes, _) = bench_catalogue::insert(&store, EVENTS.div_ceil(400), 30).await?;
     let relay = boxoffice::channel_events::EventRelay::new(store.clone());
     tokio::spawn(Arc::clone(&relay).run());
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let locks = Arc::default();
     for i in 0..EVENTS {
         let request = boxoffice::holds::HoldRequest {

@@ -20,7 +20,7 @@ mod server_cpu;
 
 use std::time::{Duration, Instant};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, demo, AppState};
 use chrono::{DateTime, Days, NaiveDate, Utc};
@@ -224,7 +224,11 @@ async fn load_if_empty(store: &Store, day: NaiveDate) -> anyhow::Result<()> {
 fn serve(servers: &tokio::runtime::Runtime, store: Store) -> anyhow::Result<String> {
     let listener = servers.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let url = format!("http://{}/graphql", listener.local_addr()?);
-    let state = AppState::new(store, Limits::default(), SalesArgs::default().hold_policy());
+    let state = AppState::new(
+        store,
+        Limits::default(),
+        BookingArgs::default().hold_policy(),
+    );
     servers.spawn(async move { axum::serve(listener, app(state)).await });
     Ok(url)
 }

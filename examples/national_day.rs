@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::demo::{self, DemoPlan, Generator};
 use boxoffice::domain::global_id::GlobalId;
 use boxoffice::store::documents::ShowtimeDoc;
@@ -120,7 +120,7 @@ async fn main() -> anyhow::Result<()> {
         ..Limits::default()
     };
     let api_store = Store::connect(&uri, &api_db).await?;
-    let state = AppState::new(api_store, limits, SalesArgs::default().hold_policy());
+    let state = AppState::new(api_store, limits, BookingArgs::default().hold_policy());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/graphql", listener.local_addr()?);
     let server = tokio::spawn(async move { axum::serve(listener, app(state)).await });

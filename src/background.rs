@@ -29,7 +29,7 @@ pub struct Intervals {
     pub sales: Duration,
     /// The hold policy waiting parties' offers are made under (their hold time, their size
     /// cap); the offers' passes run each `waiting_list::PASS_EVERY`.
-    pub offers: crate::holds::rules::HoldPolicy,
+    pub offer_policy: crate::holds::rules::HoldPolicy,
 }
 
 /// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler, the
@@ -125,7 +125,7 @@ pub async fn run(
     // Freed seats offered to waiting parties: at once for this process's frees, and each
     // `PASS_EVERY` for every showtime with parties waiting.
     let locks = Arc::new(crate::holds::ShowtimeLocks::default());
-    let offers = crate::waiting_list::Offers::new(store.clone(), locks, intervals.offers)
+    let offers = crate::waiting_list::Offers::new(store.clone(), locks, intervals.offer_policy)
         .run(shutdown.clone());
     futures::join!(
         left_events,

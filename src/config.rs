@@ -195,7 +195,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub limits: Limits,
     #[command(flatten)]
-    pub sales: SalesArgs,
+    pub booking: BookingArgs,
     #[command(flatten)]
     pub catalogue: CatalogueArgs,
     #[command(flatten)]
@@ -287,9 +287,11 @@ impl CatalogueArgs {
     }
 }
 
-/// The sales policy.
+/// The booking policy and the pace of the passes that keep it: how many seats a hold takes
+/// and how long it lasts, how often expired holds are swept and the sales figures caught up,
+/// how long an idempotency key is leased, and the admission window.
 #[derive(Debug, Clone, Copy, Args)]
-pub struct SalesArgs {
+pub struct BookingArgs {
     /// The most seats one hold may take (1 to 10).
     #[arg(long, env = "BOXOFFICE_MAX_SEATS_PER_HOLD", default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::domain::list_caps::MAX_SEATS_PER_HOLD as u64))]
     pub max_seats_per_hold: usize,
@@ -319,9 +321,9 @@ pub struct SalesArgs {
     pub admission_closes_minutes: u32,
 }
 
-impl Default for SalesArgs {
+impl Default for BookingArgs {
     fn default() -> Self {
-        SalesArgs {
+        BookingArgs {
             max_seats_per_hold: 6,
             hold_ttl_seconds: 600,
             hold_extension_seconds: 300,
@@ -334,13 +336,13 @@ impl Default for SalesArgs {
     }
 }
 
-impl SalesArgs {
+impl BookingArgs {
     /// How often the background tasks run.
     pub fn intervals(&self) -> crate::background::Intervals {
         crate::background::Intervals {
             sweep: std::time::Duration::from_secs(self.sweep_interval_seconds.max(1)),
             sales: std::time::Duration::from_millis(self.sales_interval_ms.max(10)),
-            offers: self.hold_policy(),
+            offer_policy: self.hold_policy(),
         }
     }
 

@@ -131,9 +131,9 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         print_channel_keys(&loaded);
     }
     warm_up(&store).await?;
-    let state = AppState::new(store.clone(), args.limits, args.sales.hold_policy())
-        .with_key_policy(args.sales.key_policy())
-        .with_admission_window(args.sales.admission_window())
+    let state = AppState::new(store.clone(), args.limits, args.booking.hold_policy())
+        .with_key_policy(args.booking.key_policy())
+        .with_admission_window(args.booking.admission_window())
         .with_webhooks_allowing_private(args.events.webhooks_allow_private)
         .with_catalogue_rules(args.catalogue.rules())
         .with_client_ip_header(args.client_ip_header)
@@ -160,7 +160,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     );
     let background = tokio::spawn(background::run(
         store.clone(),
-        args.sales.intervals(),
+        args.booking.intervals(),
         membership,
         webhooks,
         state.shutdown.clone(),

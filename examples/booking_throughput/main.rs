@@ -46,7 +46,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use booking_pairs::{booking_pair, driver_pair, gateway_pair};
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::gateways;
 use boxoffice::holds::ShowtimeLocks;
@@ -241,7 +241,7 @@ fn main() -> anyhow::Result<()> {
     let db = servers
         .block_on(mongodb::Client::with_uri_str(&uri))?
         .database(&database);
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     println!("hold (best 2 seats) + confirm, in database {database}");
     println!(
         "per change: per successful seat change (the hold or the confirm of a pair that \
@@ -281,7 +281,7 @@ fn main() -> anyhow::Result<()> {
             let background = (path != Path::Driver).then(|| {
                 servers.spawn(boxoffice::background::run(
                         store.clone(),
-                        SalesArgs::default().intervals(),
+                        BookingArgs::default().intervals(),
                         gateways::Membership::new(
                             Default::default(),
                             std::time::Duration::from_secs(2),

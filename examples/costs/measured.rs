@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::holds::ShowtimeLocks;
 use boxoffice::store::{DatabaseOptions, Store};
@@ -77,7 +77,7 @@ async fn serve(role: Role, uri: &str, database: &str) -> anyhow::Result<()> {
     };
     let store = Store::connect_with(uri, database, &options).await?;
     let db = mongodb::Client::with_uri_str(uri).await?.database(database);
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let port = match role {
         Role::Gateway => {
             let state = AppState::new(store.clone(), Limits::default(), policy);

@@ -53,7 +53,7 @@ mod writes;
 use std::process::Command;
 use std::time::Duration;
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::gateways;
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, AppState};
@@ -112,7 +112,7 @@ fn main() -> anyhow::Result<()> {
     };
     // On the server runtime, which runs its event relay.
     let entered = servers.enter();
-    let state = AppState::new(store.clone(), limits, SalesArgs::default().hold_policy());
+    let state = AppState::new(store.clone(), limits, BookingArgs::default().hold_policy());
     drop(entered);
     let state = if scenario == "busy-unshared" {
         state.without_shared_subscriptions()
@@ -130,7 +130,7 @@ fn main() -> anyhow::Result<()> {
     // `boxoffice serve`.
     let background = servers.spawn(boxoffice::background::run(
         store.clone(),
-        SalesArgs::default().intervals(),
+        BookingArgs::default().intervals(),
         gateways::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
         boxoffice::webhooks::Deliverer::new(
             store.clone(),

@@ -24,7 +24,7 @@ mod server_cpu;
 
 use std::time::{Duration, Instant};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::store::{DatabaseOptions, Store};
 use boxoffice::{app, demo, AppState};
 use floor::{REFERENCES_ONLY, WITH_LOADED_FIELDS};
@@ -148,7 +148,7 @@ fn main() -> anyhow::Result<()> {
         let state = AppState::new(
             store.clone(),
             Limits::default(),
-            SalesArgs::default().hold_policy(),
+            BookingArgs::default().hold_policy(),
         );
         let gateway = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let gateway_url = format!("http://{}/graphql", gateway.local_addr()?);

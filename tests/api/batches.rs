@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::store::{Lane, PausePoint};
 use serde_json::{json, Value};
 
@@ -92,7 +92,7 @@ async fn a_batch_of_holds_sends_the_same_commands_whatever_its_size() {
     ];
     for n in [3, 24] {
         let rows = ["SSSSSSSSSSSSSSSSSSSS"; 10];
-        let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+        let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
         let (answers, sent) = one_batch(&sale, n, false).await;
         let (seats, refusals) = seats_and_refusals(&answers);
         assert!(refusals.is_empty(), "{refusals:?}");
@@ -107,7 +107,7 @@ async fn a_batch_of_holds_sends_the_same_commands_whatever_its_size() {
 async fn holds_a_batch_cannot_seat_are_refused_from_its_read_and_the_rest_are_placed() {
     // Three pairs for five requests: the first three in the queue get them.
     let rows = ["SS_SS_SS"];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let (answers, sent) = one_batch(&sale, 5, false).await;
     let (seats, refusals) = seats_and_refusals(&answers);
     assert_eq!(seats.len(), 6);
@@ -126,7 +126,7 @@ async fn holds_a_batch_cannot_seat_are_refused_from_its_read_and_the_rest_are_pl
 #[tokio::test]
 async fn keyed_holds_of_a_batch_each_keep_their_own_answer() {
     let rows = ["SSSSSSSSSSSSSSSSSSSS"; 4];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let (answers, sent) = one_batch(&sale, 8, true).await;
     let (seats, _) = seats_and_refusals(&answers);
     assert_eq!(seats.len(), 16);

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::domain::seat::SeatState;
 use serde_json::{json, Value};
 
@@ -403,7 +403,7 @@ async fn a_subscriber_sees_seats_blocked_then_available_with_consecutive_version
 #[tokio::test]
 async fn blocks_racing_holds_take_all_their_seats_or_none_and_never_a_held_one() {
     let rows = ["SSSSSSSS"; 4];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let chain = sale.chain().await;
     let second = sale.app.another_gateway().await;
     let mut tasks = Vec::new();

@@ -572,9 +572,11 @@ async fn a_gateway_killed_mid_cancellation_leaves_it_to_the_keyed_retry() {
 #[ignore]
 async fn cancellation_figures() {
     let rows = ["SSSSSSSSSSSSSSSSSSSS"; 10];
-    let sale =
-        crate::sale::sale_in_hall(boxoffice::config::SalesArgs::default().hold_policy(), &rows)
-            .await;
+    let sale = crate::sale::sale_in_hall(
+        boxoffice::config::BookingArgs::default().hold_policy(),
+        &rows,
+    )
+    .await;
     let chain = sale.chain().await;
     let mut orders = 0;
     for row in ["A", "B", "C", "D", "E", "F", "G", "H"] {

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::idempotency::KeyPolicy;
@@ -36,7 +36,7 @@ pub async fn short_lease_world() -> World {
         lease: LEASE,
         ..KeyPolicy::default()
     };
-    let hold_policy = SalesArgs::default().hold_policy();
+    let hold_policy = BookingArgs::default().hold_policy();
     world_on(TestApp::spawn_with_keys(Limits::default(), hold_policy, keys).await).await
 }
 
@@ -182,7 +182,7 @@ async fn a_stalled_cinema_creation_taken_over_by_its_retry_makes_one_cinema() {
         lease: LEASE,
         ..KeyPolicy::default()
     };
-    let hold_policy = SalesArgs::default().hold_policy();
+    let hold_policy = BookingArgs::default().hold_policy();
     let t = tree_on(TestApp::spawn_with_keys(Limits::default(), hold_policy, keys).await).await;
     let mut cinema = cinema_input(&t.nanshan);
     cinema["idempotencyKey"] = json!("cinema-1");

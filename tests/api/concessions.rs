@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::store::CrashPoint;
 use bson::doc;
 use serde_json::{json, Value};
@@ -516,7 +516,7 @@ async fn what_a_hold_asks_for_is_checked_and_a_refused_hold_takes_no_stock() {
 #[tokio::test]
 async fn stock_is_never_oversold_when_64_holds_race_on_two_gateways() {
     let rows = ["SSSSSSSSSS"; 8];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let other = Arc::new(sale.app.another_gateway().await);
     let wanda = operator(&sale).await;
     let popcorn = Arc::new(product(&sale, &wanda, "限量杯", 6_800, Some(10)).await);
@@ -652,7 +652,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
 async fn expiry_by_the_sweeper_gives_the_units_back_once() {
     let policy = boxoffice::holds::rules::HoldPolicy {
         ttl: std::time::Duration::from_millis(300),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let sale = crate::sale::sale_with(policy).await;
     let wanda = operator(&sale).await;
@@ -762,7 +762,7 @@ async fn a_collection_outside_the_window_or_of_refunded_products_is_refused() {
 
 #[tokio::test]
 async fn collections_and_refunds_racing_on_two_gateways_take_each_line_once() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &["SSSSSSSS"; 3]).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &["SSSSSSSS"; 3]).await);
     starting_in(&sale, 30).await;
     let other = Arc::new(sale.app.another_gateway().await);
     let wanda = operator(&sale).await;

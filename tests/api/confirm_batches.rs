@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::store::{Lane, PausePoint};
 use serde_json::{json, Value};
 
@@ -126,7 +126,7 @@ async fn a_batch_of_confirmations_sends_the_same_commands_whatever_its_size() {
     for n in [3, 10] {
         let sale = Arc::new(
             sale_in_hall(
-                SalesArgs::default().hold_policy(),
+                BookingArgs::default().hold_policy(),
                 &["SSSSSSSSSSSSSSSSSSSS"],
             )
             .await,
@@ -148,7 +148,7 @@ async fn a_batch_of_confirmations_sends_the_same_commands_whatever_its_size() {
 
 #[tokio::test]
 async fn confirmations_a_batch_cannot_take_are_refused_from_its_read() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &["SSSSSSSSSS"]).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &["SSSSSSSSSS"]).await);
     let mut held = holds(&sale, 2).await;
     // Another channel's hold, and one released before the batch: neither is this channel's
     // to confirm. Both refused from the batch's read, with nothing written.
@@ -186,7 +186,7 @@ async fn confirmations_a_batch_cannot_take_are_refused_from_its_read() {
 
 #[tokio::test]
 async fn a_hold_released_while_its_batch_is_written_is_refused_and_the_others_are_sold() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &["SSSSSSSSSS"]).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &["SSSSSSSSSS"]).await);
     let held = holds(&sale, 3).await;
     let ids: Vec<Value> = held.iter().map(|(id, _)| id.clone()).collect();
     let released = ids[1].clone();
@@ -231,7 +231,8 @@ async fn a_hold_released_while_its_batch_is_written_is_refused_and_the_others_ar
 
 #[tokio::test]
 async fn keyed_confirmations_of_a_batch_each_replay_their_own_order() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &["SSSSSSSSSSSS"]).await);
+    let sale =
+        Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &["SSSSSSSSSSSS"]).await);
     let held = holds(&sale, 5).await;
     let ids: Vec<Value> = held.iter().map(|(id, _)| id.clone()).collect();
     let (answers, sent) = one_batch(&sale, &ids, true, || async {}).await;

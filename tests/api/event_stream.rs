@@ -13,7 +13,7 @@ use crate::helpers::TestApp;
 use crate::live_client::LiveClient;
 use crate::orders::CANCEL;
 use crate::sale::{sale_in_hall, sale_on, Sale};
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 
 const CHANNEL_EVENTS: &str = "subscription ($after: String, $types: [ChannelEventType!]) {
     channelEvents(after: $after, types: $types) { id cursor type seats } }";
@@ -103,7 +103,7 @@ async fn receive(client: &mut LiveClient, id: &str, count: usize, into: &mut Vec
 
 #[tokio::test]
 async fn a_channel_that_reconnects_with_its_last_cursor_gets_every_event_once_in_order() {
-    let sale = sale_in_hall(SalesArgs::default().hold_policy(), &ROWS).await;
+    let sale = sale_in_hall(BookingArgs::default().hold_policy(), &ROWS).await;
     let (mut maoyan, mut wechat) = (Done::default(), Done::default());
     let mut free = Seats::all();
     let mut dice = Dice(2026);

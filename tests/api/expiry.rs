@@ -119,5 +119,5 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
 
 /// The default hold policy (holds of ten minutes).
 fn sale_policy() -> HoldPolicy {
-    boxoffice::config::SalesArgs::default().hold_policy()
+    boxoffice::config::BookingArgs::default().hold_policy()
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::{CrashPoint, PausePoint};
@@ -35,7 +35,7 @@ pub(crate) async fn two_gateways() -> (Arc<Sale>, Arc<TestApp>) {
         ..KeyPolicy::default()
     };
     let rows = ["SSSSSSSS"; 3];
-    let sale = sale_with_keys(SalesArgs::default().hold_policy(), keys, &rows).await;
+    let sale = sale_with_keys(BookingArgs::default().hold_policy(), keys, &rows).await;
     let other = sale.app.another_gateway().await;
     (Arc::new(sale), Arc::new(other))
 }
@@ -425,7 +425,7 @@ async fn a_request_over_its_time_is_stopped_and_its_key_taken_over_at_once() {
         lease: Duration::from_secs(30),
         ..KeyPolicy::default()
     };
-    let app = TestApp::spawn_with_keys(limits, SalesArgs::default().hold_policy(), keys).await;
+    let app = TestApp::spawn_with_keys(limits, BookingArgs::default().hold_policy(), keys).await;
     let sale = Arc::new(crate::sale::sale_on(app, &["SSSSSSSS"; 2]).await);
     let pause = sale
         .app

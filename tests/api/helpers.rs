@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::{DatabaseOptions, Store};
@@ -143,13 +143,13 @@ impl TestApp {
     }
 
     pub async fn spawn_with(limits: Limits) -> TestApp {
-        TestApp::spawn_with_policy(limits, SalesArgs::default().hold_policy()).await
+        TestApp::spawn_with_policy(limits, BookingArgs::default().hold_policy()).await
     }
 
     /// A gateway whose state `configure` adjusts (CORS origins, ...).
     pub async fn spawn_configured(limits: Limits, configure: fn(AppState) -> AppState) -> TestApp {
         let store = connect_test_store(&fresh_database_name()).await;
-        let hold_policy = SalesArgs::default().hold_policy();
+        let hold_policy = BookingArgs::default().hold_policy();
         let state = configure(AppState::new(store.clone(), limits, hold_policy));
         TestApp::listen(store, state).await
     }
@@ -175,7 +175,7 @@ impl TestApp {
             .await
             .expect("connect to the database");
         store.ensure_indexes().await.expect("create indexes");
-        let hold_policy = SalesArgs::default().hold_policy();
+        let hold_policy = BookingArgs::default().hold_policy();
         TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
     }
 
@@ -187,7 +187,7 @@ impl TestApp {
             .await
             .with_event_retention(retention);
         store.ensure_indexes().await.expect("create indexes");
-        let hold_policy = SalesArgs::default().hold_policy();
+        let hold_policy = BookingArgs::default().hold_policy();
         TestApp::serve(store, Limits::default(), hold_policy, KeyPolicy::default()).await
     }
 
@@ -198,7 +198,7 @@ impl TestApp {
     ) -> TestApp {
         let store = connect_test_store(&fresh_database_name()).await;
         store.ensure_indexes().await.expect("create indexes");
-        let hold_policy = SalesArgs::default().hold_policy();
+        let hold_policy = BookingArgs::default().hold_policy();
         let state = AppState::new(store.clone(), limits, hold_policy)
             .with_clock(clock, std::sync::Arc::default());
         TestApp::listen(store, state).await

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use serde_json::{json, Value};
 
 use crate::processes::GatewayProcess;
@@ -219,7 +219,7 @@ fn hold_key_inside_input(query: &str, variables: &mut Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gateways_killed_mid_booking_leave_one_answer_per_key_and_no_seat_lost() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &ROWS).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &ROWS).await);
     let uri = crate::helpers::mongodb_uri();
     let database = sale.app.store.database_name().to_owned();
     let gateways = Arc::new(

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::store::SentCommand;
 use serde_json::{json, Value};
 
@@ -157,7 +157,7 @@ async fn follow_to(client: &mut LiveClient, mirror: &mut Mirror, target: i64) ->
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn subscribers_joining_while_seats_change_follow_from_a_whole_map_without_a_gap() {
     let rows = ["SSSSSSSS", "SSSSSSSS"];
-    let sale: Sale = sale_in_hall(SalesArgs::default().hold_policy(), &rows).await;
+    let sale: Sale = sale_in_hall(BookingArgs::default().hold_policy(), &rows).await;
     let writers: Vec<_> = (1..=8)
         .map(|n| {
             let (app, key) = (sale.app.clone(), sale.key_of_client(n).to_owned());

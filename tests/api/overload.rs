@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use boxoffice::background::{self, Intervals};
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::seat::SeatState;
 use boxoffice::gateways::Membership;
 use boxoffice::holds::rules::HoldPolicy;
@@ -258,7 +258,7 @@ async fn over_the_in_flight_cap_a_request_is_refused_at_once_having_sent_no_comm
 async fn background_passes_run_on_connections_of_their_own_while_requests_have_taken_every_one() {
     let short = HoldPolicy {
         ttl: Duration::from_millis(300),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let sale = sale_with(short).await;
     sale.hold(&sale.maoyan, &["A1", "A2"]).await.data();
@@ -273,7 +273,7 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
         Intervals {
             sweep: Duration::from_millis(100),
             sales: Duration::from_millis(100),
-            offers: boxoffice::config::SalesArgs::default().hold_policy(),
+            offer_policy: boxoffice::config::BookingArgs::default().hold_policy(),
         },
         Membership::new(Arc::default(), Duration::from_millis(100)),
         Deliverer::new(

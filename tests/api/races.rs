@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use serde_json::{json, Value};
 
 use crate::helpers::TestApp;
@@ -109,7 +109,7 @@ async fn client(sale: Arc<Sale>, task: usize) -> Outcome {
 #[tokio::test]
 async fn hundreds_of_racing_clients_never_sell_a_seat_twice() {
     let rows = ["SSSSSSSSSS"; 6];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let clients: Vec<_> = (0..TASKS)
         .map(|task| tokio::spawn(client(Arc::clone(&sale), task)))
         .collect();
@@ -181,7 +181,7 @@ async fn buy_best_pair(
 async fn racing_best_available_requests_of_one_gateway_all_get_seats_while_there_are_some() {
     // 100 pairs for 60 clients: none should be told the seats kept being taken.
     let rows = ["SSSSSSSSSSSSSSSSSSSS"; 10];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let clients: Vec<_> = (0..60)
         .map(|i| {
             let sale = Arc::clone(&sale);
@@ -211,7 +211,7 @@ async fn two_gateways_racing_for_the_best_seats_never_sell_one_twice() {
     // 30 pairs for 80 clients on two gateway processes, whose showtime locks know nothing
     // of each other: the conditional updates alone keep every seat to one order.
     let rows = ["SSSSSSSSSS"; 6];
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &rows).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &rows).await);
     let other = Arc::new(sale.app.another_gateway().await);
     let clients: Vec<_> = (0..80)
         .map(|i| {

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use boxoffice::config::{Limits, SalesArgs};
+use boxoffice::config::{BookingArgs, Limits};
 use boxoffice::domain::ids::ShowtimeId;
 use boxoffice::domain::seat::{SeatCounts, SeatState};
 use boxoffice::holds::rules::HoldPolicy;
@@ -73,7 +73,7 @@ pub async fn sale_on(app: TestApp, rows: &[&str]) -> Sale {
 }
 
 pub async fn sale() -> Sale {
-    sale_with(SalesArgs::default().hold_policy()).await
+    sale_with(BookingArgs::default().hold_policy()).await
 }
 
 impl Sale {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::gateways;
 use boxoffice::holds::rules::HoldPolicy;
@@ -141,7 +141,7 @@ async fn concurrent_projections_count_every_order_exactly_once() {
 async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own() {
     let policy = HoldPolicy {
         ttl: Duration::from_secs(1),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let sale = sale_with(policy).await;
     sale.hold(&sale.maoyan, &["A1"]).await.data();
@@ -150,7 +150,7 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
     let intervals = boxoffice::background::Intervals {
         sweep: Duration::from_millis(50),
         sales: Duration::from_millis(50),
-        offers: policy,
+        offer_policy: policy,
     };
     let membership = gateways::Membership::new(Default::default(), Duration::from_millis(50));
     let shutdown = boxoffice::shutdown::Shutdown::default();

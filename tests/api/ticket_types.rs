@@ -2,7 +2,7 @@
 //! types naming their rule; couple seats in pairs; operators' own types; every refusal
 //! changing nothing.
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::sales;
 use serde_json::{json, Value};
 
@@ -39,7 +39,7 @@ fn seniors_refused() -> Value {
 /// The sale of `sale.rs` in [`HALL`], its prices set to [`matrix`] by the platform operator;
 /// returns the sale and the operator's key.
 async fn priced_sale() -> (Sale, String) {
-    let sale = sale_in_hall(SalesArgs::default().hold_policy(), &HALL).await;
+    let sale = sale_in_hall(BookingArgs::default().hold_policy(), &HALL).await;
     let platform = sale.app.operator_key("platform", None).await;
     let input = json!({ "showtimeId": sale.showtime, "prices": matrix(),
         "refusedTicketTypes": seniors_refused() });

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use serde_json::{json, Value};
 
 use crate::processes::GatewayProcess;
@@ -66,7 +66,7 @@ async fn hold_until_answered(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_holds_on_two_gateways_one_killed_never_pass_a_cap_of_ten() {
-    let sale = Arc::new(sale_in_hall(SalesArgs::default().hold_policy(), &ROWS).await);
+    let sale = Arc::new(sale_in_hall(BookingArgs::default().hold_policy(), &ROWS).await);
     let operator = platform(&sale).await;
     let (batch_id, mut codes) =
         make(&sale, &operator, batch(json!({ "percentOff": 25 }), 1, CAP)).await;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::store::CrashPoint;
 use chrono::Utc;
@@ -466,7 +466,7 @@ async fn each_customer_has_its_own_cap_within_its_channel() {
 async fn an_expired_hold_gives_its_redemption_back() {
     let policy = HoldPolicy {
         ttl: Duration::from_secs(1),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let sale = sale_with(policy).await;
     let operator = platform(&sale).await;
@@ -631,7 +631,7 @@ async fn the_largest_batch_is_made_and_every_code_redeems() {
 async fn a_hold_expired_on_time_for_a_watched_showtime_gives_its_redemption_back() {
     let policy = HoldPolicy {
         ttl: Duration::from_secs(1),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let sale = sale_with(policy).await;
     let operator = platform(&sale).await;

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxoffice::config::SalesArgs;
+use boxoffice::config::BookingArgs;
 use boxoffice::holds::rules::HoldPolicy;
 use boxoffice::holds::ShowtimeLocks;
 use boxoffice::shutdown::Shutdown;
@@ -102,7 +102,7 @@ async fn release(sale: &Sale, hold: &Value) {
 
 #[tokio::test]
 async fn a_party_is_offered_freed_seats_that_fit_in_the_order_parties_joined() {
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let sale = sale_with(policy).await;
     let _offers = offers_of(&sale.app, policy);
     // Every standard seat is held by another channel's buyers.
@@ -238,7 +238,7 @@ async fn a_party_is_offered_freed_seats_that_fit_in_the_order_parties_joined() {
 
 #[tokio::test]
 async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let sale = sale_with(policy).await;
     let a = sale
         .hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
@@ -278,7 +278,7 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
 
 #[tokio::test]
 async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
-    let sale = sale_with(SalesArgs::default().hold_policy()).await;
+    let sale = sale_with(BookingArgs::default().hold_policy()).await;
     sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
         .await;
     let b = sale.hold_id(&sale.wechat, &["B1", "B2", "B3"]).await;
@@ -288,7 +288,7 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     // Offers made under a short hold time.
     let short = HoldPolicy {
         ttl: Duration::from_millis(800),
-        ..SalesArgs::default().hold_policy()
+        ..BookingArgs::default().hold_policy()
     };
     let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
     release(&sale, &b).await;
@@ -327,7 +327,7 @@ const PARTIES: usize = 16;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn releases_racing_on_two_gateways_one_killed_before_offering_skip_no_party() {
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let sale = Arc::new(sale_in_hall(policy, &ROWS).await);
     // The other channel holds every seat, two by two.
     let mut holds = Vec::new();
@@ -464,7 +464,7 @@ async fn releases_racing_on_two_gateways_one_killed_before_offering_skip_no_part
 
 #[tokio::test]
 async fn seats_back_from_a_refund_or_an_unblock_are_offered_at_once_and_told_by_webhook() {
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let sale = crate::webhooks::local_sale().await;
     let _offers = offers_of(&sale.app, policy);
     let receiver = crate::webhooks::Receiver::start().await;
@@ -523,7 +523,7 @@ async fn seats_back_from_a_refund_or_an_unblock_are_offered_at_once_and_told_by_
 
 #[tokio::test]
 async fn a_cancelled_showtime_closes_its_line_and_passes_leave_it_be() {
-    let policy = SalesArgs::default().hold_policy();
+    let policy = BookingArgs::default().hold_policy();
     let sale = sale_with(policy).await;
     sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
         .await;

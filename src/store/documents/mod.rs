@@ -13,9 +13,10 @@
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
 //! - `ticket_types`: the ticket types operators defined;
-//! - `events`: the channels' event logs, and the outbox entries a change leaves for them;
-//! - `webhooks`: `webhook_endpoints` and `webhook_deliveries`;
-//! - `want_to_see`: `want_to_see` (by customer), `want_to_see_by_movie`, `want_to_see_counts`.
+//! - `events`: the channels' event logs, and the outbox entries a change leaves for them.
+//!
+//! The shapes only one feature writes live in that feature's `store/` instead: the
+//! catalogue's, concessions', vouchers', the waiting list's, want-to-see's and webhooks'.
 
 mod access;
 mod cinemas;
