@@ -14,6 +14,7 @@ pub mod graphql;
 pub mod inspect;
 pub mod log;
 pub mod relay;
+mod remembered;
 pub mod rules;
 pub mod store;
 mod theirs_in_log;

@@ -165,10 +165,7 @@ impl EventRelay {
                 // Pulled off with the next pull (a pass that reads them meanwhile finds them
                 // appended already).
                 tracing::warn!(%error, "pulling relayed events off failed");
-                self.uncleared
-                    .lock()
-                    .expect("uncleared lock")
-                    .put_back(relayed);
+                self.uncleared.lock().expect("uncleared lock").add(relayed);
             }
         }
         let read = self.endpoints.lock().expect("endpoints lock").read_due();

@@ -20,6 +20,8 @@ use crate::domain::ids::EventId;
 use crate::store::documents::{EventDoc, OutboxEntryDoc};
 use crate::store::OutboxSource;
 
+use super::remembered::Remembered;
+
 /// Documents and their outbox entries, in their order.
 pub type Outboxes = Vec<(OutboxSource, Vec<OutboxEntryDoc>)>;
 
@@ -28,21 +30,20 @@ pub type Outboxes = Vec<(OutboxSource, Vec<OutboxEntryDoc>)>;
 /// forgotten too soon costs a read, never a duplicate (the log's ids are unique).
 const REMEMBERED: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Event ids (`EventDoc::id_of`, an entry's for one channel) found in the logs, in two
-/// generations: the current one, and the one before it, dropped when the current one is
-/// [`REMEMBERED`] old.
-#[derive(Default)]
-pub struct TheirsInLog {
-    current: HashSet<String>,
-    previous: HashSet<String>,
-    /// When the current generation began (none before the first event).
-    since: Option<Instant>,
+/// Event ids (`EventDoc::id_of`, an entry's for one channel) known to be in the logs, for
+/// one to two [`REMEMBERED`].
+pub struct TheirsInLog(Remembered<String>);
+
+impl Default for TheirsInLog {
+    fn default() -> Self {
+        TheirsInLog(Remembered::new(REMEMBERED))
+    }
 }
 
 impl TheirsInLog {
     /// Whether `event` was found in the log.
     pub fn contains(&self, event: &str) -> bool {
-        self.current.contains(event) || self.previous.contains(event)
+        self.0.contains(event)
     }
 
     /// Takes out of `found` each document's entries from the first of another change (not in
@@ -86,11 +87,7 @@ impl TheirsInLog {
 
     /// Remembers that `events` are in the log, at `now`.
     pub fn add(&mut self, events: impl IntoIterator<Item = String>, now: Instant) {
-        if self.since.is_none_or(|since| now >= since + REMEMBERED) {
-            self.previous = std::mem::take(&mut self.current);
-            self.since = Some(now);
-        }
-        self.current.extend(events);
+        self.0.add(events, now);
     }
 }
 

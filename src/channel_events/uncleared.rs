@@ -12,17 +12,27 @@ use crate::domain::ids::EventId;
 use crate::store::documents::OutboxEntryDoc;
 use crate::store::OutboxSource;
 
+use super::remembered::Remembered;
+
 /// Entries the live relay appended and has not pulled off their documents yet.
-#[derive(Default)]
 pub struct Uncleared {
     relayed: Vec<(OutboxSource, Vec<EventId>)>,
     ids: HashSet<EventId>,
     /// When the oldest of them was appended.
     since: Option<Instant>,
-    /// Those pulled off in the last [`PULLED_REMEMBERED`] or two (two generations, the
-    /// current one begun at `pulled_since`).
-    pulled: [HashSet<EventId>; 2],
-    pulled_since: Option<Instant>,
+    /// Those pulled off, for one to two [`PULLED_REMEMBERED`].
+    pulled: Remembered<EventId>,
+}
+
+impl Default for Uncleared {
+    fn default() -> Self {
+        Uncleared {
+            relayed: Vec::new(),
+            ids: HashSet::new(),
+            since: None,
+            pulled: Remembered::new(PULLED_REMEMBERED),
+        }
+    }
 }
 
 /// How long entries pulled off are remembered at least (and at most twice as long): far longer
@@ -47,12 +57,10 @@ impl Uncleared {
 
     /// Drops from `found` the entries already appended (read again before their pull).
     pub fn drop_appended(&self, found: &mut Vec<(OutboxSource, Vec<OutboxEntryDoc>)>) {
-        if self.ids.is_empty() && self.pulled.iter().all(HashSet::is_empty) {
+        if self.ids.is_empty() && self.pulled.is_empty() {
             return;
         }
-        let appended = |id: &EventId| {
-            self.ids.contains(id) || self.pulled.iter().any(|pulled| pulled.contains(id))
-        };
+        let appended = |id: &EventId| self.ids.contains(id) || self.pulled.contains(id);
         for (_, entries) in found.iter_mut() {
             entries.retain(|entry| !appended(&entry.id));
         }
@@ -61,22 +69,9 @@ impl Uncleared {
 
     /// Takes them all, to pull them off now (at `now`).
     pub fn take(&mut self, now: Instant) -> Vec<(OutboxSource, Vec<EventId>)> {
-        if self
-            .pulled_since
-            .is_none_or(|since| now >= since + PULLED_REMEMBERED)
-        {
-            self.pulled.swap(0, 1);
-            self.pulled[0].clear();
-            self.pulled_since = Some(now);
-        }
-        self.pulled[0].extend(self.ids.drain());
+        self.pulled.add(self.ids.drain(), now);
         self.since = None;
         std::mem::take(&mut self.relayed)
-    }
-
-    /// Puts back entries whose pull failed (pulled with the next pull).
-    pub fn put_back(&mut self, relayed: Vec<(OutboxSource, Vec<EventId>)>) {
-        self.add(relayed);
     }
 }
 
