@@ -14,9 +14,16 @@
 //!
 //! The queue is `group_commit`'s relay of leaders.
 //!
-//! Only plain holds go this way (best seats, no voucher, no products, no waiting-list offer,
-//! not a take-over of an idempotency key): the others run on their own (`hold::place`), under
-//! the showtime's lock. Correctness does not rest on the batching: the filter decides.
+//! Holds of named seats go this way too: a named seat that the batch's read (or an earlier
+//! request of the batch) shows taken is refused from that read. A batch of one named hold
+//! chooses on the read its request made before claiming its key (`hold::read_named_seats`),
+//! so a quiet evening's named hold reads the inventory once, as on its own; if the read is
+//! stale by then, the update matches nothing and the batch reads again.
+//!
+//! Only plain holds go this way (best or named seats, no voucher, no products, no
+//! waiting-list offer, not a take-over of an idempotency key): the others run on their own
+//! (`hold::place`), under the showtime's lock. Correctness does not rest on the batching: the
+//! filter decides.
 
 use super::hold::{
     cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, SeatChoice, Snapshot,
@@ -29,7 +36,7 @@ use crate::domain::pricing::{seat_prices_unlocking, PriceEntry, TicketRule, Tick
 use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
 use crate::group_commit::{read_failed, refuse_all, Entry, Queues};
-use crate::store::documents::{HoldDoc, ShowtimeDoc, ShowtimeStatus};
+use crate::store::documents::{HoldDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, Store};
 use crate::telemetry::metrics::{self, Expirer};
 
@@ -43,6 +50,8 @@ pub(super) struct Job {
     /// The idempotency attempt's number (a fenced-off attempt is told which).
     pub attempt: i32,
     pub policy: HoldPolicy,
+    /// The inventory the request read before it claimed its key (named seats only).
+    pub first_read: Option<SeatInventoryDoc>,
 }
 
 /// The queues of this process's showtimes' holds.
@@ -52,13 +61,7 @@ type Queued = Entry<Job, HeldSeats>;
 
 /// Whether `hold_seats` may place this request in a batch.
 pub(super) fn batchable(request: &super::HoldRequest, taken_over: bool) -> bool {
-    matches!(
-        request.choice,
-        SeatChoice::Best { .. } | SeatChoice::Scattered { .. }
-    ) && request.voucher.is_none()
-        && request.items.is_empty()
-        && request.offer.is_none()
-        && !taken_over
+    request.voucher.is_none() && request.items.is_empty() && request.offer.is_none() && !taken_over
 }
 
 /// Holds `job`'s seats of `showtime` in the next batch of this process's holds of it.
@@ -82,11 +85,18 @@ pub(super) async fn hold_in_batch(
 /// Places the holds of `jobs` (one showtime's, the leader's first), each answered on its
 /// entry; returns the jobs it did not serve because the door refused the leader (whose own
 /// job it answers so) before anything was sent.
-async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<Queued>) -> Vec<Queued> {
-    let read = tokio::try_join!(
-        store.showtimes_by_ids(std::slice::from_ref(&showtime_id)),
-        store.inventory(showtime_id)
-    );
+async fn place_batch(store: &Store, showtime_id: ShowtimeId, mut jobs: Vec<Queued>) -> Vec<Queued> {
+    let first_read = match jobs.as_mut_slice() {
+        [only] => only.job.first_read.take(),
+        _ => None,
+    };
+    let showtimes = store.showtimes_by_ids(std::slice::from_ref(&showtime_id));
+    let read = match first_read {
+        Some(inventory) => showtimes
+            .await
+            .map(|showtimes| (showtimes, Some(inventory))),
+        None => tokio::try_join!(showtimes, store.inventory(showtime_id)),
+    };
     let (showtimes, inventory) = match read {
         Ok(read) => read,
         Err(error) => return read_failed(jobs, error),
@@ -125,7 +135,13 @@ async fn place_batch(store: &Store, showtime_id: ShowtimeId, jobs: Vec<Queued>) 
             }
         };
     }
-    refuse_all(pending, &gave_up(Vec::new()));
+    for entry in pending {
+        let seats = match &entry.job.choice {
+            SeatChoice::Named(labels) => labels.clone(),
+            SeatChoice::Best { .. } | SeatChoice::Scattered { .. } => Vec::new(),
+        };
+        entry.answer(Err(gave_up(seats)));
+    }
     Vec::new()
 }
 
@@ -141,7 +157,7 @@ struct Chosen {
 async fn attempt(
     store: &Store,
     showtime: &ShowtimeDoc,
-    read: Option<Option<crate::store::documents::SeatInventoryDoc>>,
+    read: Option<Option<SeatInventoryDoc>>,
     jobs: Vec<Queued>,
 ) -> Result<Vec<Queued>, (Vec<Queued>, ApiError)> {
     let showtime_id = showtime.id;

@@ -243,7 +243,7 @@ pub async fn hold_seats(
     first_read: Option<FirstRead>,
 ) -> Result<HeldSeats, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
-    // Plain best-available holds are placed together with the others waiting (`batch`).
+    // Plain holds are placed together with the others waiting (`batch`).
     if batch::batchable(request, attempt.taken_over()) {
         let job = batch::Job {
             channel: channel.to_owned(),
@@ -252,6 +252,7 @@ pub async fn hold_seats(
             hold_id: attempt.own_id(),
             attempt: attempt.number(),
             policy: *policy,
+            first_read: first_read.and_then(|read| read.inventory),
         };
         return batch::hold_in_batch(store, &locks.batches, showtime_id, job).await;
     }
@@ -553,7 +554,7 @@ pub struct FirstRead {
 /// showtime most named holds ask for seats their buyer saw free a while ago (issue 34: at 600
 /// buyers on 2 showtimes, refused holds sent a quarter of all commands, 4 each; now 2: this
 /// read, and the key's record written with its answer, `once_unless_refused`). `None` for the
-/// best seats, which are chosen under the showtime's lock.
+/// best seats, which are chosen on their batch's read.
 pub async fn read_named_seats(
     store: &Store,
     request: &HoldRequest,

@@ -80,6 +80,8 @@ pub enum PausePoint {
     ConfirmBatchBeforeTake,
     /// A batch of confirmations wrote its PENDING orders and has not sold their holds.
     ConfirmBatchBeforeSell,
+    /// An update leads its collection's next grouped updates and has not taken the queue yet.
+    SetBatchBeforeTake,
 }
 
 /// A point where a booking can be made slow, as a slow database would make it: armed in a
@@ -202,6 +204,13 @@ impl super::Store {
         self.faults().hold_queued();
     }
 
+    /// Counts an update that joined its collection's queue (`grouped_sets`). Does nothing
+    /// without the `test-hooks` feature.
+    pub(crate) fn note_set_queued(&self) {
+        #[cfg(feature = "test-hooks")]
+        self.faults().set_queued();
+    }
+
     /// Counts a confirmation that joined a showtime's queue. Does nothing without the
     /// `test-hooks` feature.
     pub(crate) fn note_confirmation_queued(&self) {
@@ -260,6 +269,8 @@ mod armed {
         queued: std::sync::atomic::AtomicUsize,
         /// Confirmations that joined a showtime's queue (`orders::confirm_batch`).
         confirmations: std::sync::atomic::AtomicUsize,
+        /// Updates that joined a collection's queue (`store::grouped_sets`).
+        sets: std::sync::atomic::AtomicUsize,
     }
 
     /// A pause a test armed: it learns when an attempt reached it and lets it go on.
@@ -309,6 +320,15 @@ mod armed {
         /// How many confirmations have joined a showtime's queue to wait for a batch so far.
         pub fn confirmations_queued(&self) -> usize {
             self.confirmations.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        /// How many updates have joined a collection's queue to be sent together so far.
+        pub fn sets_queued(&self) -> usize {
+            self.sets.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        pub(crate) fn set_queued(&self) {
+            self.sets.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
 
         pub(crate) fn confirmation_queued(&self) {

@@ -1,7 +1,7 @@
 //! The store's shared plumbing: the database client (`Store`, its lanes, timeouts and
 //! transactions), the codec, the document shapes every feature reads (`documents`), the
 //! collections' names (`names`) and the index assembly (`indexes`), the outbox the relay
-//! drains (`outbox`), bulk inserts (`inserts`), the command log and metrics, `explain`,
+//! drains (`outbox`), bulk inserts (`inserts`), updates sent together (`grouped_sets`), the command log and metrics, `explain`,
 //! readiness and warm-up, and the test-only fault points (`faults`). Each feature's queries
 //! and writes live in its own `store/` (`crate::<feature>::store`) as methods on `Store`; the
 //! callers of a feature pass typed ids and get documents back, never a filter.
@@ -16,6 +16,7 @@ mod faults;
 pub(crate) mod filters;
 mod freed;
 mod gate;
+mod grouped_sets;
 pub mod indexes;
 mod inserts;
 mod notes;
@@ -131,6 +132,8 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
+    /// `$set` updates waiting to be sent together (`grouped_sets`).
+    sets: Arc<grouped_sets::SetQueues>,
     /// How long channels' events are kept.
     event_retention: Retention,
     /// Changes leave no events (the event log benchmark measures the gateway without it).
@@ -212,6 +215,7 @@ impl Store {
             commands,
             outbox: Arc::default(),
             freed: Arc::default(),
+            sets: Arc::default(),
             event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
             without_events: false,

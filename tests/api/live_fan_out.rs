@@ -178,7 +178,13 @@ async fn subscribers_joining_while_seats_change_follow_from_a_whole_map_without_
         writer.await.unwrap();
     }
     let version = i64::from(sale.inventory().await.version);
-    assert_eq!(version, 8 * 45 * 2, "every write changed a seat");
+    // Each release is a write of its own; holds that came together may share one (the
+    // showtime's batches), so every cycle moved the version once or twice.
+    let cycles = 8 * 45;
+    assert!(
+        (cycles + 1..=2 * cycles).contains(&version),
+        "{version} writes for {cycles} cycles"
+    );
     for (client, mirror) in &mut joined {
         follow_to(client, mirror, version).await;
         assert_eq!(*mirror, mirror.fresh(&sale.app, &sale.showtime).await);

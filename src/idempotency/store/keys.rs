@@ -306,17 +306,10 @@ impl Store {
         attempt: i32,
         outcome: &Outcome<T>,
     ) -> Result<bool, ApiError> {
-        let result = self
-            .bounded(
-                Call::new(names::IDEMPOTENCY_KEYS, "update"),
-                self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS)
-                    .update_one(
-                        owned_by(id, attempt, None),
-                        doc! { "$set": { "outcome": bson::to_bson(outcome)? } },
-                    ),
-            )
-            .await?;
-        Ok(result.matched_count == 1)
+        // Sent with the other answers that come meanwhile (a batch's requests end together).
+        let set = doc! { "outcome": bson::to_bson(outcome)? };
+        self.set_grouped(names::IDEMPOTENCY_KEYS, owned_by(id, attempt, None), set)
+            .await
     }
 }
 
