@@ -39,7 +39,7 @@ pub fn read_cursor(cursor: Option<&str>) -> Result<Option<EventCursor>, ApiError
 
 /// The sequence number of `channel`'s last event (0 when its log is empty).
 pub async fn last_sequence(store: &Store, channel: &str) -> Result<i64, ApiError> {
-    store.last_event_sequence(channel).await
+    store.last_event_sequence(channel, 0).await
 }
 
 /// `channel`'s event `id` (its log id), if the log still holds it.

@@ -421,7 +421,7 @@ impl EventRelay {
         let mut rest = entries;
         let mut added = 0;
         if rest.len() > 1 {
-            let last = self.last_seen(channel).await?;
+            let last = self.last_seen(channel, 0).await?;
             let events: Vec<EventDoc> = (rest.iter().zip(last + 1..))
                 .map(|(entry, sequence)| self.event(channel, entry, sequence))
                 .collect();
@@ -442,12 +442,13 @@ impl EventRelay {
         Ok(added)
     }
 
-    /// The last sequence number of `channel`'s log this relay saw (read when it saw none).
-    async fn last_seen(&self, channel: &str) -> Result<i64, ApiError> {
+    /// The last sequence number of `channel`'s log this relay saw; read when it saw none,
+    /// from event `from`, known to be in the log (0: none known).
+    async fn last_seen(&self, channel: &str, from: i64) -> Result<i64, ApiError> {
         let seen = self.heads.lock().expect("heads lock").get(channel).copied();
         match seen {
             Some(last) => Ok(last),
-            None => self.store.last_event_sequence(channel).await,
+            None => self.store.last_event_sequence(channel, from).await,
         }
     }
 
@@ -468,8 +469,10 @@ impl EventRelay {
 
     /// Appends `entry` to `channel`'s log as the sequence number after the last one seen.
     async fn append(&self, channel: &str, entry: &OutboxEntryDoc) -> Result<Appended, ApiError> {
+        // An event known to be in the log: the end is read from there after a loss.
+        let mut from = 0;
         for _ in 0..MOST_TAKEN {
-            let last = self.last_seen(channel).await?;
+            let last = self.last_seen(channel, from).await?;
             let event = self.event(channel, entry, last + 1);
             let appended = self.store.append_event(&event).await?;
             let mut heads = self.heads.lock().expect("heads lock");
@@ -482,6 +485,7 @@ impl EventRelay {
                 Appended::There => return Ok(appended),
                 Appended::SequenceTaken => {
                     heads.remove(channel);
+                    from = last + 1;
                 }
             }
         }

@@ -46,6 +46,11 @@ impl SentCommand {
     pub fn inserted(&self) -> usize {
         (self.command.get_array("documents")).map_or(0, |documents| documents.len())
     }
+
+    /// The filter a `find` sent (`None` for any other command).
+    pub fn filter(&self) -> Option<&Document> {
+        self.command.get_document("filter").ok()
+    }
 }
 
 impl CommandLog {

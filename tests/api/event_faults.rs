@@ -349,3 +349,43 @@ async fn held_in_turn_first_relay_paused(
         .clone();
     (stalled, first, second)
 }
+
+#[tokio::test]
+async fn a_relay_that_loses_a_sequence_number_reads_the_log_on_from_it() {
+    let sale = sale().await;
+    // The relay appends the first hold's event: it has seen maoyan's log up to 1.
+    sale.hold_id(&sale.maoyan, &["A1"]).await;
+    log_of(&sale.app, &sale.maoyan, 1).await;
+    // Another gateway's relay appends number 2 (written here as it would write it).
+    let events = mongodb::Client::with_uri_str(mongodb_uri())
+        .await
+        .unwrap()
+        .database(sale.app.store.database_name())
+        .collection::<bson::Document>("events");
+    let mut theirs = (events.find_one(bson::doc! { "channel": "maoyan" }).await)
+        .unwrap()
+        .expect("the first event");
+    theirs.insert("_id", "another-gateway-2");
+    theirs.insert("sequence", 2_i64);
+    events.insert_one(theirs).await.unwrap();
+    let log = sale.app.store.commands();
+    log.start_with_background();
+    sale.hold_id(&sale.maoyan, &["A3"]).await;
+    log_of(&sale.app, &sale.maoyan, 3).await;
+    assert_eq!(gap_free(&sale, "maoyan").await, 3);
+    // Number 2 was taken: the end of the log is read from it, a range of `channel_sequence`,
+    // not the channel's whole log.
+    let reads: Vec<bson::Document> = (log.take().iter())
+        .filter(|command| command.name == "find")
+        .filter(|command| command.collection.as_deref() == Some("events"))
+        .filter_map(|command| command.filter().cloned())
+        .collect();
+    let from_two = bson::doc! { "channel": "maoyan", "sequence": { "$gte": 2_i64 } };
+    assert!(reads.contains(&from_two), "{reads:#?}");
+    for read in &reads {
+        assert!(
+            read.contains_key("sequence") || read.contains_key("_id"),
+            "a read of the log without a bound: {read}"
+        );
+    }
+}
