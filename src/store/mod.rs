@@ -20,6 +20,7 @@ mod grouped_sets;
 pub mod indexes;
 mod inserts;
 mod notes;
+mod one_writer;
 mod outbox;
 mod readiness;
 mod transactions;
@@ -42,6 +43,7 @@ pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
 pub(crate) use inserts::only_duplicate_keys;
+pub(crate) use one_writer::WriteTurn;
 pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, NotedOutboxes, OutboxKind, OutboxSource, PendingOutboxes};
 pub use readiness::Readiness;
@@ -132,6 +134,8 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
+    /// The documents this process writes, one write at a time each (`one_writer`).
+    writers: Arc<one_writer::OneWriter>,
     /// `$set` updates waiting to be sent together (`grouped_sets`).
     sets: Arc<grouped_sets::SetQueues>,
     /// How long channels' events are kept.
@@ -216,6 +220,7 @@ impl Store {
             outbox: Arc::default(),
             freed: Arc::default(),
             sets: Arc::default(),
+            writers: Arc::default(),
             event_retention: Retention::default(),
             #[cfg(feature = "test-hooks")]
             without_events: false,
@@ -392,6 +397,12 @@ impl Store {
     pub async fn drop_database(&self) -> Result<(), ApiError> {
         self.db.drop().await?;
         Ok(())
+    }
+
+    /// Waits for this process's turn to write document `id` (`one_writer`): hot documents'
+    /// writes go to the database one at a time per process.
+    pub(crate) async fn write_turn(&self, id: bson::oid::ObjectId) -> one_writer::WriteTurn<'_> {
+        self.writers.turn(id).await
     }
 
     pub(crate) fn collection<T: Send + Sync>(&self, name: &str) -> Collection<T> {

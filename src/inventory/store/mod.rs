@@ -52,9 +52,19 @@ impl Store {
         ]
     }
 
+    /// This process's turn to write the document `filter` names by `_id` (every seat change
+    /// does): a hot showtime's writes reach the database one at a time per gateway.
+    async fn inventory_turn(&self, filter: &Document) -> Option<crate::store::WriteTurn<'_>> {
+        match filter.get_object_id("_id") {
+            Ok(id) => Some(self.write_turn(id).await),
+            Err(_) => None,
+        }
+    }
+
     /// Runs one conditional update of an inventory document; true when it matched (and so
     /// changed every seat it names).
     async fn update_inventory(&self, filter: Document, update: Document) -> Result<bool, ApiError> {
+        let _turn = self.inventory_turn(&filter).await;
         let result = self
             .bounded(
                 Call::new(COLLECTION, "update"),
@@ -90,6 +100,7 @@ impl Store {
             return self.update_inventory(filter, update).await;
         }
         crate::store::push_entries(&mut update, entries)?;
+        let turn = self.inventory_turn(&filter).await;
         let left = self
             .bounded(
                 Call::new(COLLECTION, "findAndModify"),
@@ -99,6 +110,7 @@ impl Store {
                     .return_document(mongodb::options::ReturnDocument::After),
             )
             .await?;
+        drop(turn);
         let Some(left) = left else {
             return Ok(false);
         };
