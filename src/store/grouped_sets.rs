@@ -83,7 +83,12 @@ impl Store {
         let refused = reply
             .get_array("writeErrors")
             .map_or(0, |errors| errors.len());
-        let matched = reply.get_i32("n").map_or(0, |n| n as usize);
+        // A count the reply does not give as a number counts as no match: each is sent alone.
+        let matched = match reply.get("n") {
+            Some(Bson::Int32(n)) => usize::try_from(*n).unwrap_or(0),
+            Some(Bson::Int64(n)) => usize::try_from(*n).unwrap_or(0),
+            _ => 0,
+        };
         if refused == 0 && matched == entries.len() {
             for entry in entries {
                 entry.answer(Ok(true));
