@@ -55,13 +55,7 @@ async fn entries_a_stalled_gateway_left_are_relayed_by_another_s_pass_and_append
     let sale = sale().await;
     let other = sale.app.another_gateway().await;
     // The first gateway stalls after its change, before its relay appends it.
-    let stalled = sale
-        .app
-        .store
-        .faults()
-        .pause_next_at(PausePoint::RelayBeforeAppend);
-    let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
-    stalled.reached().await;
+    let (stalled, hold) = held_relay_paused(&sale, "A1").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(read_log(&sale.app, &sale.maoyan, None).await.is_empty());
     // The other gateway's background pass takes it once it is stale.
@@ -328,19 +322,22 @@ async fn a_gateway_leaves_another_s_fresh_event_to_it_and_appends_its_own_after(
     );
 }
 
+/// The sale's gateway holds `seat` and pauses before its relay appends the hold's event: the
+/// pause (reached), and the hold's id.
+async fn held_relay_paused(sale: &Sale, seat: &str) -> (Arc<Pause>, serde_json::Value) {
+    let stalled = (sale.app.store.faults()).pause_next_at(PausePoint::RelayBeforeAppend);
+    let hold = sale.hold_id(&sale.maoyan, &[seat]).await;
+    stalled.reached().await;
+    (stalled, hold)
+}
+
 /// The first gateway holds A1 and pauses before its relay appends the hold's event; then the
 /// other gateway holds A2. The pause, and the two holds' ids.
 async fn held_in_turn_first_relay_paused(
     sale: &Sale,
     other: &TestApp,
 ) -> (Arc<Pause>, serde_json::Value, serde_json::Value) {
-    let stalled = sale
-        .app
-        .store
-        .faults()
-        .pause_next_at(PausePoint::RelayBeforeAppend);
-    let first = sale.hold_id(&sale.maoyan, &["A1"]).await;
-    stalled.reached().await;
+    let (stalled, first) = held_relay_paused(sale, "A1").await;
     let input = json!({ "showtimeId": sale.showtime, "seats": ["A2"] });
     let second = other
         .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
