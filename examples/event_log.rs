@@ -204,7 +204,7 @@ async fn deliver(
     }
     // The channel's events, appended by the relay as bookings would leave them.
     let (showtimes, _) = bench_catalogue::insert(&store, EVENTS.div_ceil(400), 30).await?;
-    let relay = boxoffice::channel_events::EventRelay::new(store.clone());
+    let relay = boxoffice::assembly::event_relay(&store);
     tokio::spawn(Arc::clone(&relay).run());
     let policy = BookingArgs::default().hold_policy();
     let locks = Arc::default();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::catalogue;
-use crate::channel_events::{EventRelay, STALE_AFTER};
+use crate::channel_events::STALE_AFTER;
 use crate::gateways::Membership;
 use crate::holds::sweep_expired_holds;
 use crate::orders::{resume_cancellations, settle_orders, CANCEL_GRACE, PENDING_GRACE};
@@ -48,7 +48,7 @@ pub async fn run(
     // Every pass uses the background lane's connections, whichever handle it was given:
     // however slow they run, requests keep theirs.
     let store = store.background();
-    let relay = EventRelay::new(store.clone());
+    let relay = crate::assembly::event_relay(&store);
     // Events a gateway left unrelayed (it died between its change and its relay), as soon as
     // they count as left.
     let left_events = every(STALE_AFTER, &shutdown, || async {

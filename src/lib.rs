@@ -8,13 +8,15 @@
 //! `seat_search`, `sales`, `catalogue`, `live` (live feeds) and `gateways`. Shared plumbing:
 //! `store` (the database client, codec, documents, indexes, outbox), `domain` (shared pure
 //! rules: ids, money, paging, layouts, seats), `graphql` (the schema's assembly, context,
-//! loaders, limits), `http` (axum routes), `overload`, `telemetry`; `background` runs the
-//! periodic tasks, `config` reads flags and environment, `demo` generates the demo catalogue.
+//! loaders, limits), `http` (axum routes), `overload`, `telemetry`; `assembly` wires the
+//! handlers features register with each other; `background` runs the periodic tasks, `config`
+//! reads flags and environment, `demo` generates the demo catalogue.
 //! `tests/api/architecture.rs` holds the lines between them; see ARCHITECTURE.md.
 
 pub mod admissions;
 #[cfg(test)]
 mod alloc_count;
+pub mod assembly;
 pub mod background;
 pub mod catalogue;
 pub mod channel_events;

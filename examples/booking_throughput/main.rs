@@ -352,8 +352,7 @@ fn main() -> anyhow::Result<()> {
                 }
                 Path::Booking => {
                     // The relay of this process's events, as `AppState` runs it.
-                    let relay = servers
-                        .spawn(boxoffice::channel_events::EventRelay::new(store.clone()).run());
+                    let relay = servers.spawn(boxoffice::assembly::event_relay(&store).run());
                     let (store, locks) = (store.clone(), Arc::new(ShowtimeLocks::default()));
                     let confirmations = Arc::new(boxoffice::orders::Confirmations::default());
                     let run = servers.block_on(measure(

@@ -95,7 +95,7 @@ async fn serve(role: Role, uri: &str, database: &str) -> anyhow::Result<()> {
         }
         Role::Booking => {
             // The relay of this process's events, as `AppState` runs it.
-            tokio::spawn(boxoffice::channel_events::EventRelay::new(store.clone()).run());
+            tokio::spawn(boxoffice::assembly::event_relay(&store).run());
             0
         }
         Role::Driver => 0,

@@ -5,11 +5,13 @@
 //! A change a channel must hear of leaves an outbox entry in the changed document, in the same
 //! update (`store::outbox`, shared by every feature that writes seats or showtimes); the relay
 //! (`relay`) appends the entries to the channels' logs, numbered in order, and clears them; it
-//! marks the channels' webhook endpoints due (`webhooks`). It owns the `events` collection
+//! tells a handler which logs grew (`growth`: webhooks registers one, where the process is
+//! assembled, and marks the channels' endpoints due). It owns the `events` collection
 //! (`store/log.rs`). Laid out as every feature is: `rules` (pure: the event types, the cursor,
 //! the retention), the use cases (`relay`, `log`), `store`, `graphql`.
 
 pub mod graphql;
+pub mod growth;
 #[cfg(feature = "test-hooks")]
 pub mod inspect;
 pub mod log;

@@ -23,11 +23,10 @@
 //! race for the same sequence number.
 //!
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
-//! document, and marking endpoints due is a command: the live relay pulls what it appended off
-//! in one update per [`CLEAR_AFTER`] (a busy showtime's inventory is not rewritten once more
-//! for every change), and marks due only the endpoints of channels that have one
-//! (`endpoint_channels`). It relays at most once per [`LIVE_EVERY`]: under load one insert
-//! per channel carries many changes' events.
+//! document: the live relay pulls what it appended off in one update per [`CLEAR_AFTER`] (a
+//! busy showtime's inventory is not rewritten once more for every change). It relays at most
+//! once per [`LIVE_EVERY`]: under load one insert per channel carries many changes' events,
+//! and the handler of grown logs (`growth`; webhooks marks endpoints due) is told once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -35,6 +34,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::growth::LogsGrew;
 use super::store::Appended;
 use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
@@ -43,7 +43,6 @@ use crate::error::ApiError;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
 use crate::store::NotedOutboxes;
 use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
-use crate::webhooks::EndpointChannels;
 
 /// How old an unrelayed entry is before the background pass takes it from the gateway that
 /// made it.
@@ -55,7 +54,7 @@ pub const CLEAR_AFTER: Duration = Duration::from_millis(100);
 
 /// How often the live relay relays at most: changes made within this time of its last relay
 /// wait for its next, and go together (one read of the log, one insert per channel, one
-/// marking of endpoints for all of them). The first change after a quiet spell goes at once.
+/// telling of the grown logs for all of them). The first change after a quiet spell goes at once.
 pub const LIVE_EVERY: Duration = Duration::from_millis(20);
 
 /// How long the live relay leaves another gateway's change to it before appending its events
@@ -83,8 +82,8 @@ pub struct EventRelay {
     turn: tokio::sync::Mutex<()>,
     /// Entries appended and still on their documents (the live relay's; a pass clears at once).
     uncleared: Mutex<Uncleared>,
-    /// Which channels have webhook endpoints (the live relay's; a pass marks every channel).
-    endpoints: Mutex<EndpointChannels>,
+    /// Told of the channels whose logs grew (webhooks, as the process is assembled).
+    grew: Arc<dyn LogsGrew>,
     /// Other gateways' events known to be in the logs (seen on the change feed, or read).
     theirs: Mutex<TheirsInLog>,
     /// Documents the live relay set aside for its next round, and which of their entries are
@@ -101,15 +100,16 @@ enum Relayer<'a> {
 }
 
 impl EventRelay {
-    /// A relay sending its commands through `store`'s background lane: no request waits for it,
-    /// and it must not take the connections requests need.
-    pub fn new(store: Store) -> Arc<Self> {
+    /// A relay sending its commands through `store`'s background lane (no request waits for it,
+    /// and it must not take the connections requests need), telling `grew` of the logs it
+    /// appends to.
+    pub fn new(store: Store, grew: Arc<dyn LogsGrew>) -> Arc<Self> {
         Arc::new(EventRelay {
             store: store.background(),
             heads: Mutex::default(),
             turn: tokio::sync::Mutex::new(()),
             uncleared: Mutex::default(),
-            endpoints: Mutex::default(),
+            grew,
             theirs: Mutex::default(),
             aside: Mutex::default(),
         })
@@ -148,11 +148,11 @@ impl EventRelay {
     }
 
     /// When the live relay next has something to do besides relaying: pull entries off, or
-    /// read again which channels have endpoints.
+    /// call the handler of grown logs for what it kept aside.
     fn next_chore(&self) -> Option<Instant> {
         let clear = self.uncleared.lock().expect("uncleared lock").clear_due();
-        let read = self.endpoints.lock().expect("endpoints lock").read_due();
-        clear.into_iter().chain(read).min()
+        let told = self.grew.next_chore();
+        clear.into_iter().chain(told).min()
     }
 
     async fn chores(&self) {
@@ -168,10 +168,9 @@ impl EventRelay {
                 self.uncleared.lock().expect("uncleared lock").add(relayed);
             }
         }
-        let read = self.endpoints.lock().expect("endpoints lock").read_due();
-        if read.is_some_and(|read| read <= now) {
-            if let Err(error) = self.mark_due(BTreeSet::new()).await {
-                tracing::warn!(%error, "marking webhook endpoints due failed");
+        if self.grew.next_chore().is_some_and(|due| due <= now) {
+            if let Err(error) = self.grew.live(BTreeSet::new()).await {
+                tracing::warn!(%error, "telling of grown logs failed");
             }
         }
     }
@@ -253,20 +252,19 @@ impl EventRelay {
             }
         }
         crate::telemetry::metrics::events_appended(appended);
-        // Pulled off (now, or with the live relay's next pull), then the grown channels'
-        // webhook endpoints marked due (every one, or those the live relay knows of).
+        // Pulled off (now, or with the live relay's next pull), then the handler told which
+        // logs grew.
         match relayer {
             Relayer::Pass => {
                 self.store.pause_point(PausePoint::RelayBeforeClear).await;
                 self.store.clear_outboxes(&relayed).await?;
                 if !grown.is_empty() {
-                    let channels: Vec<String> = grown.into_iter().collect();
-                    crate::webhooks::mark_endpoints_due(&self.store, &channels).await?;
+                    self.grew.pass(grown.into_iter().collect()).await?;
                 }
             }
             Relayer::Live(_) => {
                 self.uncleared.lock().expect("uncleared lock").add(relayed);
-                self.mark_due(grown).await?;
+                self.grew.live(grown).await?;
             }
         }
         Ok(appended)
@@ -331,56 +329,6 @@ impl EventRelay {
         let seen = tail.into_iter().map(|event| event.id);
         (self.theirs.lock().expect("theirs lock")).add(seen, Instant::now());
         Ok(())
-    }
-
-    /// Marks due the endpoints of the channels of `grown` that have one, and of those that
-    /// grew while they seemed to have none and have one now (reading which channels have
-    /// endpoints when the last reading is [`ENDPOINTS_READ_EVERY`] old). A failed reading
-    /// marks every channel of `grown`.
-    ///
-    /// [`ENDPOINTS_READ_EVERY`]: crate::webhooks::ENDPOINTS_READ_EVERY
-    async fn mark_due(&self, grown: BTreeSet<String>) -> Result<(), ApiError> {
-        let stale = (self.endpoints.lock().expect("endpoints lock")).stale(Instant::now());
-        let mut late = Vec::new();
-        if stale {
-            let read = crate::webhooks::channels_with_endpoints(&self.store).await;
-            let read = {
-                let mut endpoints = self.endpoints.lock().expect("endpoints lock");
-                match read {
-                    Ok(channels) => Ok(endpoints.read(channels, Instant::now())),
-                    Err(error) => {
-                        endpoints.failed(Instant::now());
-                        Err(error)
-                    }
-                }
-            };
-            match read {
-                Ok(channels) => late = channels,
-                Err(error) if grown.is_empty() => return Err(error),
-                Err(error) => {
-                    tracing::warn!(%error, "reading which channels have webhook endpoints failed");
-                    return self.mark_or_keep_aside(grown.into_iter().collect()).await;
-                }
-            }
-        }
-        let mut due = (self.endpoints.lock().expect("endpoints lock")).sort(grown);
-        due.extend(late);
-        if due.is_empty() {
-            return Ok(());
-        }
-        due.sort();
-        due.dedup();
-        self.mark_or_keep_aside(due).await
-    }
-
-    /// Marks the endpoints of `channels` due; when that fails, keeps the channels aside for
-    /// the next reading, a second later, which marks them then.
-    async fn mark_or_keep_aside(&self, channels: Vec<String>) -> Result<(), ApiError> {
-        let marked = crate::webhooks::mark_endpoints_due(&self.store, &channels).await;
-        if marked.is_err() {
-            (self.endpoints.lock().expect("endpoints lock")).keep_aside(channels);
-        }
-        marked
     }
 
     /// Reads who the entries that name no channel are told to: an order's channel, or every

@@ -104,7 +104,7 @@ impl AppState {
         let share = Arc::<crate::domain::rate_limit::Share>::default();
         let clock = Arc::new(crate::domain::clock::SystemClock);
         let limiter = |rate| RateLimiter::shared(rate, clock.clone(), Arc::clone(&share));
-        let relay = crate::channel_events::EventRelay::new(store.clone());
+        let relay = crate::assembly::event_relay(&store);
         // No state without its relay: changes would leave their events on their documents
         // (every later write rewriting a larger one) until a background pass took them.
         let runtime = tokio::runtime::Handle::try_current()

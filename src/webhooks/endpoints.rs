@@ -67,16 +67,6 @@ pub async fn webhook_endpoints(
     store.webhook_endpoints(channel).await
 }
 
-/// The channels that have an endpoint: the relay marks only theirs due.
-pub async fn channels_with_endpoints(store: &Store) -> Result<Vec<String>, ApiError> {
-    store.channels_with_webhooks().await
-}
-
-/// Marks the endpoints of `channels` due now: events were appended to their logs.
-pub async fn mark_endpoints_due(store: &Store, channels: &[String]) -> Result<(), ApiError> {
-    store.mark_endpoints_due(channels).await
-}
-
 /// Endpoint `id` of `channel`; NOT_FOUND when the channel has none such.
 pub async fn webhook_endpoint_of(
     store: &Store,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `src/`, with its path relative to the crate and its code (comments
 /// removed, so a doc comment may name what the code may not use).
-fn sources() -> Vec<(String, String)> {
+pub(crate) fn sources() -> Vec<(String, String)> {
     fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -55,7 +55,7 @@ fn offenders(layer: &str, paths: &[&str]) -> Vec<String> {
 
 /// Whether `code` names the crate or module path `path` (`bson` in `use bson::…`,
 /// `bson::doc!`, `{bson, …}`), not merely a word containing it (`mongodb_uri`).
-fn names(code: &str, path: &str) -> bool {
+pub(crate) fn names(code: &str, path: &str) -> bool {
     code.match_indices(path).any(|(at, _)| {
         let before = code[..at].chars().next_back();
         let after = &code[at + path.len()..];
@@ -67,7 +67,7 @@ fn names(code: &str, path: &str) -> bool {
 /// The feature folders: `src/<feature>/` with pure rules (`rules.rs` or `rules/`) or store code
 /// (`store/`) of its own. Each is laid out the same way: `rules` (pure), use cases beside it,
 /// `store/`, `graphql/`, each part there only when the feature has one.
-fn features() -> Vec<String> {
+pub(crate) fn features() -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found: Vec<String> = std::fs::read_dir(src)
         .unwrap()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxoffice::channel_events::inspect;
-use boxoffice::channel_events::{EventRelay, CLEAR_AFTER, STALE_AFTER};
+use boxoffice::channel_events::{CLEAR_AFTER, STALE_AFTER};
 use boxoffice::store::{Pause, PausePoint};
 use futures::future::join_all;
 use serde_json::json;
@@ -59,7 +59,7 @@ async fn entries_a_stalled_gateway_left_are_relayed_by_another_s_pass_and_append
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(read_log(&sale.app, &sale.maoyan, None).await.is_empty());
     // The other gateway's background pass takes it once it is stale.
-    let pass = EventRelay::new(other.store.clone());
+    let pass = boxoffice::assembly::event_relay(&other.store);
     assert_eq!(pass.relay_stale().await.unwrap(), 0, "not stale yet");
     tokio::time::sleep(STALE_AFTER).await;
     assert_eq!(pass.relay_stale().await.unwrap(), 1);
@@ -90,7 +90,7 @@ async fn a_relay_stalled_after_appending_and_a_pass_appending_again_leave_each_e
     tokio::time::sleep(STALE_AFTER).await;
     // The other's pass finds both entries: the hold's is in the log already, the
     // confirmation's is appended.
-    let pass = EventRelay::new(other.store.clone());
+    let pass = boxoffice::assembly::event_relay(&other.store);
     assert_eq!(pass.relay_stale().await.unwrap(), 1, "appended again");
     assert!(outbox_empty(&sale).await);
     stalled.resume();
@@ -172,7 +172,7 @@ async fn events_of_a_gateway_killed_before_its_relay_are_relayed_by_another_once
     process.kill();
     let killed_at = Instant::now();
     assert!(read_log(&sale.app, &sale.maoyan, None).await.is_empty());
-    let pass = EventRelay::new(sale.app.store.clone());
+    let pass = boxoffice::assembly::event_relay(&sale.app.store);
     while pass.relay_stale().await.unwrap() == 0 {
         assert!(
             killed_at.elapsed() < Duration::from_secs(20),

@@ -26,6 +26,7 @@ mod examined;
 mod executor;
 mod expiry;
 mod extension_faults;
+mod feature_graph;
 mod federation;
 mod fencing;
 mod field_order;
