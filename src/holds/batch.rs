@@ -25,9 +25,9 @@
 //! (`hold::place`), under the showtime's lock. Correctness does not rest on the batching: the
 //! filter decides.
 
+use super::choice::{SeatChoice, Snapshot};
 use super::hold::{
-    cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, SeatChoice, Snapshot,
-    MAX_ATTEMPTS,
+    cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, MAX_ATTEMPTS,
 };
 use super::{expire_hold, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};

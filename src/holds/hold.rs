@@ -1,16 +1,14 @@
 //! Holding seats (named, or the best N adjacent) and releasing a hold.
 
-use std::collections::HashSet;
-
+use super::choice::{SeatChoice, Snapshot};
+use super::named_read::FirstRead;
 use super::{batch, expire_hold, ShowtimeLocks};
 use crate::concessions::{self, rules::ItemAsk};
-use crate::domain::best_seats::{best_adjacent, best_scattered, Cell, SeatGrid};
 use crate::domain::ids::{HoldId, ShowtimeId};
-use crate::domain::layout::{seat_label, SeatPosition};
 use crate::domain::pricing::{seat_prices_unlocking, TicketType, Unpriced};
-use crate::domain::seat::{SeatKind, SeatState};
+use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
-use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
+use crate::holds::rules::HoldPolicy;
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
 use crate::store::documents::{
@@ -20,23 +18,10 @@ use crate::store::{self, CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::{self, Expirer};
 use crate::vouchers::rules::SaleAt;
 use crate::vouchers::{self, Claim, FoundVoucher};
-use crate::waiting_list;
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
 pub(super) const MAX_ATTEMPTS: usize = 8;
-
-/// Which seats to hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SeatChoice {
-    /// These seats, all or none.
-    Named(Vec<String>),
-    /// The best `count` adjacent seats of `kind`.
-    Best { count: usize, kind: SeatKind },
-    /// The best `count` seats of `kind`, together or not (a waiting list's party that need
-    /// not sit together).
-    Scattered { count: usize, kind: SeatKind },
-}
 
 /// What a hold asks for: which seats of which showtime, as which ticket types.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,167 +47,12 @@ pub struct HoldVoucher {
     pub customer: Option<String>,
 }
 
-impl SeatChoice {
-    /// How many seats it asks for.
-    pub fn count(&self) -> usize {
-        match self {
-            SeatChoice::Named(labels) => labels.len(),
-            SeatChoice::Best { count, .. } | SeatChoice::Scattered { count, .. } => *count,
-        }
-    }
-}
-
 /// A hold that was placed, with what a client needs to show it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HeldSeats {
     pub showtime: ShowtimeDoc,
     /// With the kind of every seat (`kinds`).
     pub hold: HoldDoc,
-}
-
-/// The seats of an inventory as the seat picker sees them: free means AVAILABLE, or HELD by a
-/// hold whose expiry has passed (by this gateway's clock; the database's clock decides when
-/// the hold is actually expired).
-pub(super) struct Snapshot {
-    inventory: SeatInventoryDoc,
-    row_labels: Vec<String>,
-    grid: SeatGrid,
-}
-
-impl Snapshot {
-    pub(super) fn new(inventory: SeatInventoryDoc) -> Self {
-        let now = store::now();
-        let expired: HashSet<HoldId> = inventory
-            .holds
-            .iter()
-            .filter(|hold| hold.expires_at < now)
-            .map(|hold| hold.id)
-            .collect();
-        let rows = inventory
-            .seats
-            .values()
-            .map(|positions| {
-                positions
-                    .iter()
-                    .map(|cell| match cell {
-                        None => Cell::Gap,
-                        Some(seat) => Cell::Seat {
-                            kind: seat.kind,
-                            free: match seat.state {
-                                SeatState::Available => true,
-                                SeatState::Held => seat.hold.is_some_and(|h| expired.contains(&h)),
-                                SeatState::Sold | SeatState::Blocked => false,
-                            },
-                        },
-                    })
-                    .collect()
-            })
-            .collect();
-        Snapshot {
-            row_labels: inventory.seats.keys().cloned().collect(),
-            grid: SeatGrid::new(rows),
-            inventory,
-        }
-    }
-
-    pub(super) fn label(&self, position: SeatPosition) -> String {
-        seat_label(&self.row_labels[position.row], position.column)
-    }
-
-    fn seat(&self, position: SeatPosition) -> &crate::store::documents::SeatCellDoc {
-        self.inventory.seats[position.row][position.column]
-            .as_ref()
-            .expect("positions name seats, not gaps")
-    }
-
-    fn is_free(&self, position: SeatPosition) -> bool {
-        matches!(
-            self.grid.rows[position.row][position.column],
-            Cell::Seat { free: true, .. }
-        )
-    }
-
-    /// The kind of the seat at `position`.
-    pub(super) fn kind(&self, position: SeatPosition) -> SeatKind {
-        self.seat(position).kind
-    }
-
-    /// Whether hold id `id` is fenced off (an attempt that took its key over replaced it).
-    pub(super) fn is_fenced(&self, id: HoldId) -> bool {
-        self.inventory.fenced_holds.contains(&id)
-    }
-
-    /// Counts `positions` as taken from now on (a batch's next request chooses around them).
-    pub(super) fn take(&mut self, positions: &[SeatPosition]) {
-        for position in positions {
-            if let Cell::Seat { free, .. } = &mut self.grid.rows[position.row][position.column] {
-                *free = false;
-            }
-        }
-    }
-
-    /// The seats to take for `choice`, or SEAT_UNAVAILABLE naming those that are not free.
-    pub(super) fn choose(
-        &self,
-        choice: &SeatChoice,
-        policy: &HoldPolicy,
-    ) -> Result<Vec<SeatPosition>, ApiError> {
-        match choice {
-            SeatChoice::Named(labels) => {
-                let positions = locate_named(&self.row_labels, &self.grid, labels, policy)?;
-                check_couple_pairs(&self.grid, &positions, |p| self.label(p))?;
-                let taken: Vec<String> = positions
-                    .iter()
-                    .filter(|&&p| !self.is_free(p))
-                    .map(|&p| self.label(p))
-                    .collect();
-                if taken.is_empty() {
-                    Ok(positions)
-                } else {
-                    Err(ApiError::seats_taken(taken))
-                }
-            }
-            SeatChoice::Best { count, kind } => {
-                validate_count(*count, policy)?;
-                best_adjacent(&self.grid, *count, *kind).ok_or_else(|| ApiError::SeatUnavailable {
-                    message: format!("no {count} adjacent {kind:?} seats are free"),
-                    seats: Vec::new(),
-                })
-            }
-            SeatChoice::Scattered { count, kind } => {
-                validate_count(*count, policy)?;
-                best_scattered(&self.grid, *count, *kind).ok_or_else(|| ApiError::SeatUnavailable {
-                    message: format!("fewer than {count} {kind:?} seats are free"),
-                    seats: Vec::new(),
-                })
-            }
-        }
-    }
-
-    /// The hold `id` of `channel`, if it is live, with its seats' kinds.
-    pub(super) fn existing_hold(&self, id: HoldId, channel: &str) -> Option<HoldDoc> {
-        let hold = self
-            .inventory
-            .holds
-            .iter()
-            .find(|hold| hold.id == id && hold.channel == channel)?;
-        self.inventory.with_kinds(hold)
-    }
-
-    /// The expired holds that still hold some of `positions`.
-    pub(super) fn expired_holds_on(&self, positions: &[SeatPosition]) -> Vec<HoldDoc> {
-        let ids: HashSet<HoldId> = positions
-            .iter()
-            .filter(|&&p| self.seat(p).state == SeatState::Held)
-            .filter_map(|&p| self.seat(p).hold)
-            .collect();
-        self.inventory
-            .holds
-            .iter()
-            .filter(|hold| ids.contains(&hold.id))
-            .cloned()
-            .collect()
-    }
 }
 
 /// Holds seats of a showtime for `channel`: all of them in one atomic update, or none, each
@@ -466,7 +296,7 @@ async fn place(
             return Err(cancelled(showtime_id));
         }
         let snapshot = Snapshot::new(inventory);
-        if snapshot.inventory.fenced_holds.contains(&hold_id) {
+        if snapshot.is_fenced(hold_id) {
             return Err(ApiError::Fenced {
                 attempt: attempt.number(),
             });
@@ -477,7 +307,7 @@ async fn place(
         let positions = snapshot.choose(choice, policy)?;
         let seats: Vec<(String, SeatKind)> = positions
             .iter()
-            .map(|&p| (snapshot.label(p), snapshot.seat(p).kind))
+            .map(|&p| (snapshot.label(p), snapshot.kind(p)))
             .collect();
         let priced =
             seat_prices_unlocking(&matrix, &rules, channel, &seats, ticket_types, unlocked);
@@ -540,44 +370,6 @@ pub(super) fn gave_up(seats: Vec<String>) -> ApiError {
     }
 }
 
-/// What a hold of named seats read before its first attempt (`read_named_seats`).
-#[derive(Debug, Clone)]
-pub struct FirstRead {
-    /// The showtime's inventory, read after the request came.
-    pub inventory: Option<SeatInventoryDoc>,
-    /// SEAT_UNAVAILABLE when it shows some of the seats taken.
-    pub refusal: Option<ApiError>,
-}
-
-/// For a hold of named seats, the showtime's inventory read before anything else: seats that
-/// are taken need neither the showtime nor a claim on the idempotency key to refuse. On a hot
-/// showtime most named holds ask for seats their buyer saw free a while ago (issue 34: at 600
-/// buyers on 2 showtimes, refused holds sent a quarter of all commands, 4 each; now 2: this
-/// read, and the key's record written with its answer, `once_unless_refused`). `None` for the
-/// best seats, which are chosen on their batch's read.
-pub async fn read_named_seats(
-    store: &Store,
-    request: &HoldRequest,
-    policy: &HoldPolicy,
-) -> Result<Option<FirstRead>, ApiError> {
-    if !matches!(request.choice, SeatChoice::Named(_)) {
-        return Ok(None);
-    }
-    let inventory = store.inventory(request.showtime).await?;
-    let refusal = inventory
-        .as_ref()
-        // The showtime's refusal comes first (see `hold_seats`); its inventory says when it
-        // is cancelled.
-        .filter(|inventory| !inventory.cancelled)
-        .and_then(|inventory| {
-            match Snapshot::new(inventory.clone()).choose(&request.choice, policy) {
-                Err(refusal @ ApiError::SeatUnavailable { .. }) => Some(refusal),
-                _ => None,
-            }
-        });
-    Ok(Some(FirstRead { inventory, refusal }))
-}
-
 /// The refusal of a seat the showtime has no price for. A type the matrix does not name may
 /// not exist at all: only then (an error path) is the registry of ticket types read.
 pub(super) async fn unpriced_error(store: &Store, unpriced: Unpriced) -> ApiError {
@@ -615,56 +407,4 @@ pub async fn with_kinds(
         .await?
         .and_then(|inventory| inventory.with_kinds(&hold))
         .ok_or_else(|| ApiError::internal(format!("hold {}'s seats are not all there", hold.id)))
-}
-
-/// Releases a live hold of `channel` and returns its seats' labels. Another channel's hold,
-/// an expired and swept hold and an unknown one are all NOT_FOUND: a channel learns nothing of
-/// others' holds. A keyed release leaves, in the same update, a note of itself in the
-/// inventory (until its answer is stored: `forget_release`), so an attempt that took the key
-/// over answers with the release an earlier attempt made.
-#[tracing::instrument(skip(store))]
-pub async fn release_hold(
-    store: &Store,
-    channel: &str,
-    showtime_id: ShowtimeId,
-    hold_id: HoldId,
-    attempt: Attempt,
-) -> Result<Vec<String>, ApiError> {
-    let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
-    let request = attempt.resource_id();
-    let hold = store
-        .hold_of(showtime_id, hold_id)
-        .await?
-        .filter(|hold| hold.channel == channel);
-    let note = attempt.keyed().then_some(request);
-    if let Some(hold) = hold {
-        if store.release_hold(showtime_id, &hold, note).await? {
-            super::give_back_reservations(store, &hold).await;
-            if let Some(offer) = &hold.offer {
-                // Its channel declined a waiting party's offer.
-                let declined = Box::pin(waiting_list::declined(store, offer.entry, hold.id));
-                if let Err(error) = declined.await {
-                    tracing::warn!(%error, "an offer was released; its entry says so later");
-                }
-            }
-            store.crash_point(CrashPoint::ReleaseAfterFree)?;
-            return Ok(hold.seats);
-        }
-    }
-    if attempt.taken_over() {
-        if let Some(seats) = store.released_by(showtime_id, hold_id, request).await? {
-            return Ok(seats);
-        }
-    }
-    Err(not_found())
-}
-
-/// Drops the note a keyed release of `hold_id` left, once the release's answer is stored (a
-/// retry then replays the answer and needs no note).
-pub async fn forget_release(
-    store: &Store,
-    showtime_id: ShowtimeId,
-    hold_id: HoldId,
-) -> Result<(), ApiError> {
-    store.forget_release(showtime_id, hold_id).await
 }

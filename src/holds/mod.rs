@@ -6,26 +6,29 @@
 //! (`ShowtimeLocks`) so that a sell-out refuses early instead of racing.
 //!
 //! Laid out as every feature is: `rules` (pure: the policy, the count and couple-seat rules,
-//! the extension), the use cases (`hold`: place and release; `reads`, `extension`,
-//! `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
+//! the extension), the use cases (`hold`: place; `choice`: seats chosen on a read; `named_read`;
+//! `release`; `reads`, `extension`, `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
 
 mod batch;
+mod choice;
 mod expire;
 mod extension;
 pub mod graphql;
 mod hold;
+mod named_read;
 mod reads;
+mod release;
 pub mod rules;
 mod showtime_locks;
 mod sweeper;
 
+pub use choice::SeatChoice;
 pub use expire::{expire_hold, give_back_reservations};
 pub use extension::extend_hold;
-pub use hold::{
-    forget_release, hold_seats, read_named_seats, release_hold, with_kinds, FirstRead, HeldSeats,
-    HoldRequest, HoldVoucher, SeatChoice,
-};
+pub use hold::{hold_seats, with_kinds, HeldSeats, HoldRequest, HoldVoucher};
+pub use named_read::{read_named_seats, FirstRead};
 pub use reads::{hold_of_channel, holds_of_channel};
+pub use release::{forget_release, release_hold};
 pub use rules::HoldPolicy;
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::sweep_expired_holds;

@@ -1,0 +1,60 @@
+//! Releasing a hold: its seats back to sale, what it carried given back, a waiting party's
+//! offer declined.
+
+use crate::domain::ids::{HoldId, ShowtimeId};
+use crate::error::ApiError;
+use crate::idempotency::Attempt;
+use crate::store::{CrashPoint, Store};
+use crate::waiting_list;
+
+/// Releases a live hold of `channel` and returns its seats' labels. Another channel's hold,
+/// an expired and swept hold and an unknown one are all NOT_FOUND: a channel learns nothing of
+/// others' holds. A keyed release leaves, in the same update, a note of itself in the
+/// inventory (until its answer is stored: `forget_release`), so an attempt that took the key
+/// over answers with the release an earlier attempt made.
+#[tracing::instrument(skip(store))]
+pub async fn release_hold(
+    store: &Store,
+    channel: &str,
+    showtime_id: ShowtimeId,
+    hold_id: HoldId,
+    attempt: Attempt,
+) -> Result<Vec<String>, ApiError> {
+    let not_found = || ApiError::not_found(format!("no live hold {hold_id} of channel {channel}"));
+    let request = attempt.resource_id();
+    let hold = store
+        .hold_of(showtime_id, hold_id)
+        .await?
+        .filter(|hold| hold.channel == channel);
+    let note = attempt.keyed().then_some(request);
+    if let Some(hold) = hold {
+        if store.release_hold(showtime_id, &hold, note).await? {
+            super::give_back_reservations(store, &hold).await;
+            if let Some(offer) = &hold.offer {
+                // Its channel declined a waiting party's offer.
+                let declined = Box::pin(waiting_list::declined(store, offer.entry, hold.id));
+                if let Err(error) = declined.await {
+                    tracing::warn!(%error, "an offer was released; its entry says so later");
+                }
+            }
+            store.crash_point(CrashPoint::ReleaseAfterFree)?;
+            return Ok(hold.seats);
+        }
+    }
+    if attempt.taken_over() {
+        if let Some(seats) = store.released_by(showtime_id, hold_id, request).await? {
+            return Ok(seats);
+        }
+    }
+    Err(not_found())
+}
+
+/// Drops the note a keyed release of `hold_id` left, once the release's answer is stored (a
+/// retry then replays the answer and needs no note).
+pub async fn forget_release(
+    store: &Store,
+    showtime_id: ShowtimeId,
+    hold_id: HoldId,
+) -> Result<(), ApiError> {
+    store.forget_release(showtime_id, hold_id).await
+}
