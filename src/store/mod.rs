@@ -1,8 +1,9 @@
 //! The store's shared plumbing: the database client (`Store`, its lanes, timeouts and
 //! transactions), the codec, the document shapes every feature reads (`documents`), the
 //! collections' names (`names`) and the index assembly (`indexes`), the outbox the relay
-//! drains (`outbox`), bulk inserts (`inserts`), updates sent together (`grouped_sets`), the command log and metrics, `explain`,
-//! readiness and warm-up, and the test-only fault points (`faults`). Each feature's queries
+//! drains (`outbox`), bulk inserts (`inserts`), updates sent together (`grouped_sets`), the
+//! command log and metrics, `explain`, the options (`options`), the errors (`errors`), the
+//! shared reads (`reads`), readiness and warm-up, and the test-only fault points (`faults`). Each feature's queries
 //! and writes live in its own `store/` (`crate::<feature>::store`) as methods on `Store`; the
 //! callers of a feature pass typed ids and get documents back, never a filter.
 
@@ -11,6 +12,7 @@ pub(crate) mod codec;
 mod command_log;
 pub(crate) mod command_metrics;
 pub mod documents;
+mod errors;
 mod explain;
 mod faults;
 pub(crate) mod filters;
@@ -21,8 +23,10 @@ pub mod indexes;
 mod inserts;
 mod notes;
 mod one_writer;
+mod options;
 mod outbox;
 mod readiness;
+mod reads;
 mod transactions;
 mod warm_up;
 
@@ -35,6 +39,7 @@ use mongodb::{Client, Collection, Database};
 
 pub use codec::{created_at, new_id, now};
 pub use command_log::{CommandLog, SentCommand};
+pub(crate) use errors::is_duplicate_key;
 pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
@@ -44,9 +49,12 @@ pub use gate::Lane;
 pub use gate::Occupied;
 pub(crate) use inserts::only_duplicate_keys;
 pub(crate) use one_writer::WriteTurn;
+use options::FEEDS;
+pub use options::{DatabaseOptions, WriteAcknowledgment, BACKGROUND_POOL};
 pub(crate) use outbox::push_entries;
 pub use outbox::{new_entry, NotedOutboxes, OutboxKind, OutboxSource, PendingOutboxes};
 pub use readiness::Readiness;
+pub use reads::DatabaseSize;
 
 use crate::channel_events::rules::Retention;
 use crate::error::ApiError;
@@ -57,68 +65,6 @@ pub mod names;
 /// The `comment` on the commands of background work a request does not wait for (the event
 /// relay): the command log leaves them out, so a request's round trips are its own.
 pub(crate) const BACKGROUND: &str = "boxoffice:background";
-
-/// How the gateway talks to the database: how long it waits, and how durable a write must be
-/// before it counts.
-#[derive(Debug, Clone)]
-pub struct DatabaseOptions {
-    /// How long finding a server, and each operation, may take before the request is answered
-    /// UNAVAILABLE.
-    pub timeout: Duration,
-    /// `w` of every write: `majority`, or a number of nodes.
-    pub write_concern: WriteAcknowledgment,
-    /// Whether a write must be in the journal before it is acknowledged.
-    pub journal: bool,
-    /// The read concern of every read (`majority`, `local`, `linearizable`).
-    pub read_concern: String,
-    /// Whether commands are recorded for [`Store::commands`] (round-trip and byte counts in
-    /// tests). Off in production: the driver's command monitor decodes every reply. On by
-    /// default when built with `test-hooks`.
-    pub monitor_commands: bool,
-    /// Connections for requests (see `gate`), and the ceiling of the door's limit on
-    /// requests using the database at once; background work has [`BACKGROUND_POOL`] of its
-    /// own.
-    pub max_pool_size: u32,
-    /// How long a request may wait at the door for a place (see `overload::door`).
-    pub admission_wait: Duration,
-    /// Whether the requests' connections are all opened at start, so a cold gateway meeting a
-    /// crowd does not open them under it (the gateway: yes; tests, with a pool per test: no).
-    pub open_connections_at_start: bool,
-}
-
-/// Connections of the background lane: the periodic passes, the event relay, webhook
-/// deliveries, counters. Its change feeds (the live maps', the relay's) each hold one more while
-/// they wait for changes, so the driver's pool for the lane is larger by [`FEEDS`].
-pub const BACKGROUND_POOL: u32 = 4;
-
-/// Connections a lane's driver pool has beyond its gate's permits: for the change streams
-/// waiting on their `getMore`, and the commands that run past the gate (a cursor's later
-/// batches, a transaction's commit), so that a command let through finds a connection.
-const FEEDS: u32 = 4;
-
-/// `w` of a write concern.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WriteAcknowledgment {
-    Majority,
-    Nodes(u32),
-}
-
-impl Default for DatabaseOptions {
-    /// What production wants on a replica set: writes on a majority and in the journal,
-    /// majority reads, and a 2-second bound on waiting for the database.
-    fn default() -> Self {
-        DatabaseOptions {
-            timeout: Duration::from_secs(2),
-            write_concern: WriteAcknowledgment::Majority,
-            journal: true,
-            read_concern: "majority".to_owned(),
-            monitor_commands: cfg!(feature = "test-hooks"),
-            max_pool_size: 32,
-            admission_wait: crate::overload::door::WAIT,
-            open_connections_at_start: false,
-        }
-    }
-}
 
 /// A handle on the database; cheap to clone.
 #[derive(Clone)]
@@ -415,203 +361,4 @@ impl Store {
 struct Lanes {
     requests: (Database, Arc<gate::Gate>),
     background: (Database, Arc<gate::Gate>),
-}
-
-impl From<mongodb::error::Error> for ApiError {
-    /// A database that cannot be reached or is not answering is UNAVAILABLE (the client may
-    /// retry); any other failure is INTERNAL.
-    fn from(error: mongodb::error::Error) -> Self {
-        use mongodb::error::ErrorKind;
-        /// Server errors that mean "not now": shutting down, stepping down, no primary.
-        const NOT_NOW: [i32; 9] = [6, 7, 89, 91, 189, 10107, 11600, 11602, 13435];
-        let unavailable = match &*error.kind {
-            ErrorKind::ServerSelection { .. }
-            | ErrorKind::Io(_)
-            | ErrorKind::ConnectionPoolCleared { .. }
-            | ErrorKind::Shutdown => true,
-            ErrorKind::Command(command) => NOT_NOW.contains(&command.code),
-            _ => false,
-        };
-        if unavailable {
-            ApiError::unavailable_caused("the database is not answering", error)
-        } else {
-            ApiError::internal_caused("a database command failed", error)
-        }
-    }
-}
-
-impl From<bson::de::Error> for ApiError {
-    fn from(error: bson::de::Error) -> Self {
-        ApiError::internal_caused("decoding a document", error)
-    }
-}
-
-impl From<bson::ser::Error> for ApiError {
-    fn from(error: bson::ser::Error) -> Self {
-        ApiError::internal_caused("encoding a document", error)
-    }
-}
-
-impl Store {
-    /// Runs a `find` that returns at most `limit` documents in one round trip: the batch size
-    /// equals the limit, so the server closes the cursor with the first batch (no `getMore`, no
-    /// `killCursors`). With a `projection`, only its fields are read.
-    pub(crate) async fn find_limited<T>(
-        &self,
-        collection: &'static str,
-        filter: bson::Document,
-        sort: Option<bson::Document>,
-        projection: Option<bson::Document>,
-        limit: usize,
-    ) -> Result<Vec<T>, ApiError>
-    where
-        T: serde::de::DeserializeOwned + Send + Sync,
-    {
-        use futures::TryStreamExt;
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
-        let limit = i64::try_from(limit)
-            .map_err(|error| ApiError::internal_caused("a find limit", error))?;
-        let documents = self.collection::<T>(collection);
-        let mut find = documents
-            .find(filter)
-            .sort(sort.unwrap_or_default())
-            .limit(limit)
-            .batch_size(u32::try_from(limit).unwrap_or(u32::MAX));
-        if let Some(projection) = projection {
-            find = find.projection(projection);
-        }
-        self.bounded(Call::new(collection, "find"), async {
-            find.await?.try_collect().await
-        })
-        .await
-    }
-
-    /// Which of `codes` are the `_id` of a document of `collection` (one `find` on `_id`,
-    /// reading the ids only).
-    pub(crate) async fn existing_codes(
-        &self,
-        collection: &'static str,
-        codes: &[&str],
-    ) -> Result<Vec<String>, ApiError> {
-        let found: Vec<bson::Document> = self
-            .find_limited(
-                collection,
-                bson::doc! { "_id": { "$in": codes } },
-                None,
-                Some(bson::doc! { "_id": 1 }),
-                codes.len(),
-            )
-            .await?;
-        Ok(found
-            .iter()
-            .filter_map(|doc| doc.get_str("_id").ok().map(str::to_owned))
-            .collect())
-    }
-
-    /// Every document whose `_id` is in `ids`, in one `find({_id: {$in: ids}})`.
-    pub(crate) async fn find_by_ids<T>(
-        &self,
-        collection: &'static str,
-        ids: &[impl codec::StoredId],
-    ) -> Result<Vec<T>, ApiError>
-    where
-        T: serde::de::DeserializeOwned + Send + Sync,
-    {
-        let limit = ids.len();
-        let filter = bson::doc! { "_id": { "$in": codec::oids(ids) } };
-        self.find_limited(collection, filter, None, None, limit)
-            .await
-    }
-
-    /// The same, with the fields of `projection` only.
-    pub(crate) async fn find_by_ids_projected<T>(
-        &self,
-        collection: &'static str,
-        ids: &[impl codec::StoredId],
-        projection: bson::Document,
-    ) -> Result<Vec<T>, ApiError>
-    where
-        T: serde::de::DeserializeOwned + Send + Sync,
-    {
-        let limit = ids.len();
-        let filter = bson::doc! { "_id": { "$in": codec::oids(ids) } };
-        self.find_limited(collection, filter, None, Some(projection), limit)
-            .await
-    }
-
-    /// One page of a keyset-paginated list: decodes `after` (a cursor of list `kind` holding the
-    /// sort key `K`), fetches `first + 1` documents after it and gives each item its cursor.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn find_page<T, K>(
-        &self,
-        collection: &'static str,
-        kind: &'static str,
-        filter: bson::Document,
-        sort: bson::Document,
-        projection: Option<bson::Document>,
-        page: &crate::domain::paging::PageRequest,
-        after_filter: impl FnOnce(K) -> bson::Document,
-        key_of: impl Fn(&T) -> K,
-    ) -> Result<crate::domain::paging::Page<T>, ApiError>
-    where
-        T: serde::de::DeserializeOwned + Send + Sync,
-        K: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    {
-        use crate::domain::{cursor, paging::Page};
-        let after = page
-            .after
-            .as_deref()
-            .map(|after| cursor::decode::<K>(kind, after))
-            .transpose()?;
-        let filter = filters::all_of(vec![filter, after.map(after_filter).unwrap_or_default()]);
-        let docs = self
-            .find_limited(collection, filter, Some(sort), projection, page.first + 1)
-            .await?;
-        Ok(Page::from_fetched(docs, page, |doc| {
-            cursor::Cursor::new(kind, key_of(doc))
-        }))
-    }
-}
-
-/// Sizes of the database, as `dbStats` reports them.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DatabaseSize {
-    pub objects: u64,
-    /// Uncompressed size of the documents, in bytes.
-    pub data_bytes: u64,
-    /// Size on disk of the collections and indexes, in bytes.
-    pub storage_bytes: u64,
-}
-
-impl Store {
-    /// The database's size (for the demo loader's report).
-    #[tracing::instrument(skip(self))]
-    pub async fn size(&self) -> Result<DatabaseSize, ApiError> {
-        let stats = self.db.run_command(bson::doc! { "dbStats": 1 }).await?;
-        let number = |key: &str| -> u64 {
-            match stats.get(key) {
-                Some(bson::Bson::Int32(n)) => *n as u64,
-                Some(bson::Bson::Int64(n)) => *n as u64,
-                Some(bson::Bson::Double(n)) => *n as u64,
-                _ => 0,
-            }
-        };
-        Ok(DatabaseSize {
-            objects: number("objects"),
-            data_bytes: number("dataSize"),
-            storage_bytes: number("storageSize") + number("indexSize"),
-        })
-    }
-}
-
-/// MongoDB's E11000: a unique index refused the write.
-pub(crate) fn is_duplicate_key(error: &mongodb::error::Error) -> bool {
-    use mongodb::error::{ErrorKind, WriteFailure};
-    match &*error.kind {
-        ErrorKind::Write(WriteFailure::WriteError(write)) => write.code == 11000,
-        ErrorKind::Command(command) => command.code == 11000,
-        _ => false,
-    }
 }
