@@ -77,6 +77,8 @@ pub struct RequestSettings {
     pub webhook_targets: crate::webhooks::rules::WebhookTargets,
     /// The process's approximate counters (`counters::Tally`).
     pub tally: Arc<crate::counters::Tally>,
+    /// Who is told when a hold ends (`assembly::hold_endings`).
+    pub hold_endings: crate::holds::HoldEndings,
 }
 
 /// Attaches a request's data: the store, fresh loaders (no cache across requests), the
@@ -100,6 +102,7 @@ pub fn prepare(
         .data(settings.admission_window)
         .data(settings.webhook_targets)
         .data(settings.tally)
+        .data(settings.hold_endings)
         .data(caller.clone())
 }
 

@@ -11,6 +11,7 @@
 
 mod batch;
 mod choice;
+mod endings;
 mod expire;
 mod extension;
 pub mod graphql;
@@ -23,6 +24,7 @@ mod showtime_locks;
 mod sweeper;
 
 pub use choice::SeatChoice;
+pub use endings::{HoldEnded, HoldEndings};
 pub use expire::{expire_hold, give_back_reservations};
 pub use extension::extend_hold;
 pub use hold::{hold_seats, with_kinds, HeldSeats, HoldRequest, HoldVoucher};

@@ -1,20 +1,21 @@
-//! Releasing a hold: its seats back to sale, what it carried given back, a waiting party's
-//! offer declined.
+//! Releasing a hold: its seats back to sale, what it carried given back, the handlers of
+//! ended holds told (a waiting party's offer is declined so).
 
+use super::HoldEndings;
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
 use crate::store::{CrashPoint, Store};
-use crate::waiting_list;
 
 /// Releases a live hold of `channel` and returns its seats' labels. Another channel's hold,
 /// an expired and swept hold and an unknown one are all NOT_FOUND: a channel learns nothing of
 /// others' holds. A keyed release leaves, in the same update, a note of itself in the
 /// inventory (until its answer is stored: `forget_release`), so an attempt that took the key
 /// over answers with the release an earlier attempt made.
-#[tracing::instrument(skip(store))]
+#[tracing::instrument(skip(store, endings))]
 pub async fn release_hold(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     showtime_id: ShowtimeId,
     hold_id: HoldId,
@@ -30,13 +31,8 @@ pub async fn release_hold(
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
             super::give_back_reservations(store, &hold).await;
-            if let Some(offer) = &hold.offer {
-                // Its channel declined a waiting party's offer.
-                let declined = Box::pin(waiting_list::declined(store, offer.entry, hold.id));
-                if let Err(error) = declined.await {
-                    tracing::warn!(%error, "an offer was released; its entry says so later");
-                }
-            }
+            // Boxed: kept out of the futures of every caller (the handlers' steps are rare).
+            Box::pin(endings.released(store, &hold)).await;
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }

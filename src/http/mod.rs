@@ -96,6 +96,8 @@ pub struct AppState {
     pub relay: Arc<crate::channel_events::EventRelay>,
     /// This process's changes to the approximate counters, written once a second.
     pub tally: Arc<crate::counters::Tally>,
+    /// Who is told when a hold ends (`assembly::hold_endings`).
+    pub hold_endings: crate::holds::HoldEndings,
 }
 
 impl AppState {
@@ -113,6 +115,7 @@ impl AppState {
         let tally = crate::counters::started(&store);
         AppState {
             tally,
+            hold_endings: crate::assembly::hold_endings(),
             webhooks_allow_private: false,
             relay,
             schema: ServedSchema::new(limits.query(), false),
@@ -249,6 +252,7 @@ impl AppState {
                 allow_private: self.webhooks_allow_private,
             },
             tally: Arc::clone(&self.tally),
+            hold_endings: self.hold_endings.clone(),
         }
     }
 }

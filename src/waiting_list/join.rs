@@ -6,7 +6,7 @@ use super::store::documents::{EntryStateDoc, WaitingEntryDoc};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{ShowtimeId, WaitingEntryId};
 use crate::error::ApiError;
-use crate::holds;
+use crate::holds::{self, HoldEndings};
 use crate::idempotency::Attempt;
 use crate::store::documents::{ShowtimeStatus, SCHEMA_VERSION};
 use crate::store::{self, Store};
@@ -89,9 +89,10 @@ pub async fn join(
 /// DECLINED and its hold released (its seats go to the next party), unless the offer was
 /// confirmed (ACCEPTED) or lapsed first. NOT_FOUND for another channel's entry or none; an
 /// entry that ended already is returned as it is.
-#[tracing::instrument(skip(store))]
+#[tracing::instrument(skip(store, endings))]
 pub async fn leave(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     id: WaitingEntryId,
 ) -> Result<WaitingEntryDoc, ApiError> {
@@ -108,7 +109,9 @@ pub async fn leave(
             // Released as its channel would (`releaseHold`), which marks the entry DECLINED;
             // an offer no longer there was confirmed or lapsed, and is settled as such.
             let attempt = Attempt::unkeyed();
-            match holds::release_hold(store, channel, entry.showtime, entry.hold, attempt).await {
+            let release =
+                holds::release_hold(store, endings, channel, entry.showtime, entry.hold, attempt);
+            match release.await {
                 Ok(_) => declined(store, id, entry.hold).await?,
                 Err(ApiError::NotFound(_)) => Box::pin(settle_offer(store, &entry)).await?,
                 Err(error) => return Err(error),
@@ -123,7 +126,7 @@ pub async fn leave(
 }
 
 /// Marks entry `id`, whose offer is hold `hold`, DECLINED (its channel released the offer).
-pub async fn declined(
+pub(super) async fn declined(
     store: &Store,
     id: WaitingEntryId,
     hold: crate::domain::ids::HoldId,

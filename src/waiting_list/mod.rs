@@ -6,13 +6,16 @@
 //! - `rules` (pure): what a party may ask for.
 //! - `join`: joining (a place in line), leaving (an offer declined), reading an entry.
 //! - `offers`: the passes that offer freed seats in line order, never skipping a party.
+//! - `released`: the handler holds tell of a released hold (an offer declined).
 //! - `store`: `waiting_list`, `waiting_list_seq`; `graphql`.
 
 pub mod graphql;
 mod join;
 mod offers;
+mod released;
 pub mod rules;
 pub mod store;
 
-pub use join::{declined, entry_of, join, leave};
+pub use join::{entry_of, join, leave};
 pub use offers::{serve_showtime, settle_offer, Offers, PASS_EVERY};
+pub use released::OfferDeclined;

@@ -100,6 +100,17 @@ async fn release(sale: &Sale, hold: &Value) {
         .data();
 }
 
+/// A sale whose standard seats (rows A and B, an aisle in B) wechat holds all; the couple
+/// seats of row C are free. The hold of B1-B3 is returned, to release.
+async fn standard_seats_held(policy: HoldPolicy) -> (Sale, Value) {
+    let sale = sale_with(policy).await;
+    sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
+        .await;
+    let b = sale.hold_id(&sale.wechat, &["B1", "B2", "B3"]).await;
+    sale.hold_id(&sale.wechat, &["B5", "B6", "B7"]).await;
+    (sale, b)
+}
+
 #[tokio::test]
 async fn a_party_is_offered_freed_seats_that_fit_in_the_order_parties_joined() {
     let policy = BookingArgs::default().hold_policy();
@@ -278,11 +289,7 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
 
 #[tokio::test]
 async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
-    let sale = sale_with(BookingArgs::default().hold_policy()).await;
-    sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
-        .await;
-    let b = sale.hold_id(&sale.wechat, &["B1", "B2", "B3"]).await;
-    sale.hold_id(&sale.wechat, &["B5", "B6", "B7"]).await;
+    let (sale, b) = standard_seats_held(BookingArgs::default().hold_policy()).await;
     let first = joined(&sale, "late", 2, true).await;
     let next = joined(&sale, "next", 2, true).await;
     // Offers made under a short hold time.
@@ -319,6 +326,39 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     let rejoined = joined(&sale, "late", 2, true).await;
     assert_eq!(rejoined["id"], first["id"]);
     assert_eq!(rejoined["status"], "WAITING");
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
+async fn an_offer_its_channel_releases_is_declined_and_its_seats_go_to_the_next_party() {
+    let policy = BookingArgs::default().hold_policy();
+    let (sale, b) = standard_seats_held(policy).await;
+    let first = joined(&sale, "first", 2, true).await;
+    let next = joined(&sale, "next", 2, true).await;
+    let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
+    release(&sale, &b).await;
+    boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
+        .await
+        .unwrap();
+    let offered = entry(&sale, &first["id"]).await;
+    assert_eq!(offered["status"], "OFFERED");
+    assert_eq!(entry(&sale, &next["id"]).await["status"], "WAITING");
+    // The channel releases the offer's hold as any hold of its own: holds tells the waiting
+    // list's handler (registered in `assembly`), which marks the entry DECLINED at once.
+    let released = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            RELEASE,
+            json!({ "id": offered["offerHoldId"] }),
+        )
+        .await;
+    assert_eq!(released.data()["releaseHold"].as_array().unwrap().len(), 2);
+    assert_eq!(entry(&sale, &first["id"]).await["status"], "DECLINED");
+    boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
+        .await
+        .unwrap();
+    assert_eq!(entry(&sale, &next["id"]).await["status"], "OFFERED");
     sale.check_invariants().await;
 }
 

@@ -215,6 +215,7 @@ impl HoldMutation {
         deadline::classify(Class::Finish);
         let (showtime, hold) = global_id::hold_id(&hold_id)?;
         let store = ctx.store();
+        let endings = ctx.data_unchecked::<holds::HoldEndings>();
         let request = hold_id.as_str();
         let key = idempotency_key.as_deref();
         let seats = idempotency::once(
@@ -224,7 +225,7 @@ impl HoldMutation {
             key,
             "releaseHold",
             &request,
-            |attempt| holds::release_hold(store, channel, showtime, hold, attempt),
+            |attempt| holds::release_hold(store, endings, channel, showtime, hold, attempt),
         )
         .await?;
         if key.is_some() {

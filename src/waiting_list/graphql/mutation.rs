@@ -81,7 +81,8 @@ impl WaitingListMutation {
     ) -> Result<WaitingListEntry, ApiError> {
         let channel = ctx.calling_channel("leaving a waiting list")?;
         let id = global_id::waiting_entry_id(&entry_id)?;
-        let entry = Box::pin(waiting_list::leave(ctx.store(), channel, id)).await?;
+        let endings = ctx.data_unchecked::<crate::holds::HoldEndings>();
+        let entry = Box::pin(waiting_list::leave(ctx.store(), endings, channel, id)).await?;
         Ok(WaitingListEntry(entry))
     }
 }
