@@ -296,10 +296,10 @@ pub struct BookingArgs {
     #[arg(long, env = "BOXOFFICE_MAX_SEATS_PER_HOLD", default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::domain::list_caps::MAX_SEATS_PER_HOLD as u64))]
     pub max_seats_per_hold: usize,
     /// How long a hold lasts, in seconds.
-    #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = 600)]
+    #[arg(long, env = "BOXOFFICE_HOLD_TTL_SECONDS", default_value_t = crate::holds::rules::HOLD_SECONDS)]
     pub hold_ttl_seconds: u64,
     /// How much longer a hold lasts once `extendHold` extended it (once per hold), in seconds.
-    #[arg(long, env = "BOXOFFICE_HOLD_EXTENSION_SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, env = "BOXOFFICE_HOLD_EXTENSION_SECONDS", default_value_t = crate::holds::rules::EXTENSION_SECONDS, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub hold_extension_seconds: u64,
     /// How often expired holds are returned to sale, in seconds.
     #[arg(long, env = "BOXOFFICE_SWEEP_INTERVAL_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
@@ -325,8 +325,8 @@ impl Default for BookingArgs {
     fn default() -> Self {
         BookingArgs {
             max_seats_per_hold: 6,
-            hold_ttl_seconds: 600,
-            hold_extension_seconds: 300,
+            hold_ttl_seconds: crate::holds::rules::HOLD_SECONDS,
+            hold_extension_seconds: crate::holds::rules::EXTENSION_SECONDS,
             sweep_interval_seconds: 15,
             sales_interval_ms: 1000,
             key_lease_ms: 3000,

@@ -11,6 +11,13 @@ use crate::domain::layout::{parse_seat_label, SeatPosition};
 use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
 
+/// How long a hold lasts, in seconds, unless `--hold-ttl-seconds` says otherwise (a waiting
+/// party's offer is a hold too, and lasts as long).
+pub const HOLD_SECONDS: u64 = 600;
+/// How much longer an extended hold lasts, in seconds, unless `--hold-extension-seconds` says
+/// otherwise.
+pub const EXTENSION_SECONDS: u64 = 300;
+
 /// The sales policy every hold obeys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HoldPolicy {
