@@ -119,6 +119,34 @@ impl SeatCounts {
     }
 }
 
+/// Which way a block or an unblock moves seats (only AVAILABLE seats are blocked, only
+/// BLOCKED ones unblocked: a held or sold seat belongs to a customer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockMove {
+    /// AVAILABLE → BLOCKED.
+    Block,
+    /// BLOCKED → AVAILABLE.
+    Unblock,
+}
+
+impl BlockMove {
+    /// The state every named seat must be in.
+    pub fn from(self) -> SeatState {
+        match self {
+            BlockMove::Block => SeatState::Available,
+            BlockMove::Unblock => SeatState::Blocked,
+        }
+    }
+
+    /// The state they end in.
+    pub fn to(self) -> SeatState {
+        match self {
+            BlockMove::Block => SeatState::Blocked,
+            BlockMove::Unblock => SeatState::Available,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

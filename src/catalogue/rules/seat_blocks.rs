@@ -5,39 +5,13 @@
 use std::collections::HashSet;
 
 use crate::domain::layout::parse_seat_label;
+pub use crate::domain::seat::BlockMove;
 use crate::domain::seat::SeatState;
 use crate::error::ApiError;
 
 /// The most seats one block or unblock names (a few rows of a large hall): the update names
 /// each seat twice, and a bounded request keeps it small.
 pub const MAX_SEATS_PER_BLOCK: usize = 200;
-
-/// Which way seats move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockMove {
-    /// AVAILABLE → BLOCKED.
-    Block,
-    /// BLOCKED → AVAILABLE.
-    Unblock,
-}
-
-impl BlockMove {
-    /// The state every named seat must be in.
-    pub fn from(self) -> SeatState {
-        match self {
-            BlockMove::Block => SeatState::Available,
-            BlockMove::Unblock => SeatState::Blocked,
-        }
-    }
-
-    /// The state they end in.
-    pub fn to(self) -> SeatState {
-        match self {
-            BlockMove::Block => SeatState::Blocked,
-            BlockMove::Unblock => SeatState::Available,
-        }
-    }
-}
 
 /// BAD_USER_INPUT unless `labels` are 1 to [`MAX_SEATS_PER_BLOCK`] well-formed seat labels,
 /// none named twice.

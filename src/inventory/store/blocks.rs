@@ -5,8 +5,8 @@
 use bson::{doc, Document};
 
 use super::{seat_path, COLLECTION, VERSION};
-use crate::catalogue::rules::seat_blocks::BlockMove;
 use crate::domain::ids::ShowtimeId;
+use crate::domain::seat::BlockMove;
 use crate::error::ApiError;
 use crate::idempotency::KeyFence;
 use crate::store::codec::ObjectIdExt;
