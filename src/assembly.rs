@@ -5,8 +5,13 @@
 use std::sync::Arc;
 
 use crate::channel_events::EventRelay;
+use crate::domain::ids::ShowtimeId;
+use crate::error::ApiError;
 use crate::holds::HoldEndings;
+use crate::live::{ExpireOnTime, Live};
+use crate::store::documents::HoldDoc;
 use crate::store::Store;
+use crate::telemetry::metrics::Expirer;
 use crate::waiting_list::OfferDeclined;
 use crate::webhooks::EndpointsDue;
 
@@ -18,4 +23,25 @@ pub fn event_relay(store: &Store) -> Arc<EventRelay> {
 /// Who is told when a hold ends: the waiting list (a released offer is declined).
 pub fn hold_endings() -> HoldEndings {
     HoldEndings::new(vec![Arc::new(OfferDeclined)])
+}
+
+/// The live feeds of this process, `buffer` events deep per subscriber: a watched hold is
+/// expired on time by the holds' own expiry.
+pub fn live(store: &Store, buffer: usize) -> Live {
+    Live::new(store.clone(), buffer, Arc::new(HoldsExpireOnTime))
+}
+
+/// The holds' expiry, as the live feeds call it at a watched hold's `expiresAt`.
+struct HoldsExpireOnTime;
+
+#[async_trait::async_trait]
+impl ExpireOnTime for HoldsExpireOnTime {
+    async fn expire(
+        &self,
+        store: &Store,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+    ) -> Result<bool, ApiError> {
+        crate::holds::expire_hold(store, showtime, hold, Expirer::OnTime).await
+    }
 }

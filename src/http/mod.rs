@@ -119,7 +119,7 @@ impl AppState {
             webhooks_allow_private: false,
             relay,
             schema: ServedSchema::new(limits.query(), false),
-            live: Live::new(store.clone(), limits.live_buffer),
+            live: crate::assembly::live(&store, limits.live_buffer),
             fan_out: Some(Arc::default()),
             store,
             limits,

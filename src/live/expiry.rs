@@ -13,10 +13,10 @@ use tokio::sync::Notify;
 
 use super::{watched, Inner};
 use crate::domain::ids::ShowtimeId;
-use crate::holds;
+use crate::error::ApiError;
 use crate::inventory::HoldsSeen;
 use crate::store::documents::HoldDoc;
-use crate::telemetry::metrics;
+use crate::store::Store;
 
 /// After a hold's `expiresAt`, how long before the expiry is tried (the database's `$lt` is
 /// strict).
@@ -28,6 +28,20 @@ const ATTEMPTS: u32 = 10;
 const CONCURRENT: usize = 8;
 /// The longest the timer sleeps without looking again (so it notices a dropped hub).
 const LONGEST_SLEEP: Duration = Duration::from_secs(1);
+
+/// Expires a hold whose time has come by the database's clock: the holds' own expiry (its
+/// seats back to sale, what it carried given back), wired where the process is assembled
+/// (`crate::assembly`), so live feeds name no holds code.
+#[async_trait::async_trait]
+pub trait ExpireOnTime: Send + Sync {
+    /// False when `hold` is not expired yet by the database's clock, or is gone.
+    async fn expire(
+        &self,
+        store: &Store,
+        showtime: ShowtimeId,
+        hold: &HoldDoc,
+    ) -> Result<bool, ApiError>;
+}
 
 /// The live holds of watched showtimes and when each is due.
 #[derive(Default)]
@@ -138,14 +152,14 @@ pub(super) async fn run(hub: Weak<Inner>, expiry: Arc<Expiry>) {
         let Some(hub) = hub.upgrade() else { return };
         let now = chrono::Utc::now().timestamp_millis();
         let due = expiry.take_due(now, &hub);
-        let store = hub.store.clone();
+        let (store, expire) = (hub.store.clone(), Arc::clone(&hub.expire));
         drop(hub);
         futures::stream::iter(due)
             .for_each_concurrent(CONCURRENT, |(showtime, hold, attempt)| {
-                let (store, expiry) = (store.clone(), Arc::clone(&expiry));
+                let (store, expiry, expire) =
+                    (store.clone(), Arc::clone(&expiry), Arc::clone(&expire));
                 async move {
-                    let expired =
-                        holds::expire_hold(&store, showtime, &hold, metrics::Expirer::OnTime).await;
+                    let expired = expire.expire(&store, showtime, &hold).await;
                     let again = match expired {
                         Ok(true) => return,
                         Ok(false) => match store.hold_of(showtime, hold.id).await {

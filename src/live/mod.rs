@@ -17,6 +17,7 @@
 
 mod events;
 mod expiry;
+pub use expiry::ExpireOnTime;
 mod feed;
 pub mod graphql;
 mod orders;
@@ -63,6 +64,8 @@ struct Inner {
     /// The background tasks, started by the first subscriber.
     started: OnceLock<mpsc::Sender<(OrderId, OrderStatus)>>,
     expiry: Arc<expiry::Expiry>,
+    /// How a watched hold is expired on time (`assembly`: the holds' expiry).
+    expire: Arc<dyn expiry::ExpireOnTime>,
 }
 
 /// What a showtime's subscribers are sent.
@@ -86,7 +89,9 @@ struct OrderTopic {
 }
 
 impl Live {
-    pub fn new(store: Store, buffer: usize) -> Self {
+    /// The live feeds of `store`, `buffer` events deep per subscriber, expiring watched holds
+    /// on time with `expire`.
+    pub fn new(store: Store, buffer: usize, expire: Arc<dyn ExpireOnTime>) -> Self {
         Live {
             inner: Arc::new(Inner {
                 store,
@@ -97,6 +102,7 @@ impl Live {
                 feed_open: watch::Sender::new(false),
                 started: OnceLock::new(),
                 expiry: Arc::default(),
+                expire,
             }),
         }
     }

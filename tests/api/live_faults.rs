@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use boxoffice::holds::rules::HoldPolicy;
-use boxoffice::live::{Live, SeatMapUpdate};
+use boxoffice::live::SeatMapUpdate;
 use boxoffice::store::DatabaseOptions;
 use futures::StreamExt;
 use rand::{Rng, SeedableRng};
@@ -27,7 +27,7 @@ fn version(update: &SeatMapUpdate) -> (bool, u32) {
 async fn a_subscriber_that_falls_behind_gets_a_fresh_map_instead_of_a_gap() {
     let sale = sale().await;
     // Room for two unread changes per subscriber.
-    let live = Live::new(sale.app.store.clone(), 2);
+    let live = boxoffice::assembly::live(&sale.app.store, 2);
     let mut slow = Box::pin(live.seat_map(sale.showtime_id));
     let mut reader = Box::pin(live.seat_map(sale.showtime_id));
     assert_eq!(version(&slow.next().await.unwrap().unwrap()), (true, 0));
