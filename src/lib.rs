@@ -33,6 +33,7 @@ pub mod holds;
 pub mod http;
 pub mod idempotency;
 pub mod inventory;
+pub mod keyed_locks;
 pub mod live;
 pub mod orders;
 pub mod overload;

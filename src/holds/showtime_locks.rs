@@ -16,27 +16,23 @@
 //! hot showtimes, 600 clients), they held the in-flight places while waiting, and goodput fell
 //! from 391 to 159 seat changes/s.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
 use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::keyed_locks::KeyedLocks;
 use crate::overload::deadline::{self, LAST_SECOND};
 
 /// Most requests of this process waiting for one showtime's lock: about half a second of
 /// holds at a few milliseconds each.
 pub const MAX_WAITING: usize = 64;
 
-/// Locks are dropped from the map once nobody holds them; the map is pruned when it grows
-/// past this many entries.
-const PRUNE_ABOVE: usize = 1024;
-
 /// The per-showtime locks of one process, and its queues of holds placed together.
 #[derive(Debug, Default)]
 pub struct ShowtimeLocks {
-    locks: Mutex<HashMap<ShowtimeId, Weak<tokio::sync::Mutex<()>>>>,
+    locks: KeyedLocks<ShowtimeId>,
     /// Plain best-available holds, placed a batch at a time (`batch`).
     pub(super) batches: super::batch::Batches,
 }
@@ -46,20 +42,7 @@ impl ShowtimeLocks {
     /// released when the guard is dropped. OVERLOADED when [`MAX_WAITING`] wait already, or
     /// the deadline passes first.
     pub async fn lock(&self, showtime: ShowtimeId) -> Result<OwnedMutexGuard<()>, ApiError> {
-        let lock = {
-            let mut locks = self.locks.lock().expect("showtime locks");
-            if locks.len() > PRUNE_ABOVE {
-                locks.retain(|_, lock| lock.strong_count() > 0);
-            }
-            match locks.get(&showtime).and_then(Weak::upgrade) {
-                Some(lock) => lock,
-                None => {
-                    let lock = Arc::new(tokio::sync::Mutex::new(()));
-                    locks.insert(showtime, Arc::downgrade(&lock));
-                    lock
-                }
-            }
-        };
+        let lock = self.locks.get(&showtime);
         if let Ok(guard) = Arc::clone(&lock).try_lock_owned() {
             return Ok(guard);
         }
@@ -124,7 +107,7 @@ mod tests {
                 tokio::spawn(async move { locks.lock(showtime).await.map(drop) })
             })
             .collect();
-        while locks.locks.lock().unwrap()[&showtime].strong_count() < MAX_WAITING + 1 {
+        while locks.locks.users(&showtime) < MAX_WAITING + 1 {
             tokio::task::yield_now().await;
         }
         let refused = tokio::time::timeout(Duration::from_secs(1), locks.lock(showtime))
@@ -158,11 +141,11 @@ mod tests {
     #[tokio::test]
     async fn unused_locks_are_pruned() {
         let locks = ShowtimeLocks::default();
-        for i in 0..=PRUNE_ABOVE + 1 {
+        for i in 0..=crate::keyed_locks::PRUNE_ABOVE + 1 {
             let mut id = [0; 12];
             id[..8].copy_from_slice(&(i as u64).to_le_bytes());
             drop(locks.lock(ShowtimeId(id)).await.unwrap());
         }
-        assert!(locks.locks.lock().unwrap().len() <= 2);
+        assert!(locks.locks.entries() <= 2);
     }
 }

@@ -347,7 +347,7 @@ impl Store {
 
     /// Waits for this process's turn to write document `id` (`one_writer`): hot documents'
     /// writes go to the database one at a time per process.
-    pub(crate) async fn write_turn(&self, id: bson::oid::ObjectId) -> one_writer::WriteTurn<'_> {
+    pub(crate) async fn write_turn(&self, id: bson::oid::ObjectId) -> one_writer::WriteTurn {
         self.writers.turn(id).await
     }
 

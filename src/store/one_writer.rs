@@ -6,63 +6,39 @@
 //! instead, so the database sees at most one per gateway. Correctness does not rest on it:
 //! every write's filter still carries the state it assumes.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use bson::oid::ObjectId;
 use tokio::sync::OwnedMutexGuard;
+
+use crate::keyed_locks::KeyedLocks;
 
 /// The documents being written by this process, each with its queue of writers.
 #[derive(Default)]
 pub(crate) struct OneWriter {
-    documents: Mutex<HashMap<ObjectId, Arc<tokio::sync::Mutex<()>>>>,
+    documents: KeyedLocks<ObjectId>,
 }
 
 /// The turn of one write to a document: the next writer goes when it is dropped.
-pub(crate) struct WriteTurn<'a> {
-    writers: &'a OneWriter,
-    document: ObjectId,
-    turn: Option<OwnedMutexGuard<()>>,
-}
+pub(crate) type WriteTurn = OwnedMutexGuard<()>;
 
 impl OneWriter {
     /// Waits for the turn to write `document` (first come, first served).
-    pub(crate) async fn turn(&self, document: ObjectId) -> WriteTurn<'_> {
-        let queue = Arc::clone(
-            (self.documents.lock().expect("writers lock"))
-                .entry(document)
-                .or_default(),
-        );
-        let turn = queue.lock_owned().await;
-        WriteTurn {
-            writers: self,
-            document,
-            turn: Some(turn),
-        }
+    pub(crate) async fn turn(&self, document: ObjectId) -> WriteTurn {
+        self.documents.get(&document).lock_owned().await
     }
 
     /// How many documents have writers now.
     #[cfg(test)]
     fn documents(&self) -> usize {
-        self.documents.lock().expect("writers lock").len()
-    }
-}
-
-impl Drop for WriteTurn<'_> {
-    fn drop(&mut self) {
-        let mut documents = self.writers.documents.lock().expect("writers lock");
-        self.turn.take();
-        // Forgotten once no writer holds or waits for it (each holds a clone while waiting).
-        if (documents.get(&self.document)).is_some_and(|queue| Arc::strong_count(queue) == 1) {
-            documents.remove(&self.document);
-        }
+        self.documents.live()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use super::*;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn writes_of_one_document_take_turns_and_the_document_is_forgotten_after() {

@@ -54,7 +54,7 @@ impl Store {
 
     /// This process's turn to write the document `filter` names by `_id` (every seat change
     /// does): a hot showtime's writes reach the database one at a time per gateway.
-    async fn inventory_turn(&self, filter: &Document) -> Option<crate::store::WriteTurn<'_>> {
+    async fn inventory_turn(&self, filter: &Document) -> Option<crate::store::WriteTurn> {
         match filter.get_object_id("_id") {
             Ok(id) => Some(self.write_turn(id).await),
             Err(_) => None,
