@@ -5,10 +5,10 @@
 //! plumbing) and its GraphQL types and roots (`graphql/`). The features: `inventory` (the seat
 //! inventory, the one module that changes it), `holds`, `orders` (and refunds),
 //! `idempotency`, `admissions`, `channel_events`, `webhooks`, `want_to_see`, `counters`,
-//! `seat_search`, `sales`, `catalogue`, `live` (live feeds) and `gateways`. Shared plumbing:
-//! `store` (the database client, codec, documents, indexes, outbox), `domain` (shared pure
-//! rules: ids, money, paging, layouts, seats), `graphql` (the schema's assembly, context,
-//! loaders, limits), `http` (axum routes), `overload`, `telemetry`; `assembly` wires the
+//! `seat_search`, `sales`, `catalogue`, `operators`, `live` (live feeds) and `gateways`.
+//! Shared plumbing: `store` (the database client, codec, documents, indexes, outbox),
+//! `domain` (shared pure rules: ids, money, paging, layouts, seats), `graphql` (the schema's
+//! assembly, context, loaders, limits), `http` (axum routes), `overload`, `telemetry`; `assembly` wires the
 //! handlers features register with each other; `background` runs the periodic tasks, `config`
 //! reads flags and environment, `demo` generates the demo catalogue.
 //! `tests/api/architecture.rs` holds the lines between them; see ARCHITECTURE.md.
@@ -35,6 +35,7 @@ pub mod idempotency;
 pub mod inventory;
 pub mod keyed_locks;
 pub mod live;
+pub mod operators;
 pub mod orders;
 pub mod overload;
 pub mod sales;

@@ -4,12 +4,12 @@
 use serde::Serialize;
 
 use super::references::propagate_now;
-use super::{authorize, record, Audited, Keyed};
 use crate::catalogue::rules::region::RegionLevel;
 use crate::catalogue::{CinemaChanges, CinemaRegion, Copied, Propagation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, RegionId};
 use crate::error::ApiError;
+use crate::operators::{self, authorize, record, Audited, Keyed};
 use crate::orders::rules::RefundPolicy;
 use crate::store::documents::{CinemaDoc, GeoJsonPoint, SCHEMA_VERSION};
 use crate::store::Store;
@@ -77,7 +77,7 @@ pub async fn create_cinema(
             let (cinema, region) = (cinema.clone(), region.clone());
             async move {
                 let id = CinemaId(attempt.resource_id().0);
-                store.add_to_operator_scope(operator, id).await?;
+                operators::add_to_scope(store, operator, id).await?;
                 let doc = CinemaDoc {
                     id,
                     schema_version: SCHEMA_VERSION,
@@ -186,4 +186,15 @@ pub async fn update_cinema(
             }
         })
         .await
+}
+
+/// NOT_FOUND unless cinema `cinema` exists.
+pub(super) async fn cinema_exists(store: &Store, cinema: CinemaId) -> Result<(), ApiError> {
+    if store.cinemas_by_ids(&[cinema]).await?.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "cinema {} does not exist",
+            GlobalId::Cinema(cinema).encode()
+        )));
+    }
+    Ok(())
 }

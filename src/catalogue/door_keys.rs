@@ -8,14 +8,14 @@
 
 use rand::RngCore;
 
-use super::access::cinema_exists;
-use super::{authorize, record, Audited};
+use super::cinemas::cinema_exists;
 use crate::admissions::rules::validate_door_name;
 use crate::domain::api_key::ApiKey;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::CinemaId;
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
+use crate::operators::{authorize, record, Audited};
 use crate::store::documents::{DoorDoc, OperatorDoc};
 use crate::store::Store;
 

@@ -6,12 +6,12 @@
 use serde::Serialize;
 
 use super::references::propagate_now;
-use super::{authorize, record, Audited, Keyed};
 use crate::catalogue::{Copied, HallChanges, Propagation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, HallId};
 use crate::domain::layout::HallLayout;
 use crate::error::ApiError;
+use crate::operators::{authorize, record, Audited, Keyed};
 use crate::store::documents::{HallDoc, SCHEMA_VERSION};
 use crate::store::Store;
 
@@ -36,7 +36,7 @@ pub async fn create_hall(
 ) -> Result<HallId, ApiError> {
     let (store, operator) = (keyed.store, keyed.operator);
     authorize(store, operator, hall.cinema).await?;
-    super::access::cinema_exists(store, hall.cinema).await?;
+    super::cinemas::cinema_exists(store, hall.cinema).await?;
     keyed
         .once("createHall", |attempt| {
             let hall = hall.clone();

@@ -1,10 +1,10 @@
 //! The catalogue: cinemas, halls, movies (details, reviews), showtimes and their schedule,
-//! prices and ticket types, regions, channels, operators, door keys and the audit log; read
-//! by everyone, written by operators (a cinema chain for its own cinemas, or the platform).
+//! prices and ticket types, regions, channels and door keys; read by everyone, written by
+//! operators (a cinema chain for its own cinemas, or the platform).
 //!
 //! Every write runs the same way: the caller's scope is checked first (FORBIDDEN changes
 //! nothing), then the write runs once per idempotency key (`idempotency::once`, in the
-//! operator's own key space), then it is recorded in the audit log. It may read before it
+//! operator's own key space), then it is recorded in the audit log (all three `operators`). It may read before it
 //! writes, but each write's filter carries the state it assumes. A document's copies of
 //! another's fields are kept true by `references` (propagation). Blocked seats and a
 //! showtime's cancellation change seats through `inventory` and orders through `orders`.
@@ -12,7 +12,6 @@
 //! Laid out as every feature is: `rules/` (pure), the use cases (one file per part), `store/`
 //! (its collections), `graphql/` (`mutation/`, `query/`, `types/`).
 
-mod access;
 mod cinemas;
 mod door_keys;
 pub mod graphql;
@@ -28,7 +27,6 @@ mod showtimes;
 pub mod store;
 mod ticket_types;
 
-pub use access::{authorize, operator_keys, operator_scope, record, Audited, Keyed};
 pub use cinemas::{create_cinema, update_cinema, CinemaEdit, NewCinema};
 pub use door_keys::{create_door_key, door_keys, revoke_door_key, NewDoorKey, MAX_DOOR_KEYS};
 pub use halls::{create_hall, update_hall, NewHall};

@@ -5,17 +5,17 @@
 use serde::Serialize;
 
 use super::references::propagate_now;
-use super::{record, Audited, Keyed};
 use crate::catalogue::{Copied, DetailsChanges, MovieChanges, Propagation};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
+use crate::operators::{self, record, Audited, Keyed};
 use crate::store::documents::{MovieDetailsDoc, MovieDoc, RatingSummary, SalesDoc, SCHEMA_VERSION};
 use crate::store::Store;
 
 /// FORBIDDEN unless `operator` is the platform's.
 async fn platform_only(store: &Store, operator: &str) -> Result<(), ApiError> {
-    if store.operator_is_platform(operator).await? {
+    if operators::is_platform(store, operator).await? {
         Ok(())
     } else {
         Err(ApiError::forbidden(format!(

@@ -1,9 +1,10 @@
-//! Creating operators (from the command line).
+//! Creating operators (from the command line), their scope given as the API's cinema ids.
 
-use crate::catalogue::rules::operator::OperatorScope;
-use crate::domain::api_key::{validate_operator_code, ApiKey};
+use crate::domain::api_key::ApiKey;
 use crate::domain::global_id::{self, GlobalId};
 use crate::error::ApiError;
+use crate::operators;
+use crate::operators::rules::{check_new_operator, OperatorScope};
 use crate::store::Store;
 
 /// Creates operator `code` with `scope` given as the API's cinema ids (`None`: every cinema)
@@ -15,10 +16,7 @@ pub async fn create_operator(
     name: &str,
     cinemas: Option<&[String]>,
 ) -> Result<ApiKey, ApiError> {
-    validate_operator_code(code)?;
-    if name.trim().is_empty() {
-        return Err(ApiError::bad_input("an operator needs a name"));
-    }
+    check_new_operator(code, name)?;
     let scope = match cinemas {
         None => OperatorScope::All,
         Some(ids) => {
@@ -36,9 +34,5 @@ pub async fn create_operator(
             OperatorScope::Cinemas(ids)
         }
     };
-    let key = ApiKey::generate_operator(&mut rand::rng());
-    store
-        .create_operator(code, name.trim(), key.hash(), &scope)
-        .await?;
-    Ok(key)
+    operators::create_operator(store, code, name, &scope).await
 }

@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::showtimes::check_channels;
 use super::ticket_types::check_matrix;
-use super::{authorize, record, Audited, Keyed};
 use crate::catalogue::{PriceChange, PriceChanged};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
+use crate::operators::{authorize, record, Audited, Keyed};
 use crate::store::documents::{
     ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
 };

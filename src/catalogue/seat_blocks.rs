@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use super::{authorize, record, Audited, Keyed};
 use crate::catalogue::rules::seat_blocks::{refusal, BlockMove};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
 use crate::idempotency::KeyFence;
+use crate::operators::{authorize, record, Audited, Keyed};
 use crate::store::documents::ShowtimeDoc;
 use crate::store::{self, Store};
 

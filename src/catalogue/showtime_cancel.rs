@@ -3,11 +3,10 @@
 
 use serde::Serialize;
 
-use super::access::record_under;
-use super::{authorize, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::operators::{authorize, record_under, Audited, Keyed};
 use crate::orders::{self, CancelStart, ShowtimeCancellation};
 
 /// Cancels showtime `id`: NOT_FOUND when there is none, FORBIDDEN outside the operator's

@@ -6,13 +6,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::ticket_types::check_matrix;
-use super::{authorize, record, Audited, Keyed};
 use crate::catalogue::rules::limits::CatalogueRules;
 use crate::catalogue::rules::schedule::{self, CURRENCY};
 use crate::catalogue::{ScheduleRefusal, Scheduled};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{HallId, MovieId, ShowtimeId};
 use crate::error::ApiError;
+use crate::operators::{authorize, record, Audited, Keyed};
 use crate::store::documents::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, ShowtimeDoc, ShowtimeStatus, TicketRuleDoc,
     SHOWTIME_SCHEMA_VERSION,

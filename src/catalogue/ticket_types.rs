@@ -5,11 +5,11 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::{record, Audited, Keyed};
 use crate::catalogue::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 use crate::domain::global_id::GlobalId;
 use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
+use crate::operators::{record, Audited, Keyed};
 use crate::store::documents::{ChannelPriceDoc, HallDoc, TicketRuleDoc, TicketTypeDoc};
 use crate::store::{self, Store};
 

@@ -6,12 +6,12 @@ use serde::Serialize;
 use super::rules::{self, Product, ProductTerms};
 use super::store::documents::ProductDoc;
 use super::store::ProductChange;
-use crate::catalogue::{self, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, ProductId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 use crate::idempotency::KeyPolicy;
+use crate::operators::{self, Audited, Keyed};
 use crate::store::documents::SCHEMA_VERSION;
 use crate::store::{self, Store};
 
@@ -42,7 +42,7 @@ pub async fn create_product<R: Serialize>(
             GlobalId::Cinema(new.cinema).encode()
         )));
     }
-    catalogue::authorize(store, operator, new.cinema).await?;
+    operators::authorize(store, operator, new.cinema).await?;
     // Every cinema sells in yuan, as its showtimes do.
     let currency = crate::domain::money::CNY.to_owned();
     let keyed = Keyed {
@@ -73,7 +73,7 @@ pub async fn create_product<R: Serialize>(
                     created_at: store::now(),
                 };
                 store.insert_product(&product).await?;
-                catalogue::record(
+                operators::record(
                     store,
                     attempt,
                     Audited {
@@ -122,7 +122,7 @@ pub async fn update_product<R: Serialize>(
         .await?
         .pop()
         .ok_or_else(missing)?;
-    catalogue::authorize(store, operator, before.cinema_id).await?;
+    operators::authorize(store, operator, before.cinema_id).await?;
     if change.add_stock.is_some() && before.stock.is_none() {
         return Err(ApiError::bad_input(
             "this product keeps no stock (it never runs out): addStock does not apply",
@@ -150,7 +150,7 @@ pub async fn update_product<R: Serialize>(
                     )));
                 };
                 let fields = ["name", "price", "stock", "soldFrom", "soldUntil", "retired"];
-                catalogue::record(
+                operators::record(
                     store,
                     attempt,
                     Audited {

@@ -34,10 +34,10 @@ use futures::StreamExt;
 
 pub use generator::Generator;
 
-use crate::catalogue::rules::operator::OperatorScope;
 use crate::catalogue::CatalogueBatch;
 use crate::config::{DemoArgs, Scale};
 use crate::error::ApiError;
+use crate::operators::rules::OperatorScope;
 use crate::store::Store;
 use progress::Progress;
 

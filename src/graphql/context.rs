@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use super::loaders::Loaders;
 use crate::catalogue::rules::limits::CatalogueRules;
-use crate::catalogue::Keyed;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::holds::ShowtimeLocks;
 use crate::idempotency::KeyPolicy;
+use crate::operators::Keyed;
 use crate::store::Store;
 
 /// Who is calling.

@@ -85,7 +85,7 @@ pub(super) fn charge(
         let checked =
             state
                 .rate_limiter
-                .check(&crate::catalogue::operator_keys(operator), None, cost);
+                .check(&crate::operators::operator_keys(operator), None, cost);
         checked.map_err(|wait| {
             metrics::rate_limited(Limited::Channel);
             (format!("operator {operator}"), wait)

@@ -13,13 +13,13 @@ use super::rules::{
 };
 use super::store::documents::{VoucherBatchDoc, VoucherCodeDoc};
 use super::store::RedemptionCount;
-use crate::catalogue::{self, Audited, Keyed};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{ResourceId, VoucherBatchId};
 use crate::domain::text;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::idempotency::{Attempt, KeyPolicy};
+use crate::operators::{self, Audited, Keyed};
 use crate::store::{self, Store};
 
 /// The longest name a batch may have.
@@ -84,7 +84,7 @@ pub async fn create_batch<R: Serialize>(
     new: &NewBatch,
     request: &R,
 ) -> Result<MadeBatch, ApiError> {
-    let cinemas = catalogue::operator_scope(store, operator).await?;
+    let cinemas = operators::operator_scope(store, operator).await?;
     let scope = VoucherScope::new(cinemas, new.only)?;
     check_narrowed(store, operator, new.only).await?;
     let keyed = Keyed {
@@ -162,7 +162,7 @@ async fn check_narrowed(
         Some(Narrowed::Showtime(id)) => {
             let showtime = store.showtimes_by_ids(&[id]).await?.pop();
             let showtime = showtime.ok_or_else(|| missing(GlobalId::Showtime(id)))?;
-            catalogue::authorize(store, operator, showtime.cinema.id).await
+            operators::authorize(store, operator, showtime.cinema.id).await
         }
     }
 }
@@ -230,7 +230,7 @@ async fn audit(
         Some(super::store::documents::NarrowedDoc::Cinema { id }) => Some(id),
         _ => None,
     };
-    catalogue::record(
+    operators::record(
         store,
         attempt,
         Audited {

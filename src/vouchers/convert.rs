@@ -5,10 +5,10 @@ use chrono::{DateTime, Utc};
 use super::batches::NewBatch;
 use super::rules::{Caps, Narrowed, Validity, Voucher, VoucherCode, VoucherEffect, VoucherScope};
 use super::store::documents::{EffectDoc, NarrowedDoc, VoucherBatchDoc};
-use crate::catalogue::rules::operator::OperatorScope;
 use crate::domain::ids::VoucherBatchId;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
+use crate::operators::rules::OperatorScope;
 use crate::store::documents::SCHEMA_VERSION;
 
 /// What is stored of `code`: its keyed hash, in hex.

@@ -1,17 +1,16 @@
 //! The catalogue's store code: cinemas, halls (`theaters`), movies with their details and
 //! reviews, showtimes and their schedule, prices and their revisions, ticket types, regions,
-//! channels, operators and the audit log; the propagation of the copies a document keeps of
+//! channels, door keys; the propagation of the copies a document keeps of
 //! another's fields (`references`, `catalogue_updates`); the demo's bulk writes.
 
-mod audit;
 mod cancellations;
 mod catalogue_updates;
 mod catalogue_writes;
 mod channels;
 mod cinemas;
+mod door_keys;
 mod halls;
 mod movies;
-mod operators;
 mod price_revisions;
 mod references;
 mod regions;

@@ -8,7 +8,7 @@ use async_graphql::MergedObject;
 use super::boxed_member::Boxed;
 
 use crate::catalogue::graphql::query::{
-    AuditQuery, CinemaQuery, DoorKeyQuery, MovieQuery, RegionQuery, ShowtimeQuery, TicketTypeQuery,
+    CinemaQuery, DoorKeyQuery, MovieQuery, RegionQuery, ShowtimeQuery, TicketTypeQuery,
 };
 
 /// The query roots: [`Query`], every read of the API, and [`FederatedQuery`], the same with
@@ -36,7 +36,7 @@ query_roots!(
     crate::orders::graphql::OrderQuery,
     crate::holds::graphql::HoldQuery,
     RegionQuery,
-    AuditQuery,
+    crate::operators::graphql::AuditQuery,
     TicketTypeQuery,
     DoorKeyQuery,
     crate::channel_events::graphql::EventQuery,

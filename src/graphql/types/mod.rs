@@ -14,12 +14,12 @@ pub mod money;
 mod node;
 
 pub use crate::catalogue::graphql::types::{
-    nearby_cinemas, AuditEntry, Channel, Cinema, DoorKey, Hall, Movie, MovieDetails,
-    NearbyCinemaConnection, Region, RegionLevel, Review, Showtime, ShowtimeStatus, TicketRule,
-    TicketType,
+    nearby_cinemas, Channel, Cinema, DoorKey, Hall, Movie, MovieDetails, NearbyCinemaConnection,
+    Region, RegionLevel, Review, Showtime, ShowtimeStatus, TicketRule, TicketType,
 };
 pub use crate::holds::graphql::Hold;
 pub use crate::live::graphql::{SeatKind, SeatMapEvent};
+pub use crate::operators::graphql::AuditEntry;
 pub use crate::orders::graphql::{Order, OrderChange};
 pub use connection::{connection, list_cost, page_cost};
 pub use money::Money;

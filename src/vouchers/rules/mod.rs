@@ -138,8 +138,8 @@ pub fn customer_of(channel: &str, customer: &CustomerId) -> String {
 mod tests {
     use chrono::TimeZone;
 
-    use crate::catalogue::rules::operator::OperatorScope;
     use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
+    use crate::operators::rules::OperatorScope;
 
     use super::*;
 

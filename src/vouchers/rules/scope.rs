@@ -1,8 +1,8 @@
 //! Where a voucher may be redeemed: never past the cinemas of the operator that made it.
 
-use crate::catalogue::rules::operator::OperatorScope;
 use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
 use crate::error::ApiError;
+use crate::operators::rules::OperatorScope;
 
 /// Where a voucher may be redeemed: at the cinemas of the operator that made it (every
 /// cinema for the platform's; a chain's cinemas as they were when it was made), narrowed to

@@ -1,6 +1,5 @@
 //! The catalogue's query roots, one per part.
 
-mod audit;
 mod cinemas;
 mod door_keys;
 mod movies;
@@ -8,7 +7,6 @@ mod regions;
 mod showtimes;
 mod ticket_types;
 
-pub use audit::AuditQuery;
 pub use cinemas::CinemaQuery;
 pub use door_keys::DoorKeyQuery;
 pub use movies::MovieQuery;

@@ -1,6 +1,5 @@
 //! The catalogue's GraphQL types, one file per type.
 
-mod audit_entry;
 mod cinema;
 mod door_key;
 mod hall;
@@ -11,7 +10,6 @@ mod review;
 mod showtime;
 mod ticket_type;
 
-pub use audit_entry::AuditEntry;
 pub use cinema::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 pub use door_key::DoorKey;
 pub use hall::Hall;

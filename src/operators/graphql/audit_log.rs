@@ -3,10 +3,11 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object};
 
+use super::AuditEntry;
 use crate::domain::cursor::Cursor;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, AuditEntry};
+use crate::graphql::types::{connection, page_cost};
 
 #[derive(Default)]
 pub struct AuditQuery;

@@ -5,7 +5,7 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::rules::operator::OperatorScope;
+use super::rules::OperatorScope;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, ResourceId};
 use crate::error::ApiError;
@@ -41,15 +41,14 @@ pub async fn operator_scope(store: &Store, code: &str) -> Result<OperatorScope, 
     })
 }
 
-/// NOT_FOUND unless cinema `cinema` exists.
-pub(super) async fn cinema_exists(store: &Store, cinema: CinemaId) -> Result<(), ApiError> {
-    if store.cinemas_by_ids(&[cinema]).await?.is_empty() {
-        return Err(ApiError::not_found(format!(
-            "cinema {} does not exist",
-            GlobalId::Cinema(cinema).encode()
-        )));
-    }
-    Ok(())
+/// Whether operator `code` is the platform's (every cinema, the audit log), read fresh.
+pub async fn is_platform(store: &Store, code: &str) -> Result<bool, ApiError> {
+    store.operator_is_platform(code).await
+}
+
+/// Adds `cinema` to operator `code`'s scope (a cinema it created). Idempotent.
+pub async fn add_to_scope(store: &Store, code: &str, cinema: CinemaId) -> Result<(), ApiError> {
+    store.add_to_operator_scope(code, cinema).await
 }
 
 /// The key space of an operator's idempotency keys (`idempotency::once`'s namespace): apart from
@@ -135,7 +134,7 @@ pub async fn record(store: &Store, attempt: Attempt, entry: Audited<'_>) -> Resu
 
 /// [`record`] under `id`: the write's own id when it is not the attempt's (a cancellation
 /// another request began is recorded under that request).
-pub(super) async fn record_under(
+pub async fn record_under(
     store: &Store,
     id: ResourceId,
     entry: Audited<'_>,
