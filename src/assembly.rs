@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use crate::channel_events::EventRelay;
+use crate::concessions::StockOrders;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
-use crate::holds::HoldEndings;
+use crate::holds::{HoldEndings, OrdersOfHold};
 use crate::live::{ExpireOnTime, Live};
+use crate::orders::OrderLookups;
 use crate::store::documents::HoldDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::Expirer;
@@ -23,6 +25,19 @@ pub fn event_relay(store: &Store) -> Arc<EventRelay> {
 /// Who is told when a hold ends: the waiting list (a released offer is declined).
 pub fn hold_endings() -> HoldEndings {
     HoldEndings::new(vec![Arc::new(OfferDeclined)])
+}
+
+/// The orders of a hold, for what became of it (`holds::hold_fate`), from the orders feature.
+pub fn orders_of_hold() -> &'static dyn OrdersOfHold {
+    &OrderLookups
+}
+
+/// What the concessions' reconciler asks the orders feature.
+pub fn stock_orders() -> StockOrders<'static> {
+    StockOrders {
+        of_hold: orders_of_hold(),
+        refunds: &OrderLookups,
+    }
 }
 
 /// The live feeds of this process, `buffer` events deep per subscriber: a watched hold is

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::assembly;
 use crate::catalogue;
 use crate::channel_events::STALE_AFTER;
 use crate::gateways::Membership;
@@ -75,12 +76,18 @@ pub async fn run(
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
         }
-        match settle_redemptions(&store, crate::store::now()).await {
+        match settle_redemptions(&store, assembly::orders_of_hold(), crate::store::now()).await {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "looked at voucher redemptions left reserved"),
             Err(error) => tracing::warn!(%error, "settling voucher redemptions failed"),
         }
-        match crate::concessions::settle_stock(&store, crate::store::now()).await {
+        match crate::concessions::settle_stock(
+            &store,
+            assembly::stock_orders(),
+            crate::store::now(),
+        )
+        .await
+        {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "looked at stock entries left in flight"),
             Err(error) => tracing::warn!(%error, "settling stock entries failed"),

@@ -21,7 +21,7 @@ pub use products::{
     create_product, insert_demo_products, list_products, look_up, product_of, update_product,
     NewProduct,
 };
-pub use reconciler::{settle_stock, STOCK_GRACE};
+pub use reconciler::{settle_stock, RefundsUnderWay, StockOrders, STOCK_GRACE};
 pub use stock::{
     give_back, give_back_or_leave, hold_lines, reserve, return_refunded, sell, stocked, Units,
     RETURN_GRACE,

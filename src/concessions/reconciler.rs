@@ -1,5 +1,5 @@
 //! Settling stock entries past their check, from what became of their hold
-//! (`orders::hold_fate`) or their refund:
+//! (`holds::hold_fate`) or their refund (`RefundsUnderWay`, which orders implements):
 //! - a hold still live (extended): looked at again when it expires;
 //! - lapsed: the hold is expired (`holds::expire_hold` gives its units back);
 //! - its order PENDING or CANCELLING: looked at again after a grace;
@@ -16,8 +16,8 @@ use chrono::{DateTime, Utc};
 use super::store::documents::{StockEntryDoc, StockEntryKind};
 use crate::domain::ids::{HoldId, OrderId, ProductId, ResourceId};
 use crate::error::ApiError;
+use crate::holds::{hold_fate, HoldFate, OrdersOfHold};
 use crate::inventory::HoldFence;
-use crate::orders::{self, hold_fate, HoldFate};
 use crate::store::codec::id_of;
 use crate::store::documents::OrderStatus;
 use crate::store::{self, Store};
@@ -29,10 +29,37 @@ pub const STOCK_GRACE: Duration = Duration::from_secs(5);
 /// Products looked at per pass.
 const BATCH: usize = 50;
 
-/// Settles the stock entries due by `due_by` (now, but for tests); returns how many were
-/// looked at.
-#[tracing::instrument(skip(store))]
-pub async fn settle_stock(store: &Store, due_by: DateTime<Utc>) -> Result<usize, ApiError> {
+/// Whether a refund of an order is still under way, as the orders feature tells (handed in
+/// where the process is assembled: `crate::assembly::refunds_under_way`).
+#[async_trait::async_trait]
+pub trait RefundsUnderWay: Send + Sync {
+    /// Whether refund `refund` of order `order` is recorded and not finished (false once
+    /// it is finished or withdrawn, or when there is no such order).
+    async fn refund_under_way(
+        &self,
+        store: &Store,
+        order: OrderId,
+        refund: ResourceId,
+    ) -> Result<bool, ApiError>;
+}
+
+/// What the reconciler asks the orders feature.
+#[derive(Clone, Copy)]
+pub struct StockOrders<'a> {
+    /// The orders of a hold gone from its inventory.
+    pub of_hold: &'a dyn OrdersOfHold,
+    /// Whether a refund is under way.
+    pub refunds: &'a dyn RefundsUnderWay,
+}
+
+/// Settles the stock entries due by `due_by` (now, but for tests), asking `orders`; returns
+/// how many were looked at.
+#[tracing::instrument(skip(store, orders))]
+pub async fn settle_stock(
+    store: &Store,
+    orders: StockOrders<'_>,
+    due_by: DateTime<Utc>,
+) -> Result<usize, ApiError> {
     let products = store.products_with_entries_due(due_by, BATCH).await?;
     let mut looked = 0;
     for product in &products {
@@ -42,13 +69,18 @@ pub async fn settle_stock(store: &Store, due_by: DateTime<Utc>) -> Result<usize,
             .filter(|entry| entry.check_at < due_by)
         {
             looked += 1;
-            settle(store, product.id, entry).await?;
+            settle(store, orders, product.id, entry).await?;
         }
     }
     Ok(looked)
 }
 
-async fn settle(store: &Store, product: ProductId, entry: &StockEntryDoc) -> Result<(), ApiError> {
+async fn settle(
+    store: &Store,
+    orders: StockOrders<'_>,
+    product: ProductId,
+    entry: &StockEntryDoc,
+) -> Result<(), ApiError> {
     let grace = chrono::TimeDelta::from_std(STOCK_GRACE).unwrap_or(chrono::TimeDelta::MAX);
     let later = store::now() + grace;
     let postpone = |at| store.postpone_stock_check(product, entry.id, at);
@@ -60,7 +92,11 @@ async fn settle(store: &Store, product: ProductId, entry: &StockEntryDoc) -> Res
             return Ok(());
         };
         let order: OrderId = id_of(order);
-        if orders::refund_under_way(store, order, refund).await? {
+        if orders
+            .refunds
+            .refund_under_way(store, order, refund)
+            .await?
+        {
             postpone(later).await?;
         } else {
             store
@@ -71,7 +107,7 @@ async fn settle(store: &Store, product: ProductId, entry: &StockEntryDoc) -> Res
     }
     let hold = HoldId(entry.id.bytes());
     let (showtime, quantity) = (entry.showtime, entry.quantity);
-    match hold_fate(store, showtime, hold).await? {
+    match hold_fate(store, orders.of_hold, showtime, hold).await? {
         HoldFate::Live { expires_at } => {
             postpone(expires_at).await?;
         }

@@ -13,7 +13,7 @@ mod collect;
 mod confirm;
 mod confirm_batch;
 pub mod graphql;
-mod hold_fate;
+mod lookups;
 mod reconciler;
 mod refunds;
 pub mod rules;
@@ -23,7 +23,7 @@ pub mod store;
 pub use collect::{collect_items, Collected, CollectedItem};
 pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use confirm_batch::Confirmations;
-pub use hold_fate::{hold_fate, HoldFate};
+pub use lookups::OrderLookups;
 pub use reconciler::{settle_orders, PENDING_GRACE};
 pub use refunds::{cancel_order, refund_under_way, CancelRequest};
 pub use showtime_cancel::{

@@ -1,6 +1,7 @@
-//! Settling a RESERVED redemption from what became of its hold (`orders::hold_fate`): by the
+//! Settling a RESERVED redemption from what became of its hold (`holds::hold_fate`): by the
 //! reconciler for those past their check (their hold's expiry), and by a claim that found
-//! none free for those whose hold has lapsed.
+//! none free for those whose hold has lapsed in its inventory (a hold gone from it is the
+//! reconciler's: only it asks the hold's orders).
 //! - still live (extended): looked at again when it expires;
 //! - lapsed: the hold is expired (its seats freed, by the database's clock, as the sweeper
 //!   does), then the redemption given back;
@@ -18,8 +19,8 @@ use super::redemption::free;
 use super::store::documents::{RedemptionDoc, RedemptionState};
 use crate::domain::ids::{HoldId, RedemptionId};
 use crate::error::ApiError;
+use crate::holds::{hold_fate, HoldFate, OrdersOfHold};
 use crate::inventory::HoldFence;
-use crate::orders::{hold_fate, HoldFate};
 use crate::store::documents::OrderStatus;
 use crate::store::{self, Store};
 use crate::telemetry::metrics::{self, Expirer};
@@ -30,22 +31,33 @@ pub const REDEMPTION_GRACE: Duration = Duration::from_secs(5);
 /// Redemptions looked at per pass.
 const BATCH: usize = 200;
 
-/// Settles the RESERVED redemptions whose check is due by `due_by` (now, but for tests);
-/// returns how many were looked at.
-#[tracing::instrument(skip(store))]
-pub async fn settle_redemptions(store: &Store, due_by: DateTime<Utc>) -> Result<usize, ApiError> {
+/// Settles the RESERVED redemptions whose check is due by `due_by` (now, but for tests),
+/// asking `orders` what became of holds gone from their inventories; returns how many were
+/// looked at.
+#[tracing::instrument(skip(store, orders))]
+pub async fn settle_redemptions(
+    store: &Store,
+    orders: &dyn OrdersOfHold,
+    due_by: DateTime<Utc>,
+) -> Result<usize, ApiError> {
     let due = store.redemptions_due(due_by, BATCH).await?;
     let count = due.len();
     for redemption in &due {
-        settle(store, redemption, Expirer::Sweeper).await?;
+        let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+            continue;
+        };
+        let fate = hold_fate(store, orders, showtime, hold).await?;
+        settle(store, redemption, fate, Expirer::Sweeper).await?;
     }
     Ok(count)
 }
 
-/// Settles one RESERVED redemption; true when it was given back.
+/// Settles one RESERVED redemption from `fate`, what became of its hold; true when it was
+/// given back.
 pub(super) async fn settle(
     store: &Store,
     redemption: &RedemptionDoc,
+    fate: HoldFate,
     expirer: Expirer,
 ) -> Result<bool, ApiError> {
     let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
@@ -54,7 +66,7 @@ pub(super) async fn settle(
     let (id, customer) = (redemption.id, redemption.customer.as_deref());
     let grace = chrono::TimeDelta::from_std(REDEMPTION_GRACE).unwrap_or(chrono::TimeDelta::MAX);
     let later = store::now() + grace;
-    match hold_fate(store, showtime, hold).await? {
+    match fate {
         HoldFate::Live { expires_at } => {
             store
                 .postpone_redemption_check(id, hold, expires_at)

@@ -17,6 +17,7 @@ use super::store::{Claim, Claimed};
 use crate::domain::ids::{HoldId, OrderId, RedemptionId, VoucherBatchId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
+use crate::holds;
 use crate::store::documents::VoucherUseDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::Expirer;
@@ -144,15 +145,23 @@ async fn claim_redemption(
     ))
 }
 
-/// Settles the redemptions of `voucher` whose holds have lapsed (at most `MAX_RECLAIMED`);
-/// returns how many were given back.
+/// Settles the redemptions of `voucher` whose holds have lapsed in their inventories (at
+/// most `MAX_RECLAIMED`); returns how many were given back. One whose hold is gone from its
+/// inventory was given back when the hold ended, or is the reconciler's (it asks the hold's
+/// orders).
 async fn reclaim_lapsed(store: &Store, voucher: &str) -> Result<usize, ApiError> {
     let lapsed = store
         .lapsed_redemptions(voucher, crate::store::now(), MAX_RECLAIMED)
         .await?;
     let mut freed = 0;
     for redemption in &lapsed {
-        if super::reconciler::settle(store, redemption, Expirer::NextHold).await? {
+        let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+            continue;
+        };
+        let Some(fate) = holds::fate_in_inventory(store, showtime, hold).await? else {
+            continue;
+        };
+        if super::reconciler::settle(store, redemption, fate, Expirer::NextHold).await? {
             freed += 1;
         }
     }

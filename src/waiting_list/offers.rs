@@ -21,9 +21,9 @@ use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
-use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::holds::{self, hold_fate, HoldFate, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::idempotency::Attempt;
-use crate::orders::{hold_fate, HoldFate};
+use crate::orders::OrderLookups;
 use crate::shutdown::Shutdown;
 use crate::store::documents::{OfferDoc, OrderStatus};
 use crate::store::{DelayPoint, Store};
@@ -222,7 +222,7 @@ enum Offer {
 /// Brings an OFFERED entry to where its hold is: confirmed (ACCEPTED), or gone unconfirmed
 /// (LAPSED; a lapsed hold is expired first, by the database's clock). True when it moved.
 pub async fn settle_offer(store: &Store, entry: &WaitingEntryDoc) -> Result<bool, ApiError> {
-    let to = match hold_fate(store, entry.showtime, entry.hold).await? {
+    let to = match hold_fate(store, &OrderLookups, entry.showtime, entry.hold).await? {
         HoldFate::Live { .. } => return Ok(false),
         HoldFate::Lapsed(lapsed) => {
             if !holds::expire_hold(store, entry.showtime, &lapsed, Expirer::Sweeper).await? {

@@ -393,9 +393,13 @@ async fn products_are_held_beside_seats_sold_as_order_lines_and_counted_apart() 
     assert_eq!(sale.inventory().await.counts.sold, 2, "its seats stay sold");
     // Once the refund is settled its return is dropped (the reconciler, past the grace).
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::concessions::settle_stock(&sale.app.store, later)
-        .await
-        .unwrap();
+    boxoffice::concessions::settle_stock(
+        &sale.app.store,
+        boxoffice::assembly::stock_orders(),
+        later,
+    )
+    .await
+    .unwrap();
     assert_eq!(stock_of(&sale, &popcorn).await, (Some(10), 0, 0));
     // A line refunded already, and one not in the order, are refused.
     let twice = cancel(&sale, &order, None, Some(&[&popcorn]), None).await;
@@ -602,7 +606,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     let store = &sale.app.store;
     let now = boxoffice::store::now();
     assert_eq!(
-        boxoffice::concessions::settle_stock(store, now)
+        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), now)
             .await
             .unwrap(),
         0,
@@ -610,7 +614,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     );
     let due = now + chrono::Duration::hours(1);
     assert_eq!(
-        boxoffice::concessions::settle_stock(store, due)
+        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), due)
             .await
             .unwrap(),
         1
@@ -638,7 +642,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     boxoffice::orders::settle_orders(store, std::time::Duration::ZERO)
         .await
         .unwrap();
-    boxoffice::concessions::settle_stock(store, due)
+    boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), due)
         .await
         .unwrap();
     assert_eq!(
@@ -669,7 +673,7 @@ async fn expiry_by_the_sweeper_gives_the_units_back_once() {
         .await
         .unwrap();
     let due = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::concessions::settle_stock(&sale.app.store, due)
+    boxoffice::concessions::settle_stock(&sale.app.store, boxoffice::assembly::stock_orders(), due)
         .await
         .unwrap();
     assert_eq!(stock_of(&sale, &popcorn).await, (Some(5), 0, 0));

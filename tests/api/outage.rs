@@ -338,9 +338,13 @@ async fn a_hold_with_products_that_met_a_frozen_database_reserves_its_units_once
         .await;
     assert_eq!(retried.data()["holdSeats"]["items"][0]["quantity"], 2);
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::concessions::settle_stock(&sale.app.store, later)
-        .await
-        .unwrap();
+    boxoffice::concessions::settle_stock(
+        &sale.app.store,
+        boxoffice::assembly::stock_orders(),
+        later,
+    )
+    .await
+    .unwrap();
     let db = mongodb::Client::with_uri_str(database.uri())
         .await
         .unwrap()

@@ -146,7 +146,7 @@ async fn sixty_four_holds_on_two_gateways_one_killed_never_pass_a_cap_of_ten() {
     let store = &sale.app.store;
     assert_eq!(counts(&sale, &operator, &batch_id).await, (CAP, 0));
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::vouchers::settle_redemptions(store, later)
+    boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), later)
         .await
         .unwrap();
     let (reserved, redeemed) = counts(&sale, &operator, &batch_id).await;

@@ -545,14 +545,14 @@ async fn a_hold_that_died_after_reserving_leaves_its_redemption_to_the_reconcile
     let store = &sale.app.store;
     let now = boxoffice::store::now();
     assert_eq!(
-        boxoffice::vouchers::settle_redemptions(store, now)
+        boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), now)
             .await
             .unwrap(),
         0
     );
     let due = now + chrono::Duration::hours(1);
     assert_eq!(
-        boxoffice::vouchers::settle_redemptions(store, due)
+        boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), due)
             .await
             .unwrap(),
         1
@@ -589,9 +589,13 @@ async fn the_reconciler_redeems_a_confirmed_order_and_leaves_a_live_hold() {
     assert_eq!(crashed.error_code(), "INTERNAL");
     assert_eq!(counts(&sale, &operator, &batch_id).await, (2, 0));
     let due = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::vouchers::settle_redemptions(&sale.app.store, due)
-        .await
-        .unwrap();
+    boxoffice::vouchers::settle_redemptions(
+        &sale.app.store,
+        boxoffice::assembly::orders_of_hold(),
+        due,
+    )
+    .await
+    .unwrap();
     // The live hold's redemption stays reserved; the sold one's order is PENDING, so it
     // waits for the orders' reconciler, whose confirmation redeems it.
     assert_eq!(counts(&sale, &operator, &batch_id).await, (2, 0));

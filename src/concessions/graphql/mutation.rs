@@ -1,20 +1,15 @@
-//! Operators making and changing products; the counter collecting an order's products.
-
-use std::sync::Arc;
+//! Operators making and changing products.
 
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
-use super::types::{ItemCollection, Product};
-use crate::admissions::{AdmissionWindow, DoorAt};
+use super::types::Product;
 use crate::concessions::rules::{self, ProductTerms};
 use crate::concessions::store::ProductChange;
 use crate::concessions::{self, NewProduct};
 use crate::domain::global_id;
-use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::orders;
 
 #[derive(Default)]
 pub struct ConcessionMutation;
@@ -61,17 +56,6 @@ pub struct UpdateProductInput {
     pub retired: Option<bool>,
     /// Makes retries safe (an `addStock` adds once): a retry with the same key and input
     /// gets the first answer. Kept 48 hours.
-    pub idempotency_key: Option<String>,
-}
-
-/// A pickup code said at the counter.
-#[derive(InputObject, Debug)]
-pub struct CollectItemsInput {
-    /// The order's pickup code (`Order.pickupCode`): 10 characters; case, spaces and dashes
-    /// do not matter.
-    pub pickup_code: String,
-    /// Makes retries safe: a retry with the same key gets the first answer (COLLECTED, not
-    /// ALREADY_COLLECTED). Kept 48 hours.
     pub idempotency_key: Option<String>,
 }
 
@@ -146,41 +130,5 @@ impl ConcessionMutation {
         ))
         .await?;
         Ok(Product(product))
-    }
-
-    /// Hands over the products of the order whose pickup code is given, once per order,
-    /// within its showtime's admission window. Needs a door staff key of the order's
-    /// cinema. Refusals, each changing nothing: BAD_USER_INPUT for a malformed code,
-    /// NOT_FOUND for a code of no order with products at this cinema, ALREADY_COLLECTED
-    /// (with `collectedAt` and `door` in the error's extensions), TICKET_CANCELLED for an
-    /// order cancelled or whose products were all refunded, ADMISSION_CLOSED outside the
-    /// window.
-    #[tracing::instrument(skip_all)]
-    async fn collect_items(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The pickup code said at the counter.")] input: CollectItemsInput,
-    ) -> Result<ItemCollection, ApiError> {
-        let door = ctx.calling_door("collecting products")?;
-        let key = ctx
-            .caller()
-            .operator
-            .as_deref()
-            .ok_or_else(|| ApiError::internal("a door staff caller without its key's code"))?;
-        let collected = Box::pin(orders::collect_items(
-            ctx.store(),
-            ctx.key_policy(),
-            ctx.data_unchecked::<Arc<TicketSecret>>(),
-            *ctx.data_unchecked::<AdmissionWindow>(),
-            DoorAt {
-                key,
-                cinema: door.cinema,
-                name: &door.name,
-            },
-            &input.pickup_code,
-            input.idempotency_key.as_deref(),
-        ))
-        .await?;
-        Ok(ItemCollection::from(collected))
     }
 }

@@ -1,13 +1,12 @@
-//! `Product`, and what a counter handed over.
+//! `Product`.
 
-use async_graphql::{Object, SimpleObject, ID};
+use async_graphql::{Object, ID};
 use chrono::{DateTime, Utc};
 
 use crate::concessions::product_of;
 use crate::concessions::store::documents::ProductDoc;
 use crate::domain::global_id::GlobalId;
 use crate::graphql::types::Money;
-use crate::orders::Collected;
 
 /// Something a cinema sells beside seats: a popcorn combo, a drink.
 pub struct Product(pub ProductDoc);
@@ -64,46 +63,5 @@ impl Product {
     /// Taken off sale by its operator.
     async fn retired(&self) -> bool {
         self.0.retired
-    }
-}
-
-/// One product line handed over at the counter.
-#[derive(SimpleObject)]
-pub struct CollectedItem {
-    /// The product's global id.
-    pub product_id: ID,
-    /// Its name when sold.
-    pub name: String,
-    /// How many to hand over.
-    pub quantity: i32,
-}
-
-/// The products of an order handed over at the counter.
-#[derive(SimpleObject)]
-pub struct ItemCollection {
-    /// The order's id.
-    pub order_id: ID,
-    /// What to hand over: every product line not refunded.
-    pub items: Vec<CollectedItem>,
-    /// When they were collected.
-    pub collected_at: DateTime<Utc>,
-    /// The counter (door) that handed them over.
-    pub door: String,
-}
-
-impl From<Collected> for ItemCollection {
-    fn from(collected: Collected) -> Self {
-        ItemCollection {
-            order_id: GlobalId::Order(collected.order).encode().into(),
-            items: (collected.items.into_iter())
-                .map(|item| CollectedItem {
-                    product_id: GlobalId::Product(item.product).encode().into(),
-                    name: item.name,
-                    quantity: item.quantity as i32,
-                })
-                .collect(),
-            collected_at: collected.at,
-            door: collected.door,
-        }
     }
 }

@@ -29,5 +29,6 @@ pub struct Mutation(
     Boxed<crate::want_to_see::graphql::WantToSeeMutation>,
     Boxed<crate::vouchers::graphql::VoucherMutation>,
     Boxed<crate::concessions::graphql::ConcessionMutation>,
+    Boxed<crate::orders::graphql::ItemCollectionMutation>,
     Boxed<crate::waiting_list::graphql::WaitingListMutation>,
 );
