@@ -264,6 +264,12 @@ fn plumbing_and_features() -> Vec<Wanted> {
             doc! { "batch": 1, "state": 1 },
             "batch_state",
         ),
+        // A cinema's hourly sales figures, newest hour first (`sales::hourly_sales`).
+        index(
+            CINEMA_SALES_HOURLY,
+            doc! { "cinemaId": 1, "hour": -1 },
+            "cinema_newest",
+        ),
         // Concessions: a cinema's products in the order they were made; the stock entries
         // the reconciler is due to look at; an order found by its pickup code's keyed hash.
         index(PRODUCTS, doc! { "cinemaId": 1, "_id": 1 }, "cinema"),

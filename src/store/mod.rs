@@ -61,6 +61,7 @@ use crate::error::ApiError;
 use command_metrics::Call;
 
 pub mod names;
+pub mod shard_keys;
 
 /// The `comment` on the commands of background work a request does not wait for (the event
 /// relay): the command log leaves them out, so a request's round trips are its own.

@@ -1,9 +1,11 @@
 //! Multi-document transactions, run by the driver's transaction runner
 //! (`start_transaction().and_run`): it runs the body again from the start on a transient error
 //! (a write conflict) and retries a commit whose result is unknown, as the drivers' convenient
-//! transaction API specifies. Only the sales projection uses one: the seat writes are
-//! single-document updates (invariant 1), and an order and its seats agree through the
-//! inventory document's authority, not a transaction (see `orders`).
+//! transaction API specifies. Four writes use one (docs/sharding.md lists them): the sales
+//! projection, an operator's keyed update behind its key's fence, a hall's schedule, and a
+//! price revision. No booking path does: the seat writes are single-document updates
+//! (invariant 1), and an order and its seats agree through the inventory document's
+//! authority, not a transaction (see `orders`).
 
 use futures::FutureExt;
 use mongodb::ClientSession;

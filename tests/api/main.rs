@@ -74,6 +74,7 @@ mod schema_file;
 mod scrape;
 mod seat_maps;
 mod seat_search;
+mod sharding;
 mod shared_limits;
 mod showtimes;
 mod shutdown;

@@ -42,6 +42,16 @@ fn seat_path(label: &str, field: &str) -> Result<String, ApiError> {
     Ok(format!("seats.{row}.{}.{field}", number - 1))
 }
 
+/// The document `filter` names by `_id`, at its top or in one of the clauses of its top
+/// `$and` (the filters of holds placed, sold, expired and extended, and of admissions, are
+/// built so).
+fn document_named(filter: &Document) -> Option<bson::oid::ObjectId> {
+    filter.get_object_id("_id").ok().or_else(|| {
+        (filter.get_array("$and").ok()?.iter())
+            .find_map(|clause| clause.as_document()?.get_object_id("_id").ok())
+    })
+}
+
 impl Store {
     /// The indexes the inventory's queries rely on: the sweeper's search for expired holds,
     /// and the relay's for outbox entries a dead gateway left.
@@ -55,10 +65,7 @@ impl Store {
     /// This process's turn to write the document `filter` names by `_id` (every seat change
     /// does): a hot showtime's writes reach the database one at a time per gateway.
     async fn inventory_turn(&self, filter: &Document) -> Option<crate::store::WriteTurn> {
-        match filter.get_object_id("_id") {
-            Ok(id) => Some(self.write_turn(id).await),
-            Err(_) => None,
-        }
+        Some(self.write_turn(document_named(filter)?).await)
     }
 
     /// Runs one conditional update of an inventory document; true when it matched (and so
@@ -120,5 +127,23 @@ impl Store {
         };
         self.note_outbox_as_left(source, left.outbox, entries);
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_takes_the_turn_of_the_document_its_filter_names_at_the_top_or_in_its_and() {
+        let id = bson::oid::ObjectId::new();
+        assert_eq!(document_named(&doc! { "_id": id, "version": 3 }), Some(id));
+        let placed = doc! { "$and": [{ "_id": id }, { "holds.id": { "$ne": 1 } }] };
+        assert_eq!(document_named(&placed), Some(id));
+        assert_eq!(
+            document_named(&doc! { "holds.expiresAt": { "$lt": 1 } }),
+            None
+        );
+        assert_eq!(document_named(&doc! { "$and": [{ "version": 1 }] }), None);
     }
 }

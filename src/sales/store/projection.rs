@@ -224,9 +224,9 @@ impl Store {
                     store
                         .collection::<Document>(names::CINEMA_SALES_HOURLY)
                         .update_one(
-                            // The whole shard key of the collection sharded (see
-                            // docs/deployment.md) is in the filter, so the upsert is targeted;
-                            // an inserted bucket takes `cinemaId` and `hour` from it.
+                            // `cinemaId` and `hour` beside `_id`: should the collection be
+                            // sharded on them (docs/sharding.md), the upsert is targeted; an
+                            // inserted bucket takes both from here.
                             doc! {
                                 "_id": format!("{cinema}:{hour}"),
                                 "cinemaId": cinema.oid(),

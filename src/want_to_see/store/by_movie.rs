@@ -26,7 +26,7 @@ impl Store {
         wanter: &WanterDoc,
     ) -> Result<(), ApiError> {
         let buckets = self.collection::<Document>(names::WANT_TO_SEE_BY_MOVIE);
-        // `movie` and `bucket` in the filter too: the shard key (docs/deployment.md), and an
+        // `movie` and `bucket` in the filter too: the shard key (docs/sharding.md), and an
         // upsert copies them into the bucket it inserts.
         let filter = doc! {
             "_id": bucket_id(movie, bucket),

@@ -29,10 +29,8 @@ impl Store {
         let update = doc! {
             "$setOnInsert": {
                 "schemaVersion": SCHEMA_VERSION,
-                "endpoint": endpoint.oid(),
                 "channel": &event.channel,
                 "event": &event.id,
-                "sequence": event.sequence,
                 "type": bson::to_bson(&event.kind)?,
                 "expiresAt": date(event.expires_at),
             },
@@ -42,7 +40,13 @@ impl Store {
         self.bounded(
             Call::new(names::WEBHOOK_DELIVERIES, "update"),
             self.collection::<bson::Document>(names::WEBHOOK_DELIVERIES)
-                .update_one(doc! { "_id": id }, update)
+                // The whole shard key (`endpoint`, `sequence`: docs/sharding.md) beside `_id`,
+                // which fixes both: an upsert on a sharded collection must name it. An
+                // inserted record takes both from here.
+                .update_one(
+                    doc! { "_id": id, "endpoint": endpoint.oid(), "sequence": event.sequence },
+                    update,
+                )
                 .upsert(true)
                 .comment(BACKGROUND),
         )
