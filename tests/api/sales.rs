@@ -187,3 +187,37 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
         .unwrap();
     assert_eq!(sale.app.store.gateways().await.unwrap(), []);
 }
+
+/// A cinema's hourly figures are read through their index (`cinema_newest`): the find
+/// examines the cinema's buckets it returns and scans nothing.
+#[tokio::test]
+async fn a_cinemas_hourly_figures_are_read_through_an_index() {
+    let sale = sale().await;
+    let hold = sale.hold_id(&sale.maoyan, &["A1"]).await;
+    sale.confirm(&sale.maoyan, &hold).await.data();
+    assert_eq!(project(&sale).await, 1);
+    let hourly = "query ($id: ID!) { showtime(id: $id) {
+        cinema { hourlySales { edges { node { hour } } } } } }";
+    sale.app.store.commands().start();
+    let read = sale
+        .app
+        .graphql(hourly, json!({ "id": sale.showtime }))
+        .await;
+    let sent = sale.app.store.commands().take();
+    let buckets = read.data()["showtime"]["cinema"]["hourlySales"]["edges"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(buckets, 1);
+    let find = sent
+        .iter()
+        .find(|command| command.collection.as_deref() == Some("cinema_sales_hourly"))
+        .expect("the hourly figures were read");
+    let plan = sale.app.store.plan_of(find).await.unwrap().unwrap();
+    assert!(
+        !plan.collection_scan && plan.docs_examined == buckets as i64,
+        "hourly figures: {} documents examined, plan {}",
+        plan.docs_examined,
+        plan.winning_plan
+    );
+}
