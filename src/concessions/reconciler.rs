@@ -30,7 +30,7 @@ pub const STOCK_GRACE: Duration = Duration::from_secs(5);
 const BATCH: usize = 50;
 
 /// Whether a refund of an order is still under way, as the orders feature tells (handed in
-/// where the process is assembled: `crate::assembly::refunds_under_way`).
+/// where the process is assembled: `crate::assembly::stock_orders`).
 #[async_trait::async_trait]
 pub trait RefundsUnderWay: Send + Sync {
     /// Whether refund `refund` of order `order` is recorded and not finished (false once
