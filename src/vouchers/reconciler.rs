@@ -43,7 +43,7 @@ pub async fn settle_redemptions(
     let due = store.redemptions_due(due_by, BATCH).await?;
     let count = due.len();
     for redemption in &due {
-        let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+        let Some((showtime, hold)) = redemption.held_by() else {
             continue;
         };
         let fate = hold_fate(store, orders, showtime, hold).await?;
@@ -60,7 +60,7 @@ pub(super) async fn settle(
     fate: HoldFate,
     expirer: Expirer,
 ) -> Result<bool, ApiError> {
-    let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+    let Some((showtime, hold)) = redemption.held_by() else {
         return Ok(false);
     };
     let (id, customer) = (redemption.id, redemption.customer.as_deref());

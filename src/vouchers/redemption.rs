@@ -155,7 +155,7 @@ async fn reclaim_lapsed(store: &Store, voucher: &str) -> Result<usize, ApiError>
         .await?;
     let mut freed = 0;
     for redemption in &lapsed {
-        let (Some(hold), Some(showtime)) = (redemption.hold, redemption.showtime) else {
+        let Some((showtime, hold)) = redemption.held_by() else {
             continue;
         };
         let Some(fate) = holds::fate_in_inventory(store, showtime, hold).await? else {

@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use async_graphql::{Context, InputObject, Object};
 
+use super::calling_door_at;
 use super::types::Admission;
-use crate::admissions::{self, AdmissionWindow, DoorAt};
+use crate::admissions::{self, AdmissionWindow};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
@@ -37,22 +38,13 @@ impl AdmissionMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The code scanned.")] input: AdmitTicketInput,
     ) -> Result<Admission, ApiError> {
-        let door = ctx.calling_door("admitting a ticket")?;
-        let key = ctx
-            .caller()
-            .operator
-            .as_deref()
-            .ok_or_else(|| ApiError::internal("a door staff caller without its key's code"))?;
+        let door = calling_door_at(ctx, "admitting a ticket")?;
         let admitted = admissions::admit_ticket(
             ctx.store(),
             ctx.key_policy(),
             ctx.data_unchecked::<Arc<TicketSecret>>(),
             *ctx.data_unchecked::<AdmissionWindow>(),
-            DoorAt {
-                key,
-                cinema: door.cinema,
-                name: &door.name,
-            },
+            door,
             &input.code,
             input.idempotency_key.as_deref(),
         )

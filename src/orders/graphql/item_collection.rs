@@ -5,7 +5,8 @@ use std::sync::Arc;
 use async_graphql::{Context, InputObject, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use crate::admissions::{AdmissionWindow, DoorAt};
+use crate::admissions::graphql::calling_door_at;
+use crate::admissions::AdmissionWindow;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
@@ -82,22 +83,13 @@ impl ItemCollectionMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The pickup code said at the counter.")] input: CollectItemsInput,
     ) -> Result<ItemCollection, ApiError> {
-        let door = ctx.calling_door("collecting products")?;
-        let key = ctx
-            .caller()
-            .operator
-            .as_deref()
-            .ok_or_else(|| ApiError::internal("a door staff caller without its key's code"))?;
+        let door = calling_door_at(ctx, "collecting products")?;
         let collected = Box::pin(orders::collect_items(
             ctx.store(),
             ctx.key_policy(),
             ctx.data_unchecked::<Arc<TicketSecret>>(),
             *ctx.data_unchecked::<AdmissionWindow>(),
-            DoorAt {
-                key,
-                cinema: door.cinema,
-                name: &door.name,
-            },
+            door,
             &input.pickup_code,
             input.idempotency_key.as_deref(),
         ))

@@ -134,6 +134,13 @@ pub struct RedemptionDoc {
     pub order: Option<OrderId>,
 }
 
+impl RedemptionDoc {
+    /// The showtime and hold that reserved it, when one did.
+    pub fn held_by(&self) -> Option<(ShowtimeId, HoldId)> {
+        self.showtime.zip(self.hold)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum RedemptionState {
