@@ -217,11 +217,57 @@ pub struct ServeArgs {
     /// process only, until it stops. Never logged.
     #[arg(long, env = "BOXOFFICE_TICKET_SECRET", hide_env_values = true, value_parser = parse_ticket_secret)]
     pub ticket_secret: Option<TicketSecret>,
+    /// Where the other gateways of this database reach this one, to send it the writes of the
+    /// showtimes it owns (`http://10.0.0.7:8080`; see docs/deployment.md). By default the
+    /// address it listens on, when that is a specific one; with `0.0.0.0` and no URL it takes
+    /// no other gateway's writes (and still sends them theirs). `none`: it neither sends nor
+    /// takes any. Needs `--ticket-secret`, which signs what gateways send each other.
+    #[arg(long, env = "BOXOFFICE_PEER_URL", value_parser = parse_peer_url)]
+    pub peer_url: Option<PeerUrl>,
     /// Serve the schema as an Apollo Federation v2 subgraph: `_service` and `_entities`, with
     /// `@key(fields: "id")` on Cinema, Movie, Showtime and Order (orders only to their
     /// channel: the router must pass `Authorization` on).
     #[arg(long, env = "BOXOFFICE_FEDERATION")]
     pub federation: bool,
+}
+
+/// `--peer-url`: a URL, or `none`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeerUrl {
+    At(String),
+    None,
+}
+
+impl PeerUrl {
+    /// The URL this gateway advertises listening on `bound`, when it forwards at all (None
+    /// inside: it forwards but takes nothing), or None when it does not forward.
+    pub fn advertised(given: Option<&PeerUrl>, bound: SocketAddr) -> Option<Option<String>> {
+        match given {
+            Some(PeerUrl::None) => None,
+            Some(PeerUrl::At(url)) => Some(Some(url.clone())),
+            None if bound.ip().is_unspecified() => Some(None),
+            None => Some(Some(format!("http://{bound}"))),
+        }
+    }
+}
+
+fn parse_peer_url(text: &str) -> Result<PeerUrl, String> {
+    if text == "none" {
+        return Ok(PeerUrl::None);
+    }
+    let url = reqwest::Url::parse(text).map_err(|error| format!("`{text}`: {error}"))?;
+    let plain = matches!(url.scheme(), "http" | "https")
+        && url.host().is_some()
+        && url.path() == "/"
+        && url.query().is_none()
+        && url.username().is_empty()
+        && url.password().is_none();
+    if !plain {
+        return Err(format!(
+            "`{text}`: an http(s) URL of a host and port, without path, query or user              (`http://10.0.0.7:8080`), or `none`"
+        ));
+    }
+    Ok(PeerUrl::At(text.trim_end_matches('/').to_owned()))
 }
 
 fn parse_ticket_secret(text: &str) -> Result<TicketSecret, String> {
@@ -592,5 +638,40 @@ mod tests {
         for bad in ["0", "-1", "all", ""] {
             assert!(parse_write_concern(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_peer_url_is_a_plain_http_address_or_none() {
+        assert_eq!(parse_peer_url("none"), Ok(PeerUrl::None));
+        assert_eq!(
+            parse_peer_url("http://10.0.0.7:8080/"),
+            Ok(PeerUrl::At("http://10.0.0.7:8080".into()))
+        );
+        for bad in [
+            "",
+            "10.0.0.7:8080",
+            "ftp://a:1",
+            "http://a:1/graphql",
+            "http://u:p@a:1",
+        ] {
+            assert!(parse_peer_url(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_gateway_advertises_where_it_listens_unless_that_is_anywhere() {
+        let specific: SocketAddr = "10.0.0.7:8080".parse().unwrap();
+        let anywhere: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let given = PeerUrl::At("http://gw1:8080".into());
+        assert_eq!(
+            PeerUrl::advertised(None, specific),
+            Some(Some("http://10.0.0.7:8080".into()))
+        );
+        assert_eq!(PeerUrl::advertised(None, anywhere), Some(None));
+        assert_eq!(
+            PeerUrl::advertised(Some(&given), anywhere),
+            Some(Some("http://gw1:8080".into()))
+        );
+        assert_eq!(PeerUrl::advertised(Some(&PeerUrl::None), specific), None);
     }
 }

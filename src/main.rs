@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use boxoffice::channel_events::rules::EventType;
 use boxoffice::config::{
-    ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, OperatorCommand, ServeArgs,
+    ChannelCommand, Cli, Command, DatabaseArgs, DemoArgs, OperatorCommand, PeerUrl, ServeArgs,
     WebhookCommand,
 };
 use boxoffice::domain::api_key::{validate_channel_code, ApiKey};
@@ -139,18 +139,33 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         .with_client_ip_header(args.client_ip_header)
         .with_cors_origins(args.cors_origins)
         .with_federation(args.federation);
-    let state = match args.ticket_secret {
-        Some(secret) => state.with_ticket_secret(secret),
+    let listener = boxoffice::http::listener::listen(args.bind)
+        .with_context(|| format!("binding {}", args.bind))?;
+    let address = listener.local_addr()?;
+    // Whether it sends showtimes' writes to their owners and takes theirs (`gateways::Peers`):
+    // only with the deployment's secret, which signs what gateways send each other.
+    let peer_url = PeerUrl::advertised(args.peer_url.as_ref(), address);
+    let (state, peer_url) = match args.ticket_secret {
+        Some(secret) => (state.with_ticket_secret(secret), peer_url),
         None => {
             tracing::warn!(
                 "no BOXOFFICE_TICKET_SECRET: ticket codes are made with a random secret and \
-                 verify on this process only, until it stops"
+                 verify on this process only, until it stops; no showtime's writes are sent to \
+                 another gateway"
             );
-            state
+            (state, None)
         }
     };
     // Counted among the gateways (for its share of the rate limits) before it serves.
-    let membership = gateways::Membership::new(state.share.clone(), args.process.heartbeat());
+    let membership = gateways::Membership::new(
+        state.share.clone(),
+        args.process.heartbeat(),
+        peer_url.clone().flatten(),
+    );
+    let state = match peer_url {
+        Some(_) => state.with_peers(membership.peers()),
+        None => state,
+    };
     membership.heartbeat(&store).await;
     let webhooks = webhooks::Deliverer::with_lease(
         store.clone(),
@@ -165,9 +180,6 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         webhooks,
         state.shutdown.clone(),
     ));
-    let listener = boxoffice::http::listener::listen(args.bind)
-        .with_context(|| format!("binding {}", args.bind))?;
-    let address = listener.local_addr()?;
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
     println!("Seat picker (live seat maps): http://{address}/seats");
     state.shutdown.on_signal();

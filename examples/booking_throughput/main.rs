@@ -285,6 +285,7 @@ fn main() -> anyhow::Result<()> {
                         gateways::Membership::new(
                             Default::default(),
                             std::time::Duration::from_secs(2),
+                            None,
                         ),
                         boxoffice::webhooks::Deliverer::new(
                             store.clone(),

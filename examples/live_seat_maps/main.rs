@@ -131,7 +131,7 @@ fn main() -> anyhow::Result<()> {
     let background = servers.spawn(boxoffice::background::run(
         store.clone(),
         BookingArgs::default().intervals(),
-        gateways::Membership::new(Default::default(), std::time::Duration::from_secs(2)),
+        gateways::Membership::new(Default::default(), std::time::Duration::from_secs(2), None),
         boxoffice::webhooks::Deliverer::new(
             store.clone(),
             boxoffice::webhooks::Sender::new(false),

@@ -1,6 +1,6 @@
 //! This process among the gateways on one database: every heartbeat it records that it is
 //! alive (`store/records.rs`) and learns how many gateways are, and its rate limits take that
-//! share (`domain::rate_limit::Share`). A gateway that stops deletes its record; one that dies
+//! share (`domain::rate_limit::Share`), and which take showtimes' writes (`Peers`). A gateway that stops deletes its record; one that dies
 //! stops being counted three heartbeats after its last.
 
 use std::sync::Arc;
@@ -9,31 +9,38 @@ use std::time::Duration;
 use crate::domain::rate_limit::Share;
 use crate::store::Store;
 
+use super::peers::Peers;
 use super::rules::LIVE_WITHIN_HEARTBEATS;
 
 /// This process's membership: its id, how often it beats, and the share it keeps up to date.
 #[derive(Debug, Clone)]
 pub struct Membership {
-    id: String,
     share: Arc<Share>,
+    peers: Arc<Peers>,
     interval: Duration,
 }
 
 impl Membership {
     /// A fresh process id (process number and 64 random bits), beating every `interval`,
-    /// keeping `share`.
-    pub fn new(share: Arc<Share>, interval: Duration) -> Self {
+    /// keeping `share`, reachable by the other gateways at `url` (None: it takes no writes of
+    /// theirs, `Peers`).
+    pub fn new(share: Arc<Share>, interval: Duration, url: Option<String>) -> Self {
         let id = format!("{}-{:016x}", std::process::id(), rand::random::<u64>());
         Membership {
-            id,
             share,
+            peers: Arc::new(Peers::new(id, url)),
             interval,
         }
     }
 
     /// The process id in the `gateways` collection.
     pub fn id(&self) -> &str {
-        &self.id
+        self.peers.id()
+    }
+
+    /// The gateways this process sends showtimes' writes to, kept by the heartbeat.
+    pub fn peers(&self) -> Arc<Peers> {
+        Arc::clone(&self.peers)
     }
 
     /// How often this process beats.
@@ -41,12 +48,14 @@ impl Membership {
         self.interval
     }
 
-    /// One heartbeat: records this process alive and takes its share of the live gateways. A
-    /// failed heartbeat keeps the share it had (logged); the next one tries again.
+    /// One heartbeat: records this process alive, takes its share of the live gateways and
+    /// learns which take writes. A failed heartbeat keeps what it had (logged); the next one
+    /// tries again.
     pub async fn heartbeat(&self, store: &Store) {
         let window = self.interval * LIVE_WITHIN_HEARTBEATS;
-        match store.gateway_heartbeat(&self.id, window).await {
-            Ok(live) => {
+        match (store.gateway_heartbeat(self.id(), self.peers.url(), window)).await {
+            Ok((live, reachable)) => {
+                self.peers.set_live(reachable);
                 let before = self.share.get();
                 if live != before {
                     tracing::info!(gateways = live, before, "live gateways changed");
@@ -59,7 +68,7 @@ impl Membership {
 
     /// Deletes this process's record (it is stopping).
     pub async fn leave(&self, store: &Store) {
-        if let Err(error) = store.forget_gateway(&self.id).await {
+        if let Err(error) = store.forget_gateway(self.id()).await {
             tracing::warn!(%error, "could not delete this gateway's record");
         }
     }

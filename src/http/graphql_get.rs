@@ -98,6 +98,8 @@ async fn get(state: AppState, parts: axum::http::request::Parts, media: Media) -
         BatchRequest::Single(request),
         Via::Get,
         media,
+        // Queries only: nothing to send on, and a GET carries no body to sign.
+        super::forward::Hop::Client,
     )
     .await
 }

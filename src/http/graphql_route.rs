@@ -1,7 +1,8 @@
 //! `POST /graphql`: chooses the answer's media type from `Accept` (406 when none fits), refuses
 //! what is not JSON or is too large, reads and parses the body, then (`run`, shared with GET)
-//! identifies the caller, applies the batch and rate limits, resolves persisted queries and
-//! executes within the request timeout. Every refusal is a GraphQL error with a code, given
+//! identifies the caller, applies the batch and rate limits, resolves persisted queries, sends
+//! a write of another gateway's showtime to it (`forward`) and executes within the request
+//! timeout. Every refusal is a GraphQL error with a code, given
 //! before any resolver runs.
 
 use std::net::{IpAddr, SocketAddr};
@@ -15,6 +16,7 @@ use axum::response::Response;
 
 use super::auth::authenticate;
 use super::body;
+use super::forward::{self, Hop};
 use super::media::{self, Media};
 use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
@@ -98,7 +100,8 @@ async fn post(state: AppState, request: Request, media: Media) -> Response {
             );
         }
     };
-    run(&state, &headers, peer, batch, Via::Post, media).await
+    let hop = super::forward::hop(&state, &headers, &bytes);
+    run(&state, &headers, peer, batch, Via::Post, media, hop).await
 }
 
 /// 400 when the body holds a list longer than any argument takes, found before the body is
@@ -205,6 +208,7 @@ pub(super) async fn run(
     batch: BatchRequest,
     via: Via,
     media: Media,
+    hop: Hop,
 ) -> Response {
     let limits = state.limits;
     let caller = match authenticate(&state.store, &state.known_keys, headers).await {
@@ -230,8 +234,11 @@ pub(super) async fn run(
         BatchRequest::Batch(requests) => requests.len() as u32,
     };
     let client = client_address(headers, state.client_ip_header.as_ref(), peer);
-    if let Err((who, wait)) = charge(state, &caller, client.as_deref(), cost) {
-        return rate_limited(media, &who, wait);
+    // A gateway that sends a write on charged its caller already.
+    if hop != Hop::Peer {
+        if let Err((who, wait)) = charge(state, &caller, client.as_deref(), cost) {
+            return rate_limited(media, &who, wait);
+        }
     }
     let refusal = match &mut batch {
         BatchRequest::Single(request) => state.persisted_queries.resolve(request).err(),
@@ -262,6 +269,16 @@ pub(super) async fn run(
             ErrorCode::BadUserInput,
         );
     }
+    // The request's time left (its deadline counts from its arrival), or the whole timeout
+    // when run outside one.
+    let timeout =
+        deadline::remaining().unwrap_or_else(|| Duration::from_millis(limits.request_timeout_ms));
+    // A write of a showtime another gateway owns goes there (`forward`).
+    if let (Hop::Client, BatchRequest::Single(request)) = (hop, &mut batch) {
+        if let Some(answer) = forward::to_owner(state, headers, request, media, timeout).await {
+            return answer;
+        }
+    }
     let prepared = match batch {
         BatchRequest::Single(request) => {
             BatchRequest::Single(prepare(request, &state.store, state.settings(), &caller))
@@ -273,10 +290,6 @@ pub(super) async fn run(
                 .collect(),
         ),
     };
-    // The request's time left (its deadline counts from its arrival), or the whole timeout
-    // when run outside one.
-    let timeout =
-        deadline::remaining().unwrap_or_else(|| Duration::from_millis(limits.request_timeout_ms));
     // From here on the request's commands take it a place at the door (`overload::door`);
     // its resolvers may say it starts or finishes a purchase.
     deadline::classify(Class::Read);

@@ -7,6 +7,7 @@
 mod auth;
 mod body;
 mod door_page;
+mod forward;
 mod graceful;
 mod graphql_get;
 mod graphql_route;
@@ -98,6 +99,9 @@ pub struct AppState {
     pub tally: Arc<crate::counters::Tally>,
     /// Who is told when a hold ends (`assembly::hold_endings`).
     pub hold_endings: crate::holds::HoldEndings,
+    /// The gateways that own other showtimes' writes (`forward`); alone unless
+    /// `with_peers`.
+    pub peers: Arc<crate::gateways::Peers>,
 }
 
 impl AppState {
@@ -142,7 +146,13 @@ impl AppState {
             share,
             ticket_secret: Arc::new(TicketSecret::random()),
             admission_window: Default::default(),
+            peers: Arc::new(crate::gateways::Peers::alone()),
         }
+    }
+
+    /// The same state sending the writes of showtimes `peers` names to their owners.
+    pub fn with_peers(self, peers: Arc<crate::gateways::Peers>) -> Self {
+        AppState { peers, ..self }
     }
 
     /// The same state running each subscription on its own, shared or not (what

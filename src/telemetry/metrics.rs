@@ -95,6 +95,10 @@ fn describe() {
         "Time of a MongoDB call of the store (a find with its getMores), as its caller waited"
     );
     describe_counter!("boxoffice_holds_placed_total", "Holds placed");
+    describe_counter!(
+        "boxoffice_forwarded_writes_total",
+        "Writes of showtimes another gateway owns, sent to it, by outcome"
+    );
     describe_counter!("boxoffice_orders_confirmed_total", "Orders confirmed");
     describe_counter!(
         "boxoffice_tickets_admitted_total",
@@ -274,6 +278,12 @@ pub fn events_appended(count: usize) {
     if count > 0 {
         counter!("boxoffice_events_appended_total").increment(count as u64);
     }
+}
+
+/// A write of a showtime another gateway owns was sent to it: `answered`, `unreached`
+/// (served here instead) or `lost` (sent, and no answer came).
+pub fn forwarded(outcome: &'static str) {
+    counter!("boxoffice_forwarded_writes_total", "outcome" => outcome).increment(1);
 }
 
 /// A webhook POST was made: `delivered` when the endpoint answered 2xx; `lag` from the

@@ -215,9 +215,46 @@ impl TestApp {
     }
 
     async fn listen(store: Store, state: AppState) -> TestApp {
+        let listener = boxoffice::http::listener::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        TestApp::listen_on(listener, store, state)
+    }
+
+    /// Two gateways over one fresh database, each reachable by the other and sending it the
+    /// writes of the showtimes it owns (`gateways::Peers`), each having seen the other's
+    /// heartbeat; and their memberships (to beat again, or ask who owns what).
+    pub async fn peered() -> (TestApp, TestApp, Vec<boxoffice::gateways::Membership>) {
+        let name = fresh_database_name();
+        let first = connect_test_store(&name).await;
+        first.ensure_indexes().await.expect("create indexes");
+        let mut apps = Vec::new();
+        let mut memberships = Vec::new();
+        for _ in 0..2 {
+            let store = connect_test_store(&name).await;
+            let listener =
+                boxoffice::http::listener::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+            let url = format!("http://{}", listener.local_addr().unwrap());
+            let hold_policy = BookingArgs::default().hold_policy();
+            let state = AppState::new(store.clone(), Limits::default(), hold_policy);
+            // Beats only when a test says so.
+            let membership = boxoffice::gateways::Membership::new(
+                state.share.clone(),
+                std::time::Duration::from_secs(3_600),
+                Some(url),
+            );
+            let state = state.with_peers(membership.peers());
+            apps.push(TestApp::listen_on(listener, store, state));
+            memberships.push(membership);
+        }
+        for membership in memberships.iter().chain(memberships.first()) {
+            membership.heartbeat(&first).await;
+        }
+        let second = apps.pop().unwrap();
+        (apps.pop().unwrap(), second, memberships)
+    }
+
+    fn listen_on(listener: tokio::net::TcpListener, store: Store, state: AppState) -> TestApp {
         // Every test gateway shares one ticket secret, as a deployment's gateways do.
         let state = state.with_ticket_secret(test_ticket_secret());
-        let listener = boxoffice::http::listener::listen("127.0.0.1:0".parse().unwrap()).unwrap();
         let address = listener.local_addr().unwrap();
         let (hold_policy, key_policy) = (state.hold_policy, state.key_policy);
         let router = app(state);

@@ -31,6 +31,7 @@ mod federation;
 mod fencing;
 mod field_order;
 mod fixtures;
+mod forwarding;
 mod hall_writes;
 mod health_probes;
 mod helpers;

@@ -275,7 +275,7 @@ async fn background_passes_run_on_connections_of_their_own_while_requests_have_t
             sales: Duration::from_millis(100),
             offer_policy: boxoffice::config::BookingArgs::default().hold_policy(),
         },
-        Membership::new(Arc::default(), Duration::from_millis(100)),
+        Membership::new(Arc::default(), Duration::from_millis(100), None),
         Deliverer::new(
             sale.app.store.clone(),
             Sender::new(true),

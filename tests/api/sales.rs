@@ -152,7 +152,7 @@ async fn the_background_tasks_sweep_expired_holds_and_project_sales_on_their_own
         sales: Duration::from_millis(50),
         offer_policy: policy,
     };
-    let membership = gateways::Membership::new(Default::default(), Duration::from_millis(50));
+    let membership = gateways::Membership::new(Default::default(), Duration::from_millis(50), None);
     let shutdown = boxoffice::shutdown::Shutdown::default();
     let webhooks = boxoffice::webhooks::Deliverer::new(
         sale.app.store.clone(),

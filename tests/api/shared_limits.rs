@@ -271,8 +271,8 @@ async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
     let (first, second) = (Arc::new(Share::default()), Arc::new(Share::default()));
     let interval = Duration::from_secs(2);
     let (one, two) = (
-        Membership::new(Arc::clone(&first), interval),
-        Membership::new(Arc::clone(&second), interval),
+        Membership::new(Arc::clone(&first), interval, None),
+        Membership::new(Arc::clone(&second), interval, None),
     );
     one.heartbeat(&store).await;
     two.heartbeat(&store).await;

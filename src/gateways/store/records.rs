@@ -1,5 +1,5 @@
 //! The `gateways` collection: every gateway process says it is alive every heartbeat
-//! (`{_id: <process id>, seenAt: $$NOW, sees}`), so each can count the live ones and take its
+//! (`{_id: <process id>, seenAt: $$NOW, sees, url}`), so each can count the live ones and take its
 //! part of every rate limit. Judged by the database's clock alone; a TTL index removes the
 //! records of processes that died without saying so, and a process that stops deletes its own.
 
@@ -8,6 +8,7 @@ use std::time::Duration;
 use bson::{doc, Document};
 
 use crate::error::ApiError;
+use crate::gateways::peers::Peer;
 use crate::store::command_metrics::Call;
 use crate::store::{names, Store};
 
@@ -15,15 +16,24 @@ use crate::store::{names, Store};
 const MOST: usize = 10_000;
 
 impl Store {
-    /// Records that gateway `id` is alive now and returns how many gateways are live: those
-    /// seen within `window` by the database's clock, this one included (so at least 1). The
-    /// record keeps that count (`sees`), the share this process takes from now on.
+    /// Records that gateway `id` (reachable by the others at `url`, if it is) is alive now and
+    /// returns how many gateways are live, those seen within `window` by the database's clock,
+    /// this one included (so at least 1), and the others that are reachable. The record keeps
+    /// that count (`sees`), the share this process takes from now on.
     #[tracing::instrument(skip(self))]
     pub(in crate::gateways) async fn gateway_heartbeat(
         &self,
         id: &str,
+        url: Option<&str>,
         window: Duration,
-    ) -> Result<u32, ApiError> {
+    ) -> Result<(u32, Vec<Peer>), ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Other {
+            #[serde(rename = "_id")]
+            id: String,
+            #[serde(default)]
+            url: Option<String>,
+        }
         let gateways = self.collection::<Document>(names::GATEWAYS);
         let window_ms = i64::try_from(window.as_millis()).unwrap_or(i64::MAX);
         let since = doc! { "$dateAdd": { "startDate": "$$NOW", "unit": "millisecond", "amount": -window_ms } };
@@ -32,17 +42,35 @@ impl Store {
             { "$expr": { "$gt": ["$seenAt", since] } },
         ] };
         // A handful of small documents: counted here rather than by the server's `count`.
-        let others: Vec<Document> = self
-            .find_limited(names::GATEWAYS, others, None, Some(doc! { "_id": 1 }), MOST)
+        let others: Vec<Other> = self
+            .find_limited(
+                names::GATEWAYS,
+                others,
+                None,
+                Some(doc! { "_id": 1, "url": 1 }),
+                MOST,
+            )
             .await?;
         let live = u32::try_from(others.len()).unwrap_or(u32::MAX - 1) + 1;
-        let seen = vec![doc! { "$set": { "seenAt": "$$NOW", "sees": i64::from(live) } }];
+        let seen = vec![doc! { "$set": {
+            "seenAt": "$$NOW",
+            "sees": i64::from(live),
+            "url": url.map_or(bson::Bson::Null, bson::Bson::from),
+        } }];
         self.bounded(
             Call::new(names::GATEWAYS, "update"),
             gateways.update_one(doc! { "_id": id }, seen).upsert(true),
         )
         .await?;
-        Ok(live)
+        let reachable = (others.into_iter())
+            .filter_map(|other| {
+                Some(Peer {
+                    id: other.id,
+                    url: other.url?,
+                })
+            })
+            .collect();
+        Ok((live, reachable))
     }
 
     /// Deletes gateway `id`'s record: the process is stopping, the others' share grows at their
