@@ -41,6 +41,9 @@ pub struct SentCommand {
     request_id: i32,
 }
 
+/// What a command without a filter chooses by: everything.
+static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
+
 impl SentCommand {
     /// How many documents an `insert` carried (0 for any other command).
     pub fn inserted(&self) -> usize {
@@ -50,6 +53,56 @@ impl SentCommand {
     /// The filter a `find` sent (`None` for any other command).
     pub fn filter(&self) -> Option<&Document> {
         self.command.get_document("filter").ok()
+    }
+
+    /// Every filter the command chooses documents by: a `find`'s, a `findAndModify`'s,
+    /// `count`'s or `distinct`'s `query`, each statement's `q` of an `update` or `delete`, an
+    /// `aggregate`'s leading `$match` (an empty filter when it leads with another stage).
+    /// None for a command that chooses no documents (`insert`, `getMore`, a commit).
+    pub fn filters(&self) -> Option<Vec<&Document>> {
+        let statements = |field: &str| {
+            let statements = self.command.get_array(field).ok()?;
+            (statements.iter())
+                .map(|statement| statement.as_document()?.get_document("q").ok())
+                .collect::<Option<Vec<_>>>()
+        };
+        match self.name.as_str() {
+            "find" => Some(vec![self.command.get_document("filter").unwrap_or(&*EMPTY)]),
+            "findAndModify" | "count" | "distinct" => {
+                Some(vec![self.command.get_document("query").unwrap_or(&*EMPTY)])
+            }
+            "update" => statements("updates"),
+            "delete" => statements("deletes"),
+            "aggregate" => {
+                let pipeline = self.command.get_array("pipeline").ok()?;
+                let first = pipeline.first().and_then(|stage| stage.as_document());
+                let matched = first.and_then(|stage| stage.get_document("$match").ok());
+                Some(vec![matched.unwrap_or(&*EMPTY)])
+            }
+            _ => None,
+        }
+    }
+
+    /// The transaction the command ran in (its session's id, hex, and transaction number),
+    /// when it ran in one (`autocommit: false`).
+    pub fn transaction(&self) -> Option<(String, i64)> {
+        if self.command.get_bool("autocommit") != Ok(false) {
+            return None;
+        }
+        let session = self.command.get_document("lsid").ok()?.get("id")?;
+        let session = match session {
+            bson::Bson::Binary(binary) => binary.bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            other => other.to_string(),
+        };
+        Some((session, self.command.get_i64("txnNumber").ok()?))
+    }
+
+    /// The documents an `insert` carried (none for any other command).
+    pub fn inserted_documents(&self) -> Vec<&Document> {
+        (self.command.get_array("documents").into_iter())
+            .flatten()
+            .filter_map(|document| document.as_document())
+            .collect()
     }
 }
 

@@ -64,50 +64,57 @@ pub(super) async fn settle(
         return Ok(false);
     };
     let (id, customer) = (redemption.id, redemption.customer.as_deref());
+    let voucher = redemption.voucher.as_str();
     let grace = chrono::TimeDelta::from_std(REDEMPTION_GRACE).unwrap_or(chrono::TimeDelta::MAX);
     let later = store::now() + grace;
     match fate {
         HoldFate::Live { expires_at } => {
             store
-                .postpone_redemption_check(id, hold, expires_at)
+                .postpone_redemption_check(voucher, id, hold, expires_at)
                 .await?;
             Ok(false)
         }
         HoldFate::Lapsed(lapsed) => {
             if store.expire_hold(showtime, &lapsed).await? {
                 metrics::hold_expired(expirer);
-                return give_back(store, id, customer, hold).await;
+                return give_back(store, voucher, id, customer, hold).await;
             }
             // Not yet by the database's clock, or a confirmation or another expiry got there.
-            store.postpone_redemption_check(id, hold, later).await?;
+            store
+                .postpone_redemption_check(voucher, id, hold, later)
+                .await?;
             Ok(false)
         }
         HoldFate::Ordered {
             status: OrderStatus::Pending | OrderStatus::Cancelling,
             ..
         } => {
-            store.postpone_redemption_check(id, hold, later).await?;
+            store
+                .postpone_redemption_check(voucher, id, hold, later)
+                .await?;
             Ok(false)
         }
         HoldFate::Ordered {
             order,
             status: OrderStatus::Confirmed,
         } => {
-            store.redeem_redemption(id, hold, order).await?;
+            store
+                .redeem_redemption(Some(voucher), id, hold, order)
+                .await?;
             Ok(false)
         }
         HoldFate::Ordered {
             status: OrderStatus::Cancelled,
             ..
-        } => give_back(store, id, customer, hold).await,
+        } => give_back(store, voucher, id, customer, hold).await,
         HoldFate::Gone => match store.fence_holds(showtime, &[hold]).await? {
             HoldFence::Fenced | HoldFence::NoInventory => {
-                give_back(store, id, customer, hold).await
+                give_back(store, voucher, id, customer, hold).await
             }
             // Placed after all, between the two reads.
             HoldFence::Live(live) => {
                 store
-                    .postpone_redemption_check(id, hold, live.expires_at)
+                    .postpone_redemption_check(voucher, id, hold, live.expires_at)
                     .await?;
                 Ok(false)
             }
@@ -117,11 +124,20 @@ pub(super) async fn settle(
 
 async fn give_back(
     store: &Store,
+    voucher: &str,
     id: RedemptionId,
     customer: Option<&str>,
     hold: HoldId,
 ) -> Result<bool, ApiError> {
-    let freed = free(store, id, customer, hold, &[RedemptionState::Reserved]).await?;
+    let freed = free(
+        store,
+        Some(voucher),
+        id,
+        customer,
+        hold,
+        &[RedemptionState::Reserved],
+    )
+    .await?;
     if freed {
         tracing::info!(%hold, "gave back a voucher redemption its hold left");
     }

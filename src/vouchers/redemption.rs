@@ -89,7 +89,12 @@ pub async fn reserve(
         // An error here leaves the claim to the reconciler (the hold is never placed).
         if !store.count_customer_hold(key, claim.hold, *cap).await? {
             store
-                .free_redemption(redemption, claim.hold, &[RedemptionState::Reserved])
+                .free_redemption(
+                    Some(&found.hash),
+                    redemption,
+                    claim.hold,
+                    &[RedemptionState::Reserved],
+                )
                 .await?;
             return Err(Refusal::CustomerLimit.error());
         }
@@ -99,6 +104,7 @@ pub async fn reserve(
         batch: found.batch,
         discount: 0,
         customer: claim.customer,
+        voucher: Some(found.hash.clone()),
     })
 }
 
@@ -173,6 +179,7 @@ async fn reclaim_lapsed(store: &Store, voucher: &str) -> Result<usize, ApiError>
 /// that nothing would.
 pub(super) async fn free(
     store: &Store,
+    voucher: Option<&str>,
     redemption: RedemptionId,
     customer: Option<&str>,
     hold: HoldId,
@@ -181,7 +188,9 @@ pub(super) async fn free(
     if let Some(customer) = customer {
         store.uncount_customer_hold(customer, hold).await?;
     }
-    store.free_redemption(redemption, hold, states).await
+    store
+        .free_redemption(voucher, redemption, hold, states)
+        .await
 }
 
 /// Gives back the redemption a hold reserved (released, expired, or never placed); a no-op
@@ -190,6 +199,7 @@ pub async fn give_back(store: &Store, used: &VoucherUseDoc, hold: HoldId) -> Res
     let customer = used.customer.as_deref();
     free(
         store,
+        used.voucher.as_deref(),
         used.redemption,
         customer,
         hold,
@@ -210,7 +220,10 @@ pub async fn give_back_or_leave(store: &Store, used: &VoucherUseDoc, hold: HoldI
 /// Makes the redemption `hold` reserved final for `order` (its sale happened). A failure is
 /// logged: the reconciler finds the order by its seats and redeems it.
 pub async fn redeem(store: &Store, used: &VoucherUseDoc, hold: HoldId, order: OrderId) {
-    if let Err(error) = store.redeem_redemption(used.redemption, hold, order).await {
+    if let Err(error) = store
+        .redeem_redemption(used.voucher.as_deref(), used.redemption, hold, order)
+        .await
+    {
         tracing::warn!(%error, %hold, "a voucher redemption is left to the reconciler");
     }
 }
@@ -225,6 +238,7 @@ pub async fn give_back_refunded(
     let states = [RedemptionState::Reserved, RedemptionState::Redeemed];
     free(
         store,
+        used.voucher.as_deref(),
         used.redemption,
         used.customer.as_deref(),
         hold,

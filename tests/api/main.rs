@@ -81,6 +81,7 @@ mod showtimes;
 mod shutdown;
 mod sizes;
 mod stale_schedulers;
+mod targeting;
 mod ticket_codes;
 mod ticket_types;
 mod traces;

@@ -153,6 +153,10 @@ pub struct VoucherUseDoc {
     /// The customer it counts against, under a per-customer cap (`voucher_customers`' id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer: Option<String>,
+    /// The code's hash: `voucher_redemptions`' shard key, named in every write of the
+    /// redemption (None on holds placed before it was kept: those writes go to every shard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher: Option<String>,
 }
 
 /// `seat_inventory`: one per showtime, `_id` the showtime's (preallocation pattern).

@@ -244,11 +244,12 @@ impl Store {
         }
     }
 
-    /// Makes `hold`'s RESERVED redemption `id` final for `order`; false when it is not that
-    /// hold's RESERVED one (already redeemed, or given back).
-    #[tracing::instrument(skip(self))]
+    /// Makes `hold`'s RESERVED redemption `id` (of code hash `voucher`, when known) final for
+    /// `order`; false when it is not that hold's RESERVED one (already redeemed, or given back).
+    #[tracing::instrument(skip(self, voucher))]
     pub(in crate::vouchers) async fn redeem_redemption(
         &self,
+        voucher: Option<&str>,
         id: RedemptionId,
         hold: HoldId,
         order: OrderId,
@@ -258,11 +259,11 @@ impl Store {
                 Call::new(names::VOUCHER_REDEMPTIONS, "update"),
                 self.collection::<Document>(names::VOUCHER_REDEMPTIONS)
                     .update_one(
-                        doc! {
+                        of_voucher(voucher, doc! {
                             "_id": id.oid(),
                             "hold": hold.oid(),
                             "state": state(RedemptionState::Reserved),
-                        },
+                        }),
                         doc! {
                             "$set": { "state": state(RedemptionState::Redeemed), "order": order.oid() },
                             "$unset": { "checkAt": "" },
@@ -273,11 +274,12 @@ impl Store {
         Ok(updated.modified_count == 1)
     }
 
-    /// Gives `hold`'s redemption `id` back (FREE), from any of `states`; false when it is not
-    /// `hold`'s in one of them.
-    #[tracing::instrument(skip(self))]
+    /// Gives `hold`'s redemption `id` (of code hash `voucher`, when known) back (FREE), from
+    /// any of `states`; false when it is not `hold`'s in one of them.
+    #[tracing::instrument(skip(self, voucher))]
     pub(in crate::vouchers) async fn free_redemption(
         &self,
+        voucher: Option<&str>,
         id: RedemptionId,
         hold: HoldId,
         states: &[RedemptionState],
@@ -288,7 +290,10 @@ impl Store {
                 Call::new(names::VOUCHER_REDEMPTIONS, "update"),
                 self.collection::<Document>(names::VOUCHER_REDEMPTIONS)
                     .update_one(
-                        doc! { "_id": id.oid(), "hold": hold.oid(), "state": { "$in": states } },
+                        of_voucher(
+                            voucher,
+                            doc! { "_id": id.oid(), "hold": hold.oid(), "state": { "$in": states } },
+                        ),
                         doc! {
                             "$set": { "state": state(RedemptionState::Free) },
                             "$unset": {
@@ -337,10 +342,11 @@ impl Store {
             .await
     }
 
-    /// Moves the check of `hold`'s RESERVED redemption `id` to `at`.
-    #[tracing::instrument(skip(self))]
+    /// Moves the check of `hold`'s RESERVED redemption `id` (of code hash `voucher`) to `at`.
+    #[tracing::instrument(skip(self, voucher))]
     pub(in crate::vouchers) async fn postpone_redemption_check(
         &self,
+        voucher: &str,
         id: RedemptionId,
         hold: HoldId,
         at: DateTime<Utc>,
@@ -350,6 +356,7 @@ impl Store {
             self.collection::<Document>(names::VOUCHER_REDEMPTIONS)
                 .update_one(
                     doc! {
+                        "voucher": voucher,
                         "_id": id.oid(),
                         "hold": hold.oid(),
                         "state": state(RedemptionState::Reserved),
@@ -415,4 +422,13 @@ impl Store {
         }
         Ok(counts)
     }
+}
+
+/// `filter` naming the redemption's code hash too, when known: the collection's shard key
+/// (docs/sharding.md), so that the write goes to the one shard that holds it.
+fn of_voucher(voucher: Option<&str>, mut filter: Document) -> Document {
+    if let Some(voucher) = voucher {
+        filter.insert("voucher", voucher);
+    }
+    filter
 }
