@@ -224,6 +224,12 @@ pub struct ServeArgs {
     /// takes any. Needs `--ticket-secret`, which signs what gateways send each other.
     #[arg(long, env = "BOXOFFICE_PEER_URL", value_parser = parse_peer_url)]
     pub peer_url: Option<PeerUrl>,
+    /// The database is a sharded cluster: before serving, check its collections' shard keys
+    /// against the design (docs/sharding.md) and refuse to start, naming the collection, on
+    /// another key; warn for a collection the design shards that is not. Checked too when the
+    /// server says it is `mongos`.
+    #[arg(long, env = "BOXOFFICE_SHARDED")]
+    pub sharded: bool,
     /// Serve the schema as an Apollo Federation v2 subgraph: `_service` and `_entities`, with
     /// `@key(fields: "id")` on Cinema, Movie, Showtime and Order (orders only to their
     /// channel: the router must pass `Authorization` on).

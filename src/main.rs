@@ -131,6 +131,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         print_channel_keys(&loaded);
     }
     warm_up(&store).await?;
+    check_sharding(&store, args.sharded).await?;
     let state = AppState::new(store.clone(), args.limits, args.booking.hold_policy())
         .with_key_policy(args.booking.key_policy())
         .with_admission_window(args.booking.admission_window())
@@ -191,6 +192,34 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
         tracing::warn!(%error, "the last approximate counts were not written");
     }
     boxoffice::shutdown::finish(&store, background, drained, grace).await;
+    Ok(())
+}
+
+/// With `--sharded`, or on `mongos`: the collections' shard keys against the design
+/// (`store::shard_keys`); another key stops the start.
+async fn check_sharding(store: &Store, sharded: bool) -> anyhow::Result<()> {
+    if !sharded
+        && !store
+            .is_mongos()
+            .await
+            .context("asking the server what it is")?
+    {
+        return Ok(());
+    }
+    let check = store
+        .sharding_check("config")
+        .await
+        .context("reading config.collections")?;
+    for warning in &check.warnings {
+        tracing::warn!("{warning}");
+    }
+    if !check.refusals.is_empty() {
+        anyhow::bail!(
+            "the cluster's collections are sharded otherwise than the design:\n{}",
+            check.refusals.join("\n")
+        );
+    }
+    tracing::info!("the collections' shard keys are the design's");
     Ok(())
 }
 

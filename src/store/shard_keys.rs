@@ -125,9 +125,165 @@ pub fn placement(collection: &str) -> Option<Placement> {
         .map(|(_, placement)| *placement)
 }
 
+/// The shard key a collection placed as `placement` is sharded with, as `config.collections`
+/// writes it (`{_id: "hashed"}`, `{channel: 1}`); None when it stays unsharded.
+pub fn key_document(placement: Placement) -> Option<bson::Document> {
+    match placement {
+        Placement::Unsharded(_) => None,
+        Placement::Hashed(field) => Some(bson::doc! { field: "hashed" }),
+        Placement::Ranged(fields) => {
+            Some(fields.iter().map(|f| (f.to_string(), 1.into())).collect())
+        }
+    }
+}
+
+/// What a sharded deployment's collections say of the design.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ShardingCheck {
+    /// Collections sharded otherwise than the design (the gateway does not start).
+    pub refusals: Vec<String>,
+    /// Collections the design shards that are not (the gateway starts, and says so).
+    pub warnings: Vec<String>,
+}
+
+/// Checks the sharded collections of the gateway's database (`sharded`: each name, without
+/// the database, and its key as `config.collections` holds it) against [`PLACEMENTS`].
+pub fn check_deployment(sharded: &[(String, bson::Document)]) -> ShardingCheck {
+    let mut check = ShardingCheck::default();
+    for (name, placement) in PLACEMENTS {
+        let found = sharded.iter().find(|(collection, _)| collection == name);
+        let expected = key_document(placement);
+        match (found, expected) {
+            (None, None) => {}
+            (None, Some(expected)) => check.warnings.push(format!(
+                "`{name}` is not sharded; the design shards it on {expected} (docs/sharding.md)"
+            )),
+            (Some((_, key)), None) => check.refusals.push(format!(
+                "`{name}` is sharded on {key}; the design keeps it unsharded: {}",
+                match placement {
+                    Placement::Unsharded(reason) => reason,
+                    _ => "",
+                }
+            )),
+            (Some((_, key)), Some(expected)) if !same_key(key, &expected) => {
+                check.refusals.push(format!(
+                    "`{name}` is sharded on {key}; the design's key is {expected}, which its \
+                     queries and unique indexes are written for (docs/sharding.md)"
+                ))
+            }
+            (Some(_), Some(_)) => {}
+        }
+    }
+    check
+}
+
+/// Whether two keys are the same fields in the same order, each hashed or ranged alike (a
+/// ranged field may be written 1, 1.0 or 1 as a long).
+fn same_key(found: &bson::Document, expected: &bson::Document) -> bool {
+    let kind = |value: &bson::Bson| match value {
+        bson::Bson::String(text) => Some(text.clone()),
+        other => other
+            .as_f64()
+            .or_else(|| other.as_i64().map(|n| n as f64))
+            .or_else(|| other.as_i32().map(f64::from))
+            .map(|n| n.to_string()),
+    };
+    found.len() == expected.len()
+        && found
+            .iter()
+            .zip(expected)
+            .all(|((f, fv), (e, ev))| f == e && kind(fv) == kind(ev))
+}
+
+impl super::Store {
+    /// Whether the server is `mongos` (its `hello` says `isdbgrid`).
+    pub async fn is_mongos(&self) -> Result<bool, crate::error::ApiError> {
+        let hello = self.db.run_command(bson::doc! { "hello": 1 }).await?;
+        Ok(hello.get_str("msg") == Ok("isdbgrid"))
+    }
+
+    /// Checks how this database's collections are sharded against the design, read from the
+    /// `collections` collection of database `config` (`config` on a cluster; tests name
+    /// another).
+    pub async fn sharding_check(
+        &self,
+        config: &str,
+    ) -> Result<ShardingCheck, crate::error::ApiError> {
+        use futures::TryStreamExt;
+
+        let prefix = format!("{}.", self.database_name());
+        let filter = bson::doc! {
+            "_id": { "$regex": format!("^{}", regex_escape(&prefix)) },
+            "dropped": { "$ne": true },
+        };
+        let found: Vec<bson::Document> = (self.db.client().database(config))
+            .collection::<bson::Document>("collections")
+            .find(filter)
+            .projection(bson::doc! { "_id": 1, "key": 1 })
+            .limit(1_000)
+            .await?
+            .try_collect()
+            .await?;
+        let sharded: Vec<(String, bson::Document)> = (found.iter())
+            .filter_map(|entry| {
+                let name = entry.get_str("_id").ok()?.strip_prefix(&prefix)?;
+                Some((name.to_owned(), entry.get_document("key").ok()?.clone()))
+            })
+            .collect();
+        Ok(check_deployment(&sharded))
+    }
+}
+
+/// `text` with the characters a regular expression gives a meaning escaped.
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.^$|?*+()[]{}".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deployment_sharded_as_designed_passes_and_another_key_is_refused() {
+        let designed: Vec<(String, bson::Document)> = (PLACEMENTS.iter())
+            .filter_map(|(name, placement)| Some((name.to_string(), key_document(*placement)?)))
+            .collect();
+        assert_eq!(check_deployment(&designed), ShardingCheck::default());
+
+        let mut other = designed.clone();
+        other.retain(|(name, _)| name != EVENTS);
+        for (name, key) in &mut other {
+            if name == ORDERS {
+                *key = bson::doc! { "channel": 1, "_id": 1 };
+            }
+        }
+        other.push((CINEMAS.to_string(), bson::doc! { "_id": "hashed" }));
+        let check = check_deployment(&other);
+        assert_eq!(check.refusals.len(), 2, "{check:?}");
+        assert!(check
+            .refusals
+            .iter()
+            .any(|r| r.starts_with("`orders` is sharded on")));
+        assert!(check
+            .refusals
+            .iter()
+            .any(|r| r.starts_with("`cinemas` is sharded on")));
+        assert_eq!(check.warnings.len(), 1, "{check:?}");
+        assert!(check.warnings[0].starts_with("`events` is not sharded"));
+        // A ranged field as MongoDB may write it: 1 as a double or a long.
+        let mut written = designed;
+        for (name, key) in &mut written {
+            if name == WEBHOOK_DELIVERIES {
+                *key = bson::doc! { "endpoint": 1.0, "sequence": 1_i64 };
+            }
+        }
+        assert_eq!(check_deployment(&written), ShardingCheck::default());
+    }
 
     #[test]
     fn every_collection_is_placed_once_in_the_order_of_all() {

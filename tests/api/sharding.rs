@@ -97,3 +97,83 @@ async fn every_unique_index_of_a_sharded_collection_starts_with_its_shard_key() 
     assert!(checked >= 7, "found the unique indexes: {checked}");
     assert!(refused.is_empty(), "{refused:#?}");
 }
+
+/// Records in database `config` of the test server, as a cluster's `config.collections` does,
+/// that `collection` of `database` is sharded on `key`.
+async fn shard_in(config: &str, database: &str, collection: &str, key: bson::Document) {
+    let client = mongodb::Client::with_uri_str(mongodb_uri()).await.unwrap();
+    client
+        .database(config)
+        .collection::<Document>("collections")
+        .insert_one(bson::doc! { "_id": format!("{database}.{collection}"), "key": key })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_collections_keys_are_read_from_config_and_held_to_the_design() {
+    let app = TestApp::spawn().await;
+    let database = app.store.database_name().to_owned();
+    let config = format!("{database}_config");
+    shard_in(
+        &config,
+        &database,
+        "seat_inventory",
+        bson::doc! { "_id": "hashed" },
+    )
+    .await;
+    shard_in(&config, &database, "orders", bson::doc! { "channel": 1 }).await;
+    // Another database's collections are not this gateway's.
+    shard_in(&config, "elsewhere", "events", bson::doc! { "sequence": 1 }).await;
+    let check = app.store.sharding_check(&config).await.unwrap();
+    assert_eq!(check.refusals.len(), 1, "{check:?}");
+    assert!(
+        check.refusals[0].starts_with("`orders` is sharded on"),
+        "{check:?}"
+    );
+    assert!(check
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("`events` is not sharded")));
+    assert!(!check
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("`seat_inventory`")));
+}
+
+#[test]
+fn a_gateway_started_on_a_cluster_sharded_otherwise_refuses_naming_the_collection() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let database = crate::helpers::fresh_database_name();
+    // The server's own `config` database, as a cluster's: this test's database alone.
+    runtime.block_on(shard_in(
+        "config",
+        &database,
+        "orders",
+        bson::doc! { "channel": 1 },
+    ));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_boxoffice"))
+        .env("MONGODB_URI", mongodb_uri())
+        .env("BOXOFFICE_DATABASE", &database)
+        .env("RUST_LOG", "warn")
+        .args(["serve", "--bind", "127.0.0.1:0", "--sharded"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the gateway started on a cluster sharded otherwise");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success());
+    assert!(stderr.contains("`orders` is sharded on"), "{stderr}");
+}

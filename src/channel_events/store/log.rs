@@ -45,10 +45,15 @@ impl Store {
             #[serde(rename = "_id")]
             id: String,
         }
+        // An id ends with its channel (`EventDoc::id_of`): named too, the collection's shard
+        // key (docs/sharding.md), so that the read goes to those channels' shards only.
+        let channels: std::collections::BTreeSet<&str> = (ids.iter())
+            .filter_map(|id| id.rsplit_once(':').map(|(_, channel)| channel))
+            .collect();
         let found: Vec<Id> = self
             .bounded(Call::new(names::EVENTS, "find"), async {
                 self.collection::<Id>(names::EVENTS)
-                    .find(doc! { "_id": { "$in": ids } })
+                    .find(doc! { "channel": { "$in": channels.iter().collect::<Vec<_>>() }, "_id": { "$in": ids } })
                     .projection(doc! { "_id": 1 })
                     .comment(BACKGROUND)
                     .await?
