@@ -36,7 +36,7 @@ use crate::domain::global_id;
 use crate::domain::ids::ShowtimeId;
 use crate::gateways::Peer;
 
-/// The header of a forwarded request: the MAC of its body.
+/// The header of a forwarded request: the MAC of its caller's credential and body.
 pub static FORWARDED: HeaderName = HeaderName::from_static("x-boxoffice-forwarded");
 
 /// The root fields that write one showtime's inventory, and the path of the argument that
@@ -72,7 +72,7 @@ pub fn hop(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Hop {
     let Some(mac) = headers.get(&FORWARDED) else {
         return Hop::Client;
     };
-    let expected = URL_SAFE_NO_PAD.encode(mac_of(state, body));
+    let expected = URL_SAFE_NO_PAD.encode(mac_of(state, headers, body));
     // Compared in constant time: the MAC is a secret's output.
     let equal = mac.as_bytes().len() == expected.len()
         && (mac.as_bytes().iter().zip(expected.as_bytes())).fold(0, |acc, (a, b)| acc | (a ^ b))
@@ -84,10 +84,12 @@ pub fn hop(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Hop {
     }
 }
 
-fn mac_of(state: &AppState, body: &[u8]) -> [u8; 32] {
-    state
-        .ticket_secret
-        .derive(b"boxoffice forwarded request v1", body)
+/// The MAC of a forwarded request: of its caller's credential and its body, so that neither
+/// can be changed under it.
+fn mac_of(state: &AppState, headers: &HeaderMap, body: &[u8]) -> [u8; 32] {
+    let authorization = (headers.get(header::AUTHORIZATION)).map_or(&[][..], |v| v.as_bytes());
+    let signed = [authorization, b"\n", body].concat();
+    (state.ticket_secret).derive(b"boxoffice forwarded request v1", &signed)
 }
 
 /// Sends `request` to the gateway that owns the showtime it writes, when that is another,
@@ -182,7 +184,7 @@ async fn send(
     timeout: Duration,
 ) -> Option<Response> {
     let body = serde_json::to_vec(request).ok()?;
-    let mac = URL_SAFE_NO_PAD.encode(mac_of(state, &body));
+    let mac = URL_SAFE_NO_PAD.encode(mac_of(state, headers, &body));
     let mut sending = (state.peers.client())
         .post(format!("{}/graphql", owner.url))
         .timeout(timeout)

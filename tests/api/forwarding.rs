@@ -165,9 +165,9 @@ async fn an_owner_that_cannot_be_reached_leaves_its_writes_to_the_gateway_that_g
     sale.check_invariants().await;
 }
 
-/// A gateway whose channel `strict` may make 1 request a second, in bursts of 1, on a clock
-/// that does not move: its key.
-async fn strict_gateway() -> (TestApp, String) {
+/// A gateway whose channels `strict` and `other` may each make 1 request a second, in bursts
+/// of 1, on a clock that does not move: their keys.
+async fn strict_gateway() -> (TestApp, String, String) {
     let clock = Arc::new(ManualClock::default());
     let app = TestApp::spawn_with_clock(Limits::default(), clock).await;
     let mut catalogue = Catalogue::default();
@@ -175,16 +175,18 @@ async fn strict_gateway() -> (TestApp, String) {
         per_second: 1,
         burst: 1,
     };
-    let strict = catalogue.channel_with_limit("strict", "严格", Some(own));
+    let strict = catalogue.channel_with_limit("strict", "严格", Some(own.clone()));
+    let other = catalogue.channel_with_limit("other", "另一个", Some(own));
     catalogue.insert(&app).await;
-    (app, strict.as_str().to_owned())
+    (app, strict.as_str().to_owned(), other.as_str().to_owned())
 }
 
 async fn post_saying_forwarded(app: &TestApp, key: &str, mac: Option<&str>) -> u16 {
     let body = serde_json::to_vec(&json!({ "query": "{ currentChannel { code } }" })).unwrap();
     let mac = mac.map_or_else(
         || {
-            let derived = test_ticket_secret().derive(b"boxoffice forwarded request v1", &body);
+            let signed = [format!("Bearer {key}").as_bytes(), b"\n", &body].concat();
+            let derived = test_ticket_secret().derive(b"boxoffice forwarded request v1", &signed);
             URL_SAFE_NO_PAD.encode(derived)
         },
         str::to_owned,
@@ -203,12 +205,26 @@ async fn post_saying_forwarded(app: &TestApp, key: &str, mac: Option<&str>) -> u
 }
 
 #[tokio::test]
-async fn only_a_request_signed_by_a_gateway_of_the_deployment_skips_the_rate_limit() {
-    let (app, strict) = strict_gateway().await;
+async fn only_a_request_signed_by_a_gateway_of_the_deployment_for_its_caller_skips_the_rate_limit()
+{
+    let (app, strict, other) = strict_gateway().await;
     // Signed with the deployment's secret: charged by the gateway that sent it, not here.
     for _ in 0..3 {
         assert_eq!(post_saying_forwarded(&app, &strict, None).await, 200);
     }
+    // Signed for another caller: charged.
+    let body = serde_json::to_vec(&json!({ "query": "{ currentChannel { code } }" })).unwrap();
+    let signed = [format!("Bearer {strict}").as_bytes(), b"\n", &body].concat();
+    let for_strict = URL_SAFE_NO_PAD
+        .encode(test_ticket_secret().derive(b"boxoffice forwarded request v1", &signed));
+    assert_eq!(
+        post_saying_forwarded(&app, &other, Some(&for_strict)).await,
+        200
+    );
+    assert_eq!(
+        post_saying_forwarded(&app, &other, Some(&for_strict)).await,
+        429
+    );
     // Saying so without the signature: charged as any client's request.
     let forged = URL_SAFE_NO_PAD.encode([7u8; 32]);
     assert_eq!(
