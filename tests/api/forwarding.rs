@@ -175,7 +175,7 @@ async fn strict_gateway() -> (TestApp, String, String) {
         per_second: 1,
         burst: 1,
     };
-    let strict = catalogue.channel_with_limit("strict", "严格", Some(own.clone()));
+    let strict = catalogue.channel_with_limit("strict", "严格", Some(own));
     let other = catalogue.channel_with_limit("other", "另一个", Some(own));
     catalogue.insert(&app).await;
     (app, strict.as_str().to_owned(), other.as_str().to_owned())
