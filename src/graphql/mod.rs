@@ -300,6 +300,16 @@ fn dispatch_of(request: &async_graphql::Request) -> Option<Arc<dispatch::Dispatc
     Some(Arc::clone(loaders.dispatch()))
 }
 
+/// The request's query parsed, when it is within the shape limits (None otherwise: executing
+/// it refuses it with its code). Checked before parsing, as execution does (the parser
+/// recurses); the document stays in `request` for the execution.
+pub fn parsed_within_limits<'a>(
+    request: &'a mut async_graphql::Request,
+    limits: &QueryLimits,
+) -> Option<&'a async_graphql::parser::types::ExecutableDocument> {
+    shape_limits::check_query(request, limits).ok()
+}
+
 /// The limits the schema was built with.
 fn limits_of<Q: QueryRoot>(schema: &RootSchema<Q>) -> QueryLimits {
     schema

@@ -20,7 +20,7 @@ use std::time::Duration;
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, OperationType, Selection,
 };
-use async_graphql::Request;
+use async_graphql::{Request, Variables};
 use async_graphql_value::{ConstValue, Value};
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
@@ -35,6 +35,7 @@ use super::AppState;
 use crate::domain::global_id;
 use crate::domain::ids::ShowtimeId;
 use crate::gateways::Peer;
+use crate::graphql::QueryLimits;
 
 /// The header of a forwarded request: the MAC of its caller's credential and body.
 pub static FORWARDED: HeaderName = HeaderName::from_static("x-boxoffice-forwarded");
@@ -105,23 +106,30 @@ pub async fn to_owner(
     if !state.peers.knows_others() {
         return None;
     }
-    let showtime = written_showtime(request)?;
+    let showtime = written_showtime(request, &state.limits.query())?;
     let owner = state.peers.owner_elsewhere(showtime)?;
     send(state, &owner, headers, request, media, timeout).await
 }
 
 /// The one showtime whose inventory every root field of `request`'s operation writes (None:
-/// another operation, or fields of no showtime or of several). Parses the query once for
-/// the execution too.
-pub fn written_showtime(request: &mut Request) -> Option<ShowtimeId> {
-    let document = async_graphql::parser::parse_query(&request.query).ok()?;
-    let showtime = showtime_of(&document, request);
-    request.set_parsed_query(document);
+/// another operation, fields of no showtime or of several, or a query over `limits`, which
+/// is not parsed here). Parses the query once for the execution too.
+pub fn written_showtime(request: &mut Request, limits: &QueryLimits) -> Option<ShowtimeId> {
+    let variables = std::mem::take(&mut request.variables);
+    let name = request.operation_name.take();
+    let showtime = crate::graphql::parsed_within_limits(request, limits)
+        .and_then(|document| showtime_of(document, name.as_deref(), &variables));
+    request.variables = variables;
+    request.operation_name = name;
     showtime
 }
 
-fn showtime_of(document: &ExecutableDocument, request: &Request) -> Option<ShowtimeId> {
-    let operation = match (&document.operations, request.operation_name.as_deref()) {
+fn showtime_of(
+    document: &ExecutableDocument,
+    operation_name: Option<&str>,
+    variables: &Variables,
+) -> Option<ShowtimeId> {
+    let operation = match (&document.operations, operation_name) {
         (DocumentOperations::Single(operation), _) => operation,
         (DocumentOperations::Multiple(operations), Some(name)) => operations.get(name)?,
         (DocumentOperations::Multiple(_), None) => return None,
@@ -137,7 +145,7 @@ fn showtime_of(document: &ExecutableDocument, request: &Request) -> Option<Showt
         let (_, path) = (SHOWTIME_WRITES.iter()).find(|(name, _)| *name == field.node.name.node)?;
         let (first, rest) = path.split_first()?;
         let (_, value) = (field.node.arguments.iter()).find(|(name, _)| name.node == *first)?;
-        let id = id_at(&value.node, rest, request)?;
+        let id = id_at(&value.node, rest, variables)?;
         let this = match path.last() {
             Some(&"holdId") => global_id::hold_id(id).ok()?.0,
             _ => global_id::showtime_id(id).ok()?,
@@ -152,12 +160,12 @@ fn showtime_of(document: &ExecutableDocument, request: &Request) -> Option<Showt
 
 /// The id at `path` in an argument's `value`, through the request's variables (only those on
 /// the path: another may be missing, as optional ones are).
-fn id_at<'a>(value: &'a Value, path: &[&str], request: &'a Request) -> Option<&'a str> {
+fn id_at<'a>(value: &'a Value, path: &[&str], variables: &'a Variables) -> Option<&'a str> {
     match (value, path.split_first()) {
         (Value::String(id), None) => Some(id),
-        (Value::Object(fields), Some((key, rest))) => id_at(fields.get(*key)?, rest, request),
+        (Value::Object(fields), Some((key, rest))) => id_at(fields.get(*key)?, rest, variables),
         (Value::Variable(name), _) => {
-            let value = request.variables.get(name)?;
+            let value = variables.get(name)?;
             let value = path.iter().try_fold(value, |value, key| match value {
                 ConstValue::Object(fields) => fields.get(*key),
                 _ => None,
@@ -273,6 +281,29 @@ mod tests {
         ShowtimeId([n; 12])
     }
 
+    fn written_showtime_of(request: &mut Request) -> Option<ShowtimeId> {
+        written_showtime(request, &crate::config::Limits::default().query())
+    }
+
+    #[test]
+    fn a_query_over_the_limits_is_not_parsed_here() {
+        // Valid, of one showtime, and over the token limit: execution refuses it with its
+        // code, and this gateway does not parse it (nor send it on) first.
+        let id = hold_id(1);
+        let fields = crate::config::Limits::default().query().max_tokens / 8 + 1;
+        let many: String = (0..fields)
+            .map(|n| format!("a{n}: releaseHold(holdId: \"{id}\") "))
+            .collect();
+        let query = format!("mutation {{ {many}}}");
+        assert_eq!(written_showtime_of(&mut request(&query, json!({}))), None);
+        let deep = format!(
+            "mutation {{ releaseHold(holdId: \"{id}\") {}{} }}",
+            "{ a ".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        assert_eq!(written_showtime_of(&mut request(&deep, json!({}))), None);
+    }
+
     fn request(query: &str, variables: serde_json::Value) -> Request {
         Request::new(query).variables(async_graphql::Variables::from_json(variables))
     }
@@ -292,14 +323,14 @@ mod tests {
             showtime_id(1)
         );
         assert_eq!(
-            written_showtime(&mut request(&inline, json!({}))),
+            written_showtime_of(&mut request(&inline, json!({}))),
             Some(showtime(1))
         );
         let whole = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) { id } }";
         let variables =
             json!({ "input": { "showtimeId": showtime_id(2), "best": { "count": 2 } } });
         assert_eq!(
-            written_showtime(&mut request(whole, variables)),
+            written_showtime_of(&mut request(whole, variables)),
             Some(showtime(2))
         );
         // Only the variables on the path are needed: an optional one may be left out.
@@ -307,7 +338,7 @@ mod tests {
             seats: [\"A1\"], idempotencyKey: $key }) { id } }";
         let variables = json!({ "s": showtime_id(3) });
         assert_eq!(
-            written_showtime(&mut request(part, variables)),
+            written_showtime_of(&mut request(part, variables)),
             Some(showtime(3))
         );
     }
@@ -315,11 +346,11 @@ mod tests {
     #[test]
     fn a_hold_s_id_names_its_showtime() {
         let release = "mutation ($h: ID!) { releaseHold(holdId: $h) }";
-        let found = written_showtime(&mut request(release, json!({ "h": hold_id(4) })));
+        let found = written_showtime_of(&mut request(release, json!({ "h": hold_id(4) })));
         assert_eq!(found, Some(showtime(4)));
         let confirm = "mutation ($h: ID!) { a: confirmHold(input: { holdId: $h, customer: \
             { name: \"x\", contact: \"y\" } }) { id } b: extendHold(holdId: $h) { id } }";
-        let found = written_showtime(&mut request(confirm, json!({ "h": hold_id(5) })));
+        let found = written_showtime_of(&mut request(confirm, json!({ "h": hold_id(5) })));
         assert_eq!(found, Some(showtime(5)));
     }
 
@@ -348,7 +379,7 @@ mod tests {
         ];
         for (query, variables) in others {
             assert_eq!(
-                written_showtime(&mut request(query, variables)),
+                written_showtime_of(&mut request(query, variables)),
                 None,
                 "{query}"
             );
@@ -364,8 +395,8 @@ mod tests {
         );
         let mut asked = request(&query, json!({}));
         asked.operation_name = Some("M".into());
-        assert_eq!(written_showtime(&mut asked), Some(showtime(7)));
+        assert_eq!(written_showtime_of(&mut asked), Some(showtime(7)));
         asked.operation_name = Some("Q".into());
-        assert_eq!(written_showtime(&mut asked), None);
+        assert_eq!(written_showtime_of(&mut asked), None);
     }
 }
