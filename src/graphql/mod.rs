@@ -27,6 +27,7 @@ pub mod types;
 use std::sync::Arc;
 use std::time::Instant;
 
+use async_graphql::parser::types::OperationDefinition;
 use async_graphql::{BatchRequest, BatchResponse, ObjectType, Response, Schema};
 use complexity::{ComplexityProbe, Measurable};
 use document_cache::{Checked, DocumentCache};
@@ -104,39 +105,43 @@ impl ServedSchema {
     /// it or it names no operation of its document: the execution says what is wrong.
     pub fn is_subscription(&self, request: &mut async_graphql::Request) -> bool {
         use async_graphql::parser::types::OperationType;
-        let subscription = |operation: &async_graphql::parser::types::OperationDefinition| {
-            operation.ty == OperationType::Subscription
+        let subscription = |operation: &OperationDefinition, _: &async_graphql::Variables| {
+            (operation.ty == OperationType::Subscription).then_some(())
         };
+        self.on_operation(request, subscription).is_some()
+    }
+
+    /// `test` of the operation `request` runs and its variables, from its document as the
+    /// shape limits checked it (and cached); None when the limits refuse it or it names no
+    /// operation of its document.
+    pub fn on_operation<T>(
+        &self,
+        request: &mut async_graphql::Request,
+        test: impl FnOnce(&OperationDefinition, &async_graphql::Variables) -> Option<T>,
+    ) -> Option<T> {
         match self {
-            ServedSchema::Plain(schema) => with_operation(schema, request, subscription),
-            ServedSchema::Federated(schema) => with_operation(schema, request, subscription),
+            ServedSchema::Plain(schema) => with_operation(schema, request, test),
+            ServedSchema::Federated(schema) => with_operation(schema, request, test),
         }
     }
 }
 
-/// `test` of the operation `request` runs, from its checked document; false when the shape
+/// `test` of the operation `request` runs, from its checked document; None when the shape
 /// limits refuse it or it names no operation of the document.
-fn with_operation<Q: QueryRoot>(
+fn with_operation<Q: QueryRoot, T>(
     schema: &RootSchema<Q>,
     request: &mut async_graphql::Request,
-    test: impl FnOnce(&async_graphql::parser::types::OperationDefinition) -> bool,
-) -> bool {
+    test: impl FnOnce(&OperationDefinition, &async_graphql::Variables) -> Option<T>,
+) -> Option<T> {
     use async_graphql::parser::types::DocumentOperations;
     let limits = limits_of(schema);
-    let Ok(checked) = checked(schema, request, &limits) else {
-        return false;
-    };
+    let checked = checked(schema, request, &limits).ok()?;
     let operation = match (&checked.document.operations, &request.operation_name) {
         (DocumentOperations::Single(operation), _) => operation,
-        (DocumentOperations::Multiple(operations), Some(name)) => {
-            match operations.get(name.as_str()) {
-                Some(operation) => operation,
-                None => return false,
-            }
-        }
-        (DocumentOperations::Multiple(_), None) => return false,
+        (DocumentOperations::Multiple(operations), Some(name)) => operations.get(name.as_str())?,
+        (DocumentOperations::Multiple(_), None) => return None,
     };
-    test(&operation.node)
+    test(&operation.node, &request.variables)
 }
 
 /// Limits on a query checked before any resolver runs.
@@ -298,16 +303,6 @@ fn dispatch_of(request: &async_graphql::Request) -> Option<Arc<dispatch::Dispatc
         .get(&std::any::TypeId::of::<loaders::Loaders>())?;
     let loaders = loaders.downcast_ref::<loaders::Loaders>()?;
     Some(Arc::clone(loaders.dispatch()))
-}
-
-/// The request's query parsed, when it is within the shape limits (None otherwise: executing
-/// it refuses it with its code). Checked before parsing, as execution does (the parser
-/// recurses); the document stays in `request` for the execution.
-pub fn parsed_within_limits<'a>(
-    request: &'a mut async_graphql::Request,
-    limits: &QueryLimits,
-) -> Option<&'a async_graphql::parser::types::ExecutableDocument> {
-    shape_limits::check_query(request, limits).ok()
 }
 
 /// The limits the schema was built with.

@@ -49,13 +49,15 @@ pub fn shareable<Q: super::QueryRoot>(
     request: &mut async_graphql::Request,
 ) -> bool {
     use async_graphql::parser::types::{OperationType, Selection};
-    super::with_operation(schema, request, |operation| {
+    super::with_operation(schema, request, |operation, _| {
         let [selection] = operation.selection_set.node.items.as_slice() else {
-            return false;
+            return None;
         };
-        operation.ty == OperationType::Subscription
+        let shareable = operation.ty == OperationType::Subscription
             && operation.directives.is_empty()
             && matches!(&selection.node, Selection::Field(field)
-                if field.node.name.node == "seatMapChanged" && field.node.directives.is_empty())
+                if field.node.name.node == "seatMapChanged" && field.node.directives.is_empty());
+        shareable.then_some(())
     })
+    .is_some()
 }

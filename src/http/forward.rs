@@ -17,9 +17,7 @@
 
 use std::time::Duration;
 
-use async_graphql::parser::types::{
-    DocumentOperations, ExecutableDocument, OperationType, Selection,
-};
+use async_graphql::parser::types::{OperationDefinition, OperationType, Selection};
 use async_graphql::{Request, Variables};
 use async_graphql_value::{ConstValue, Value};
 use axum::body::Body;
@@ -35,7 +33,7 @@ use super::AppState;
 use crate::domain::global_id;
 use crate::domain::ids::ShowtimeId;
 use crate::gateways::Peer;
-use crate::graphql::QueryLimits;
+use crate::graphql::ServedSchema;
 
 /// The header of a forwarded request: the MAC of its caller's credential and body.
 pub static FORWARDED: HeaderName = HeaderName::from_static("x-boxoffice-forwarded");
@@ -106,39 +104,24 @@ pub async fn to_owner(
     if !state.peers.knows_others() {
         return None;
     }
-    let showtime = written_showtime(request, &state.limits.query())?;
+    let showtime = written_showtime(&state.schema, request)?;
     let owner = state.peers.owner_elsewhere(showtime)?;
     send(state, &owner, headers, request, media, timeout).await
 }
 
 /// The one showtime whose inventory every root field of `request`'s operation writes (None:
-/// another operation, fields of no showtime or of several, or a query over `limits`, which
-/// is not parsed here). Parses the query once for the execution too.
-pub fn written_showtime(request: &mut Request, limits: &QueryLimits) -> Option<ShowtimeId> {
-    let variables = std::mem::take(&mut request.variables);
-    let name = request.operation_name.take();
-    let showtime = crate::graphql::parsed_within_limits(request, limits)
-        .and_then(|document| showtime_of(document, name.as_deref(), &variables));
-    request.variables = variables;
-    request.operation_name = name;
-    showtime
+/// another operation, fields of no showtime or of several, or a query the shape limits
+/// refuse), from the document as `schema` checked and cached it for the execution.
+pub fn written_showtime(schema: &ServedSchema, request: &mut Request) -> Option<ShowtimeId> {
+    schema.on_operation(request, showtime_of)
 }
 
-fn showtime_of(
-    document: &ExecutableDocument,
-    operation_name: Option<&str>,
-    variables: &Variables,
-) -> Option<ShowtimeId> {
-    let operation = match (&document.operations, operation_name) {
-        (DocumentOperations::Single(operation), _) => operation,
-        (DocumentOperations::Multiple(operations), Some(name)) => operations.get(name)?,
-        (DocumentOperations::Multiple(_), None) => return None,
-    };
-    if operation.node.ty != OperationType::Mutation {
+fn showtime_of(operation: &OperationDefinition, variables: &Variables) -> Option<ShowtimeId> {
+    if operation.ty != OperationType::Mutation {
         return None;
     }
     let mut showtime = None;
-    for item in &operation.node.selection_set.node.items {
+    for item in &operation.selection_set.node.items {
         let Selection::Field(field) = &item.node else {
             return None;
         };
@@ -282,7 +265,8 @@ mod tests {
     }
 
     fn written_showtime_of(request: &mut Request) -> Option<ShowtimeId> {
-        written_showtime(request, &crate::config::Limits::default().query())
+        let schema = ServedSchema::new(crate::config::Limits::default().query(), false);
+        written_showtime(&schema, request)
     }
 
     #[test]

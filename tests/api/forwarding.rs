@@ -181,23 +181,30 @@ async fn strict_gateway() -> (TestApp, String, String) {
     (app, strict.as_str().to_owned(), other.as_str().to_owned())
 }
 
-async fn post_saying_forwarded(app: &TestApp, key: &str, mac: Option<&str>) -> u16 {
-    let body = serde_json::to_vec(&json!({ "query": "{ currentChannel { code } }" })).unwrap();
-    let mac = mac.map_or_else(
-        || {
-            let signed = [format!("Bearer {key}").as_bytes(), b"\n", &body].concat();
-            let derived = test_ticket_secret().derive(b"boxoffice forwarded request v1", &signed);
-            URL_SAFE_NO_PAD.encode(derived)
-        },
-        str::to_owned,
-    );
+/// The body the rate-limit test sends.
+fn current_channel() -> Vec<u8> {
+    serde_json::to_vec(&json!({ "query": "{ currentChannel { code } }" })).unwrap()
+}
+
+/// The MAC a gateway of the deployment gives [`current_channel`] sent on for `key`.
+fn signed_for(key: &str) -> String {
+    let signed = [
+        format!("Bearer {key}").as_bytes(),
+        b"\n",
+        &current_channel(),
+    ]
+    .concat();
+    URL_SAFE_NO_PAD.encode(test_ticket_secret().derive(b"boxoffice forwarded request v1", &signed))
+}
+
+async fn post_saying_forwarded(app: &TestApp, key: &str, mac: &str) -> u16 {
     let answer = app
         .client
         .post(app.url("/graphql"))
         .header("authorization", format!("Bearer {key}"))
         .header("content-type", "application/json")
         .header("x-boxoffice-forwarded", mac)
-        .body(body)
+        .body(current_channel())
         .send()
         .await
         .unwrap();
@@ -210,30 +217,16 @@ async fn only_a_request_signed_by_a_gateway_of_the_deployment_for_its_caller_ski
     let (app, strict, other) = strict_gateway().await;
     // Signed with the deployment's secret: charged by the gateway that sent it, not here.
     for _ in 0..3 {
-        assert_eq!(post_saying_forwarded(&app, &strict, None).await, 200);
+        assert_eq!(
+            post_saying_forwarded(&app, &strict, &signed_for(&strict)).await,
+            200
+        );
     }
-    // Signed for another caller: charged.
-    let body = serde_json::to_vec(&json!({ "query": "{ currentChannel { code } }" })).unwrap();
-    let signed = [format!("Bearer {strict}").as_bytes(), b"\n", &body].concat();
-    let for_strict = URL_SAFE_NO_PAD
-        .encode(test_ticket_secret().derive(b"boxoffice forwarded request v1", &signed));
-    assert_eq!(
-        post_saying_forwarded(&app, &other, Some(&for_strict)).await,
-        200
-    );
-    assert_eq!(
-        post_saying_forwarded(&app, &other, Some(&for_strict)).await,
-        429
-    );
-    // Saying so without the signature: charged as any client's request.
+    // Signed for another caller, or not signed: charged as any client's request.
     let forged = URL_SAFE_NO_PAD.encode([7u8; 32]);
-    assert_eq!(
-        post_saying_forwarded(&app, &strict, Some(&forged)).await,
-        200
-    );
-    assert_eq!(
-        post_saying_forwarded(&app, &strict, Some(&forged)).await,
-        429
-    );
-    assert_eq!(post_saying_forwarded(&app, &strict, Some("")).await, 429);
+    for (key, mac) in [(&other, signed_for(&strict)), (&strict, forged)] {
+        assert_eq!(post_saying_forwarded(&app, key, &mac).await, 200);
+        assert_eq!(post_saying_forwarded(&app, key, &mac).await, 429);
+    }
+    assert_eq!(post_saying_forwarded(&app, &strict, "").await, 429);
 }
