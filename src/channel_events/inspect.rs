@@ -1,15 +1,9 @@
 //! What the tests do to the channel logs directly (feature `test-hooks` only): append events
 //! as a relay would, to race and replay appends.
 
-use super::store::Appended;
 use crate::error::ApiError;
 use crate::store::documents::EventDoc;
 use crate::store::Store;
-
-/// Appends `event` to its channel's log (see `Store::append_event`).
-pub async fn append_event(store: &Store, event: &EventDoc) -> Result<Appended, ApiError> {
-    store.append_event(event).await
-}
 
 /// Appends a run of events of one channel (see `Store::append_events`).
 pub async fn append_events(store: &Store, events: &[EventDoc]) -> Result<usize, ApiError> {

@@ -35,7 +35,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::growth::LogsGrew;
-use super::store::Appended;
 use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
@@ -320,12 +319,9 @@ impl EventRelay {
             return Ok(());
         }
         let tail = self.store.log_tails(&heads, TAIL_MOST).await?;
-        let mut heads = self.heads.lock().expect("heads lock");
         for event in &tail {
-            let head = heads.entry(event.channel.clone()).or_insert(event.sequence);
-            *head = (*head).max(event.sequence);
+            self.saw(&event.channel, event.sequence);
         }
-        drop(heads);
         let seen = tail.into_iter().map(|event| event.id);
         (self.theirs.lock().expect("theirs lock")).add(seen, Instant::now());
         Ok(())
@@ -359,44 +355,70 @@ impl EventRelay {
         Ok(told)
     }
 
-    /// Appends `entries` to `channel`'s log in their order: as many as the log takes in one
-    /// insert, then one at a time from the first it refused. How many it added.
+    /// Appends `entries` to `channel`'s log in their order, as many as the log takes in one
+    /// insert. When it refuses one (another gateway's relay took the next sequence number, or
+    /// the event is in the log already), one read of the log after the last event seen shows
+    /// which, and the rest goes in the next insert: a lost race costs one read and one insert,
+    /// however many entries follow. How many it added.
     async fn append_all(
         &self,
         channel: &str,
         entries: &[&OutboxEntryDoc],
     ) -> Result<usize, ApiError> {
-        let mut rest = entries;
+        let mut rest: Vec<&OutboxEntryDoc> = entries.to_vec();
         let mut added = 0;
-        if rest.len() > 1 {
-            let last = self.last_seen(channel, 0).await?;
+        for _ in 0..MOST_TAKEN {
+            if rest.is_empty() {
+                return Ok(added);
+            }
+            let last = self.last_seen(channel).await?;
             let events: Vec<EventDoc> = (rest.iter().zip(last + 1..))
                 .map(|(entry, sequence)| self.event(channel, entry, sequence))
                 .collect();
             let took = self.store.append_events(&events).await?;
-            if took > 0 {
-                let mut heads = self.heads.lock().expect("heads lock");
-                let head = heads.entry(channel.to_owned()).or_insert(0);
-                *head = (*head).max(last + took as i64);
-            }
+            let head = last + took as i64;
+            self.saw(channel, head);
             added += took;
-            rest = &rest[took..];
-        }
-        for entry in rest {
-            if self.append(channel, entry).await? == Appended::Added {
-                added += 1;
+            rest.drain(..took);
+            if rest.is_empty() {
+                return Ok(added);
+            }
+            // Refused at `rest[0]`: what came after `head` shows why.
+            let heads = [(channel.to_owned(), head)];
+            let tail = self.store.log_tails(&heads, TAIL_MOST).await?;
+            match tail.iter().map(|event| event.sequence).max() {
+                // Nothing after it: the refused event itself is in the log (appended
+                // earlier, by a pass or by another gateway).
+                None => {
+                    rest.remove(0);
+                }
+                Some(end) => {
+                    self.saw(channel, end);
+                    let there: HashSet<&str> = tail.iter().map(|event| event.id.as_str()).collect();
+                    rest.retain(|entry| !there.contains(EventDoc::id_of(entry.id, channel).as_str()));
+                    let seen = tail.iter().map(|event| event.id.clone());
+                    (self.theirs.lock().expect("theirs lock")).add(seen, Instant::now());
+                }
             }
         }
-        Ok(added)
+        Err(ApiError::internal(format!(
+            "channel {channel}'s next sequence number was taken {MOST_TAKEN} times in a row"
+        )))
     }
 
-    /// The last sequence number of `channel`'s log this relay saw; read when it saw none,
-    /// from event `from`, known to be in the log (0: none known).
-    async fn last_seen(&self, channel: &str, from: i64) -> Result<i64, ApiError> {
+    /// Remembers that `channel`'s log goes up to `sequence` at least.
+    fn saw(&self, channel: &str, sequence: i64) {
+        let mut heads = self.heads.lock().expect("heads lock");
+        let head = heads.entry(channel.to_owned()).or_insert(sequence);
+        *head = (*head).max(sequence);
+    }
+
+    /// The last sequence number of `channel`'s log this relay saw; read when it saw none.
+    async fn last_seen(&self, channel: &str) -> Result<i64, ApiError> {
         let seen = self.heads.lock().expect("heads lock").get(channel).copied();
         match seen {
             Some(last) => Ok(last),
-            None => self.store.last_event_sequence(channel, from).await,
+            None => self.store.last_event_sequence(channel, 0).await,
         }
     }
 
@@ -413,33 +435,6 @@ impl EventRelay {
             expires_at: self.store.event_retention().expiry_of(store::now()),
             details: entry.details.clone(),
         }
-    }
-
-    /// Appends `entry` to `channel`'s log as the sequence number after the last one seen.
-    async fn append(&self, channel: &str, entry: &OutboxEntryDoc) -> Result<Appended, ApiError> {
-        // An event known to be in the log: the end is read from there after a loss.
-        let mut from = 0;
-        for _ in 0..MOST_TAKEN {
-            let last = self.last_seen(channel, from).await?;
-            let event = self.event(channel, entry, last + 1);
-            let appended = self.store.append_event(&event).await?;
-            let mut heads = self.heads.lock().expect("heads lock");
-            match appended {
-                Appended::Added => {
-                    let head = heads.entry(channel.to_owned()).or_insert(0);
-                    *head = (*head).max(last + 1);
-                    return Ok(appended);
-                }
-                Appended::There => return Ok(appended),
-                Appended::SequenceTaken => {
-                    heads.remove(channel);
-                    from = last + 1;
-                }
-            }
-        }
-        Err(ApiError::internal(format!(
-            "channel {channel}'s next sequence number was taken {MOST_TAKEN} times in a row"
-        )))
     }
 }
 

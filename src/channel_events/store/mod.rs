@@ -4,4 +4,3 @@
 mod log;
 mod recipients;
 
-pub use log::Appended;
