@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::channel_events::EventRelay;
-use crate::concessions::StockOrders;
+use crate::concessions::{StockGivenBack, StockReconciler};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::holds::{HoldEndings, OrdersOfHold};
@@ -14,6 +14,7 @@ use crate::orders::OrderLookups;
 use crate::store::documents::HoldDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::Expirer;
+use crate::vouchers::RedemptionGivenBack;
 use crate::waiting_list::OfferDeclined;
 use crate::webhooks::EndpointsDue;
 
@@ -22,9 +23,22 @@ pub fn event_relay(store: &Store) -> Arc<EventRelay> {
     EventRelay::new(store.clone(), Arc::new(EndpointsDue::new(store.clone())))
 }
 
-/// Who is told when a hold ends: the waiting list (a released offer is declined).
+/// Who is told when a hold ends unsold: vouchers (its redemption given back), concessions
+/// (its units given back), the waiting list (a released offer is declined).
 pub fn hold_endings() -> HoldEndings {
-    HoldEndings::new(vec![Arc::new(OfferDeclined)])
+    the_hold_endings().clone()
+}
+
+/// The handlers of ended holds, made once (they keep nothing of their own).
+fn the_hold_endings() -> &'static HoldEndings {
+    static ENDINGS: std::sync::OnceLock<HoldEndings> = std::sync::OnceLock::new();
+    ENDINGS.get_or_init(|| {
+        HoldEndings::new(vec![
+            Arc::new(RedemptionGivenBack),
+            Arc::new(StockGivenBack),
+            Arc::new(OfferDeclined),
+        ])
+    })
 }
 
 /// The orders of a hold, for what became of it (`holds::hold_fate`), from the orders feature.
@@ -32,22 +46,28 @@ pub fn orders_of_hold() -> &'static dyn OrdersOfHold {
     &OrderLookups
 }
 
-/// What the concessions' reconciler asks the orders feature.
-pub fn stock_orders() -> StockOrders<'static> {
-    StockOrders {
+/// What the concessions' reconciler asks the orders feature, and who is told of the holds it
+/// expires.
+pub fn stock_reconciler() -> StockReconciler<'static> {
+    StockReconciler {
         of_hold: orders_of_hold(),
         refunds: &OrderLookups,
+        endings: the_hold_endings(),
     }
 }
 
 /// The live feeds of this process, `buffer` events deep per subscriber: a watched hold is
 /// expired on time by the holds' own expiry.
 pub fn live(store: &Store, buffer: usize) -> Live {
-    Live::new(store.clone(), buffer, Arc::new(HoldsExpireOnTime))
+    Live::new(
+        store.clone(),
+        buffer,
+        Arc::new(HoldsExpireOnTime(hold_endings())),
+    )
 }
 
 /// The holds' expiry, as the live feeds call it at a watched hold's `expiresAt`.
-struct HoldsExpireOnTime;
+struct HoldsExpireOnTime(HoldEndings);
 
 #[async_trait::async_trait]
 impl ExpireOnTime for HoldsExpireOnTime {
@@ -57,6 +77,6 @@ impl ExpireOnTime for HoldsExpireOnTime {
         showtime: ShowtimeId,
         hold: &HoldDoc,
     ) -> Result<bool, ApiError> {
-        crate::holds::expire_hold(store, showtime, hold, Expirer::OnTime).await
+        crate::holds::expire_hold(store, &self.0, showtime, hold, Expirer::OnTime).await
     }
 }

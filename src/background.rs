@@ -49,6 +49,7 @@ pub async fn run(
     // Every pass uses the background lane's connections, whichever handle it was given:
     // however slow they run, requests keep theirs.
     let store = store.background();
+    let endings = assembly::hold_endings();
     let relay = crate::assembly::event_relay(&store);
     // Events a gateway left unrelayed (it died between its change and its relay), as soon as
     // they count as left.
@@ -66,7 +67,7 @@ pub async fn run(
         }
     });
     let sweeper = every(intervals.sweep, &shutdown, || async {
-        match lag::pass(Task::Sweeper, sweep_expired_holds(&store)).await {
+        match lag::pass(Task::Sweeper, sweep_expired_holds(&store, &endings)).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
@@ -76,14 +77,15 @@ pub async fn run(
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
             Err(error) => tracing::warn!(%error, "settling orders failed"),
         }
-        match settle_redemptions(&store, assembly::orders_of_hold(), crate::store::now()).await {
+        let orders = assembly::orders_of_hold();
+        match settle_redemptions(&store, orders, &endings, crate::store::now()).await {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "looked at voucher redemptions left reserved"),
             Err(error) => tracing::warn!(%error, "settling voucher redemptions failed"),
         }
         match crate::concessions::settle_stock(
             &store,
-            assembly::stock_orders(),
+            assembly::stock_reconciler(),
             crate::store::now(),
         )
         .await
@@ -92,7 +94,7 @@ pub async fn run(
             Ok(settled) => tracing::info!(settled, "looked at stock entries left in flight"),
             Err(error) => tracing::warn!(%error, "settling stock entries failed"),
         }
-        match resume_cancellations(&store, CANCEL_GRACE).await {
+        match resume_cancellations(&store, &endings, CANCEL_GRACE).await {
             Ok(0) => {}
             Ok(resumed) => tracing::info!(resumed, "resumed showtime cancellations"),
             Err(error) => tracing::warn!(%error, "resuming showtime cancellations failed"),
@@ -132,7 +134,8 @@ pub async fn run(
     // Freed seats offered to waiting parties: at once for this process's frees, and each
     // `PASS_EVERY` for every showtime with parties waiting.
     let locks = Arc::new(crate::holds::ShowtimeLocks::default());
-    let offers = crate::waiting_list::Offers::new(store.clone(), locks, intervals.offer_policy)
+    let policy = intervals.offer_policy;
+    let offers = crate::waiting_list::Offers::new(store.clone(), endings.clone(), locks, policy)
         .run(shutdown.clone());
     futures::join!(
         left_events,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
+use crate::holds::HoldEndings;
 use crate::operators::{authorize, record_under, Audited, Keyed};
 use crate::orders::{self, CancelStart, ShowtimeCancellation};
 
@@ -13,9 +14,10 @@ use crate::orders::{self, CancelStart, ShowtimeCancellation};
 /// scope (nothing written), BAD_USER_INPUT when it has ended or another request cancelled it;
 /// otherwise, once per idempotency key, every hold released and every order cancelled. A
 /// retry (any attempt of the key, or any request while one is interrupted) resumes it.
-#[tracing::instrument(skip(keyed))]
+#[tracing::instrument(skip(keyed, endings))]
 pub async fn cancel_showtime(
     keyed: Keyed<'_, impl Serialize>,
+    endings: &HoldEndings,
     id: ShowtimeId,
 ) -> Result<ShowtimeCancellation, ApiError> {
     let (store, operator) = (keyed.store, keyed.operator);
@@ -52,7 +54,7 @@ pub async fn cancel_showtime(
                     },
                 )
                 .await?;
-                orders::resume_cancellation(store, id).await?;
+                orders::resume_cancellation(store, endings, id).await?;
                 orders::cancellation_summary(store, id).await
             }
         })

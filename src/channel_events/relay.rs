@@ -395,7 +395,9 @@ impl EventRelay {
                 Some(end) => {
                     self.saw(channel, end);
                     let there: HashSet<&str> = tail.iter().map(|event| event.id.as_str()).collect();
-                    rest.retain(|entry| !there.contains(EventDoc::id_of(entry.id, channel).as_str()));
+                    rest.retain(|entry| {
+                        !there.contains(EventDoc::id_of(entry.id, channel).as_str())
+                    });
                     let seen = tail.iter().map(|event| event.id.clone());
                     (self.theirs.lock().expect("theirs lock")).add(seen, Instant::now());
                 }

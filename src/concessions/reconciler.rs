@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use super::store::documents::{StockEntryDoc, StockEntryKind};
 use crate::domain::ids::{HoldId, OrderId, ProductId, ResourceId};
 use crate::error::ApiError;
-use crate::holds::{hold_fate, HoldFate, OrdersOfHold};
+use crate::holds::{hold_fate, HoldEndings, HoldFate, OrdersOfHold};
 use crate::inventory::HoldFence;
 use crate::store::codec::id_of;
 use crate::store::documents::OrderStatus;
@@ -43,13 +43,16 @@ pub trait RefundsUnderWay: Send + Sync {
     ) -> Result<bool, ApiError>;
 }
 
-/// What the reconciler asks the orders feature.
+/// What the reconciler is handed where the process is assembled: what it asks the orders
+/// feature, and who is told of the lapsed holds it expires.
 #[derive(Clone, Copy)]
-pub struct StockOrders<'a> {
+pub struct StockReconciler<'a> {
     /// The orders of a hold gone from its inventory.
     pub of_hold: &'a dyn OrdersOfHold,
     /// Whether a refund is under way.
     pub refunds: &'a dyn RefundsUnderWay,
+    /// The handlers of ended holds (this feature's gives a lapsed hold's units back).
+    pub endings: &'a HoldEndings,
 }
 
 /// Settles the stock entries due by `due_by` (now, but for tests), asking `orders`; returns
@@ -57,7 +60,7 @@ pub struct StockOrders<'a> {
 #[tracing::instrument(skip(store, orders))]
 pub async fn settle_stock(
     store: &Store,
-    orders: StockOrders<'_>,
+    orders: StockReconciler<'_>,
     due_by: DateTime<Utc>,
 ) -> Result<usize, ApiError> {
     let products = store.products_with_entries_due(due_by, BATCH).await?;
@@ -77,7 +80,7 @@ pub async fn settle_stock(
 
 async fn settle(
     store: &Store,
-    orders: StockOrders<'_>,
+    orders: StockReconciler<'_>,
     product: ProductId,
     entry: &StockEntryDoc,
 ) -> Result<(), ApiError> {
@@ -114,7 +117,15 @@ async fn settle(
         HoldFate::Lapsed(lapsed) => {
             // Expiring it gives its units back; not yet by the database's clock, or a
             // confirmation or another expiry got there: look again.
-            if !crate::holds::expire_hold(store, showtime, &lapsed, Expirer::Sweeper).await? {
+            if !crate::holds::expire_hold(
+                store,
+                orders.endings,
+                showtime,
+                &lapsed,
+                Expirer::Sweeper,
+            )
+            .await?
+            {
                 postpone(later).await?;
             }
         }

@@ -29,7 +29,7 @@ use super::choice::{SeatChoice, Snapshot};
 use super::hold::{
     cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, MAX_ATTEMPTS,
 };
-use super::{expire_hold, HoldPolicy};
+use super::{expire_hold, HoldEndings, HoldPolicy};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::SeatPosition;
 use crate::domain::pricing::{seat_prices_unlocking, PriceEntry, TicketRule, TicketType};
@@ -67,6 +67,7 @@ pub(super) fn batchable(request: &super::HoldRequest, taken_over: bool) -> bool 
 /// Holds `job`'s seats of `showtime` in the next batch of this process's holds of it.
 pub(super) async fn hold_in_batch(
     store: &Store,
+    endings: &HoldEndings,
     batches: &Batches,
     showtime: ShowtimeId,
     job: Job,
@@ -77,7 +78,7 @@ pub(super) async fn hold_in_batch(
             job,
             || store.pause_point(crate::store::PausePoint::BatchBeforeTake),
             || store.note_hold_queued(),
-            |entries| place_batch(store, showtime, entries),
+            |entries| place_batch(store, endings, showtime, entries),
         )
         .await
 }
@@ -85,7 +86,12 @@ pub(super) async fn hold_in_batch(
 /// Places the holds of `jobs` (one showtime's, the leader's first), each answered on its
 /// entry; returns the jobs it did not serve because the door refused the leader (whose own
 /// job it answers so) before anything was sent.
-async fn place_batch(store: &Store, showtime_id: ShowtimeId, mut jobs: Vec<Queued>) -> Vec<Queued> {
+async fn place_batch(
+    store: &Store,
+    endings: &HoldEndings,
+    showtime_id: ShowtimeId,
+    mut jobs: Vec<Queued>,
+) -> Vec<Queued> {
     let first_read = match jobs.as_mut_slice() {
         [only] => only.job.first_read.take(),
         _ => None,
@@ -127,7 +133,7 @@ async fn place_batch(store: &Store, showtime_id: ShowtimeId, mut jobs: Vec<Queue
         if pending.is_empty() {
             return Vec::new();
         }
-        pending = match attempt(store, &showtime, read.take(), pending).await {
+        pending = match attempt(store, endings, &showtime, read.take(), pending).await {
             Ok(lost) => lost,
             Err((jobs, error)) => {
                 refuse_all(jobs, &error);
@@ -156,6 +162,7 @@ struct Chosen {
 /// places or refuses, and returns those whose seats another hold took first (to try again).
 async fn attempt(
     store: &Store,
+    endings: &HoldEndings,
     showtime: &ShowtimeDoc,
     read: Option<Option<SeatInventoryDoc>>,
     jobs: Vec<Queued>,
@@ -212,7 +219,7 @@ async fn attempt(
         .collect();
     let mut expired_all = true;
     for expired in snapshot.expired_holds_on(&positions) {
-        match expire_hold(store, showtime_id, &expired, Expirer::NextHold).await {
+        match expire_hold(store, endings, showtime_id, &expired, Expirer::NextHold).await {
             Ok(expired) => expired_all &= expired,
             Err(error) => return Err((lost(chosen), error)),
         }

@@ -1,20 +1,20 @@
 //! Expiring one hold, whoever does it (the sweeper, a next hold that wants its seats, the
-//! live hub at `expiresAt`): its seats back to sale by the database's clock, the voucher
-//! redemption and the product stock it reserved given back, and the expiry counted by who
-//! made it.
+//! live hub at `expiresAt`, a reconciler): its seats back to sale by the database's clock,
+//! the handlers of ended holds told (they give back what it carried), and the expiry counted
+//! by who made it.
 
+use super::endings::{Ending, HoldEndings};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::store::documents::HoldDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::{self, Expirer};
-use crate::{concessions, vouchers};
 
 /// Expires `hold` of `showtime`; false when it is not expired yet by the database's clock, or
-/// is gone (released, confirmed, expired by another). A failure to give its redemption or
-/// its stock back is logged: the vouchers' and the concessions' reconcilers give them back.
+/// is gone (released, confirmed, expired by another).
 pub async fn expire_hold(
     store: &Store,
+    endings: &HoldEndings,
     showtime: ShowtimeId,
     hold: &HoldDoc,
     expirer: Expirer,
@@ -23,20 +23,23 @@ pub async fn expire_hold(
         return Ok(false);
     }
     metrics::hold_expired(expirer);
-    give_back_reservations(store, hold).await;
+    // Boxed: kept out of the futures of every caller (the handlers' steps are rare).
+    Box::pin(endings.ended(store, hold, Ending::Expired)).await;
     Ok(true)
 }
 
-/// Gives back what ended hold `hold` reserved: its voucher's redemption and its products'
-/// units (each once, whoever else tries). A failure is logged: the vouchers' and the
-/// concessions' reconcilers give back what is left.
-pub async fn give_back_reservations(store: &Store, hold: &HoldDoc) {
-    if let Some(used) = &hold.voucher {
-        // Boxed: kept out of the futures of every caller (rare steps).
-        Box::pin(vouchers::give_back_or_leave(store, used, hold.id)).await;
+/// Releases `hold` of cancelled showtime `showtime` (its inventory is marked cancelled, so no
+/// hold can be placed any more); true when this call ended it. The handlers of ended holds
+/// are told.
+pub async fn release_for_cancel(
+    store: &Store,
+    endings: &HoldEndings,
+    showtime: ShowtimeId,
+    hold: &HoldDoc,
+) -> Result<bool, ApiError> {
+    if !store.release_for_cancel(showtime, hold).await? {
+        return Ok(false);
     }
-    let units = concessions::stocked(&hold.items);
-    if !units.is_empty() {
-        Box::pin(concessions::give_back_or_leave(store, &units, hold.id)).await;
-    }
+    Box::pin(endings.ended(store, hold, Ending::Cancelled)).await;
+    Ok(true)
 }

@@ -2,7 +2,7 @@
 
 use super::choice::{SeatChoice, Snapshot};
 use super::named_read::FirstRead;
-use super::{batch, expire_hold, ShowtimeLocks};
+use super::{batch, expire_hold, HoldEndings, ShowtimeLocks};
 use crate::concessions::{self, rules::ItemAsk};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::pricing::{seat_prices_unlocking, TicketType, Unpriced};
@@ -62,9 +62,10 @@ pub struct HeldSeats {
 /// placed, it is the answer; otherwise none of them can ever be placed, and this attempt holds
 /// seats under its own id. An attempt that finds its own id fenced off was replaced
 /// (`Fenced`).
-#[tracing::instrument(skip(store, locks, policy))]
+#[tracing::instrument(skip(store, endings, locks, policy))]
 pub async fn hold_seats(
     store: &Store,
+    endings: &HoldEndings,
     locks: &ShowtimeLocks,
     channel: &str,
     request: &HoldRequest,
@@ -84,7 +85,7 @@ pub async fn hold_seats(
             policy: *policy,
             first_read: first_read.and_then(|read| read.inventory),
         };
-        return batch::hold_in_batch(store, &locks.batches, showtime_id, job).await;
+        return batch::hold_in_batch(store, endings, &locks.batches, showtime_id, job).await;
     }
     // The other best-available requests of this process choose one after another (see
     // `showtime_locks`).
@@ -151,9 +152,12 @@ pub async fn hold_seats(
     };
     let redemption = match &request.voucher {
         None => None,
-        Some(voucher) => {
-            Some(Box::pin(reserve_voucher(store, voucher, &showtime, hold_id, policy)).await?)
-        }
+        Some(voucher) => Some(
+            Box::pin(reserve_voucher(
+                store, endings, voucher, &showtime, hold_id, policy,
+            ))
+            .await?,
+        ),
     };
     let units = concessions::stocked(&items);
     if !units.is_empty() {
@@ -176,6 +180,7 @@ pub async fn hold_seats(
     }
     let placed = place(
         store,
+        endings,
         channel,
         request,
         policy,
@@ -224,6 +229,7 @@ pub async fn hold_seats(
 /// expire.
 async fn reserve_voucher(
     store: &Store,
+    endings: &HoldEndings,
     voucher: &HoldVoucher,
     showtime: &ShowtimeDoc,
     hold_id: HoldId,
@@ -245,7 +251,7 @@ async fn reserve_voucher(
         customer: None,
         check_at: now + hold_time(policy)?,
     };
-    let reserved = vouchers::reserve(store, &voucher.found, customer, claim).await?;
+    let reserved = vouchers::reserve(store, endings, &voucher.found, customer, claim).await?;
     store.crash_point(CrashPoint::HoldAfterVoucherReserved)?;
     store
         .delay_point(DelayPoint::HoldAfterVoucherReserved)
@@ -264,6 +270,7 @@ pub(super) fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiErro
 #[allow(clippy::too_many_arguments)]
 async fn place(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     request: &HoldRequest,
     policy: &HoldPolicy,
@@ -324,7 +331,8 @@ async fn place(
         // database's clock), then take them.
         let mut expired_all = true;
         for expired in snapshot.expired_holds_on(&positions) {
-            expired_all &= expire_hold(store, showtime_id, &expired, Expirer::NextHold).await?;
+            expired_all &=
+                expire_hold(store, endings, showtime_id, &expired, Expirer::NextHold).await?;
         }
         if !expired_all {
             continue;

@@ -25,8 +25,8 @@ mod showtime_locks;
 mod sweeper;
 
 pub use choice::SeatChoice;
-pub use endings::{HoldEnded, HoldEndings};
-pub use expire::{expire_hold, give_back_reservations};
+pub use endings::{Ending, HoldEnded, HoldEndings};
+pub use expire::{expire_hold, release_for_cancel};
 pub use extension::extend_hold;
 pub use fate::{fate_in_inventory, hold_fate, HoldFate, OrdersOfHold};
 pub use hold::{hold_seats, with_kinds, HeldSeats, HoldRequest, HoldVoucher};

@@ -1,7 +1,7 @@
-//! Releasing a hold: its seats back to sale, what it carried given back, the handlers of
-//! ended holds told (a waiting party's offer is declined so).
+//! Releasing a hold: its seats back to sale, the handlers of ended holds told (they give back
+//! what it carried; a waiting party's offer is declined so).
 
-use super::HoldEndings;
+use super::{Ending, HoldEndings};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::error::ApiError;
 use crate::idempotency::Attempt;
@@ -30,9 +30,8 @@ pub async fn release_hold(
     let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
-            super::give_back_reservations(store, &hold).await;
             // Boxed: kept out of the futures of every caller (the handlers' steps are rare).
-            Box::pin(endings.released(store, &hold)).await;
+            Box::pin(endings.ended(store, &hold, Ending::Released)).await;
             store.crash_point(CrashPoint::ReleaseAfterFree)?;
             return Ok(hold.seats);
         }

@@ -1,9 +1,9 @@
 //! The sweeper: it returns the seats of expired holds to sale. A seat of an expired hold is
 //! free to the next hold at once anyway (a hold expires what it takes); the sweeper makes the
-//! seat map show it, within one sweep interval, and gives back the voucher redemption the
-//! hold reserved. `crate::background` runs it.
+//! seat map show it, within one sweep interval, and the handlers of ended holds give back what
+//! it carried. `crate::background` runs it.
 
-use super::expire_hold;
+use super::{expire_hold, HoldEndings};
 use crate::error::ApiError;
 use crate::store::{self, Store};
 use crate::telemetry::metrics::Expirer;
@@ -12,8 +12,8 @@ use crate::telemetry::metrics::Expirer;
 const BATCH: usize = 500;
 
 /// Releases every hold that has expired (by the database's clock); returns how many.
-#[tracing::instrument(skip(store))]
-pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
+#[tracing::instrument(skip(store, endings))]
+pub async fn sweep_expired_holds(store: &Store, endings: &HoldEndings) -> Result<usize, ApiError> {
     let mut released = 0;
     loop {
         let now = store::now();
@@ -23,7 +23,7 @@ pub async fn sweep_expired_holds(store: &Store) -> Result<usize, ApiError> {
             for hold in holds.iter().filter(|hold| hold.expires_at < now) {
                 // False when a hold or confirm got there first, or the database's clock does
                 // not agree yet: the next pass sees it again.
-                if expire_hold(store, *showtime, hold, Expirer::Sweeper).await? {
+                if expire_hold(store, endings, *showtime, hold, Expirer::Sweeper).await? {
                     released += 1;
                     progressed = true;
                 }

@@ -22,6 +22,7 @@ use std::time::Duration;
 use super::refunds::cancel_for_showtime;
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::error::ApiError;
+use crate::holds::{self, HoldEndings};
 use crate::store::documents::{CancelReason, ShowtimeDoc, ShowtimeStatus};
 use crate::store::{self, CrashPoint, DelayPoint, Store};
 
@@ -112,16 +113,18 @@ pub async fn begin_cancellation(
 
 /// Steps 2 to 5 of a cancellation that step 1 began (the showtime says CANCELLING); safe to
 /// run any number of times, concurrently too.
-#[tracing::instrument(skip(store))]
-pub async fn resume_cancellation(store: &Store, id: ShowtimeId) -> Result<(), ApiError> {
+#[tracing::instrument(skip(store, endings))]
+pub async fn resume_cancellation(
+    store: &Store,
+    endings: &HoldEndings,
+    id: ShowtimeId,
+) -> Result<(), ApiError> {
     store.mark_inventory_cancelled(id).await?;
     store.crash_point(CrashPoint::ShowtimeCancelAfterMark)?;
     if let Some(inventory) = store.inventory(id).await? {
         // No hold can be placed after the mark: these are all there will ever be.
         for hold in &inventory.holds {
-            if store.release_for_cancel(id, hold).await? {
-                crate::holds::give_back_reservations(store, hold).await;
-            }
+            holds::release_for_cancel(store, endings, id, hold).await?;
         }
     }
     let mut cancelled = 0;
@@ -179,8 +182,12 @@ pub async fn cancellation_summary(
 
 /// Resumes every cancellation begun more than `grace` ago and not finished (a gateway died
 /// during it); returns how many were resumed. One that fails is left for the next pass.
-#[tracing::instrument(skip(store))]
-pub async fn resume_cancellations(store: &Store, grace: Duration) -> Result<usize, ApiError> {
+#[tracing::instrument(skip(store, endings))]
+pub async fn resume_cancellations(
+    store: &Store,
+    endings: &HoldEndings,
+    grace: Duration,
+) -> Result<usize, ApiError> {
     let grace = chrono::TimeDelta::from_std(grace).unwrap_or(chrono::TimeDelta::MAX);
     let before = store::now()
         .checked_sub_signed(grace)
@@ -188,7 +195,7 @@ pub async fn resume_cancellations(store: &Store, grace: Duration) -> Result<usiz
     let showtimes = store.cancelling_showtimes(before, RESUME_BATCH).await?;
     let mut resumed = 0;
     for id in showtimes {
-        match resume_cancellation(store, id).await {
+        match resume_cancellation(store, endings, id).await {
             Ok(()) => resumed += 1,
             Err(error) => tracing::warn!(%error, showtime = %id, "resuming a cancellation failed"),
         }

@@ -7,11 +7,13 @@
 //!   redemption counts, disabling.
 //! - `redemption`: a hold looks a code up and reserves a redemption; its order redeems it; a
 //!   release, an expiry or a whole refund gives it back.
+//! - `ended_holds`: the handler that gives an ended hold's redemption back.
 //! - `reconciler`: settles redemptions a crash left RESERVED.
 //! - `store`: `voucher_batches`, `voucher_codes`, `voucher_redemptions`; `graphql`.
 
 mod batches;
 mod convert;
+mod ended_holds;
 pub mod graphql;
 mod reconciler;
 mod redemption;
@@ -21,6 +23,7 @@ pub mod store;
 pub use batches::{
     create_batch, disable_batch, list_batches, MadeBatch, NewBatch, MAX_LISTED, MAX_NAME_CHARS,
 };
+pub use ended_holds::RedemptionGivenBack;
 pub use reconciler::{settle_redemptions, REDEMPTION_GRACE};
 pub use redemption::{
     give_back, give_back_or_leave, give_back_refunded, look_up, redeem, reserve, FoundVoucher,

@@ -3,8 +3,8 @@
 //! none free for those whose hold has lapsed in its inventory (a hold gone from it is the
 //! reconciler's: only it asks the hold's orders).
 //! - still live (extended): looked at again when it expires;
-//! - lapsed: the hold is expired (its seats freed, by the database's clock, as the sweeper
-//!   does), then the redemption given back;
+//! - lapsed: the hold is expired (`holds::expire_hold`, by the database's clock, as the
+//!   sweeper does), which gives the redemption back;
 //! - its order PENDING or CANCELLING: looked at again after a grace;
 //! - confirmed into an order: REDEEMED (the confirmation's own write was lost);
 //! - its order refunded whole (CANCELLED): given back, as the refund policy says;
@@ -19,11 +19,11 @@ use super::redemption::free;
 use super::store::documents::{RedemptionDoc, RedemptionState};
 use crate::domain::ids::{HoldId, RedemptionId};
 use crate::error::ApiError;
-use crate::holds::{hold_fate, HoldFate, OrdersOfHold};
+use crate::holds::{self, hold_fate, HoldEndings, HoldFate, OrdersOfHold};
 use crate::inventory::HoldFence;
 use crate::store::documents::OrderStatus;
 use crate::store::{self, Store};
-use crate::telemetry::metrics::{self, Expirer};
+use crate::telemetry::metrics::Expirer;
 
 /// How long a look that settled nothing waits for the next.
 pub const REDEMPTION_GRACE: Duration = Duration::from_secs(5);
@@ -34,10 +34,11 @@ const BATCH: usize = 200;
 /// Settles the RESERVED redemptions whose check is due by `due_by` (now, but for tests),
 /// asking `orders` what became of holds gone from their inventories; returns how many were
 /// looked at.
-#[tracing::instrument(skip(store, orders))]
+#[tracing::instrument(skip(store, orders, endings))]
 pub async fn settle_redemptions(
     store: &Store,
     orders: &dyn OrdersOfHold,
+    endings: &HoldEndings,
     due_by: DateTime<Utc>,
 ) -> Result<usize, ApiError> {
     let due = store.redemptions_due(due_by, BATCH).await?;
@@ -47,7 +48,7 @@ pub async fn settle_redemptions(
             continue;
         };
         let fate = hold_fate(store, orders, showtime, hold).await?;
-        settle(store, redemption, fate, Expirer::Sweeper).await?;
+        settle(store, endings, redemption, fate, Expirer::Sweeper).await?;
     }
     Ok(count)
 }
@@ -56,6 +57,7 @@ pub async fn settle_redemptions(
 /// given back.
 pub(super) async fn settle(
     store: &Store,
+    endings: &HoldEndings,
     redemption: &RedemptionDoc,
     fate: HoldFate,
     expirer: Expirer,
@@ -75,9 +77,10 @@ pub(super) async fn settle(
             Ok(false)
         }
         HoldFate::Lapsed(lapsed) => {
-            if store.expire_hold(showtime, &lapsed).await? {
-                metrics::hold_expired(expirer);
-                return give_back(store, voucher, id, customer, hold).await;
+            // Expired as every hold is: the handlers of ended holds give back what it
+            // carried (this feature's, its redemption).
+            if holds::expire_hold(store, endings, showtime, &lapsed, expirer).await? {
+                return Ok(true);
             }
             // Not yet by the database's clock, or a confirmation or another expiry got there.
             store

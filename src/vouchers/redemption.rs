@@ -17,7 +17,7 @@ use super::store::{Claim, Claimed};
 use crate::domain::ids::{HoldId, OrderId, RedemptionId, VoucherBatchId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
-use crate::holds;
+use crate::holds::{self, HoldEndings};
 use crate::store::documents::VoucherUseDoc;
 use crate::store::Store;
 use crate::telemetry::metrics::Expirer;
@@ -69,6 +69,7 @@ pub async fn look_up(
 #[tracing::instrument(skip(store, found, customer, claim), fields(hold = %claim.hold))]
 pub async fn reserve(
     store: &Store,
+    endings: &HoldEndings,
     found: &FoundVoucher,
     customer: Option<&str>,
     mut claim: Claim,
@@ -84,7 +85,7 @@ pub async fn reserve(
         }
     }
     claim.customer = per_customer.as_ref().map(|(key, _)| key.clone());
-    let redemption = claim_redemption(store, found, &claim).await?;
+    let redemption = claim_redemption(store, endings, found, &claim).await?;
     if let Some((key, cap)) = &per_customer {
         // An error here leaves the claim to the reconciler (the hold is never placed).
         if !store.count_customer_hold(key, claim.hold, *cap).await? {
@@ -114,6 +115,7 @@ pub async fn reserve(
 /// number); at the cap, after taking back those of lapsed holds. USED_UP when none is left.
 async fn claim_redemption(
     store: &Store,
+    endings: &HoldEndings,
     found: &FoundVoucher,
     claim: &Claim,
 ) -> Result<RedemptionId, ApiError> {
@@ -141,7 +143,7 @@ async fn claim_redemption(
         }
         // Redemptions held by lapsed holds are free to take, as their seats are: expire
         // those holds first (once), then claim again.
-        if reclaimed || reclaim_lapsed(store, &found.hash).await? == 0 {
+        if reclaimed || reclaim_lapsed(store, endings, &found.hash).await? == 0 {
             return Err(Refusal::UsedUp.error());
         }
         reclaimed = true;
@@ -155,7 +157,11 @@ async fn claim_redemption(
 /// most `MAX_RECLAIMED`); returns how many were given back. One whose hold is gone from its
 /// inventory was given back when the hold ended, or is the reconciler's (it asks the hold's
 /// orders).
-async fn reclaim_lapsed(store: &Store, voucher: &str) -> Result<usize, ApiError> {
+async fn reclaim_lapsed(
+    store: &Store,
+    endings: &HoldEndings,
+    voucher: &str,
+) -> Result<usize, ApiError> {
     let lapsed = store
         .lapsed_redemptions(voucher, crate::store::now(), MAX_RECLAIMED)
         .await?;
@@ -167,7 +173,7 @@ async fn reclaim_lapsed(store: &Store, voucher: &str) -> Result<usize, ApiError>
         let Some(fate) = holds::fate_in_inventory(store, showtime, hold).await? else {
             continue;
         };
-        if super::reconciler::settle(store, redemption, fate, Expirer::NextHold).await? {
+        if super::reconciler::settle(store, endings, redemption, fate, Expirer::NextHold).await? {
             freed += 1;
         }
     }

@@ -96,7 +96,7 @@ pub async fn leave(
     channel: &str,
     id: WaitingEntryId,
 ) -> Result<WaitingEntryDoc, ApiError> {
-    let entry = entry_of(store, channel, id).await?;
+    let entry = entry_of(store, endings, channel, id).await?;
     let moved = match entry.state {
         EntryStateDoc::Waiting => {
             let left = EntryStateDoc::Left;
@@ -113,7 +113,9 @@ pub async fn leave(
                 holds::release_hold(store, endings, channel, entry.showtime, entry.hold, attempt);
             match release.await {
                 Ok(_) => declined(store, id, entry.hold).await?,
-                Err(ApiError::NotFound(_)) => Box::pin(settle_offer(store, &entry)).await?,
+                Err(ApiError::NotFound(_)) => {
+                    Box::pin(settle_offer(store, endings, &entry)).await?
+                }
                 Err(error) => return Err(error),
             }
         }
@@ -122,7 +124,7 @@ pub async fn leave(
     if moved {
         tracing::debug!(entry = %id, "left the waiting list");
     }
-    entry_of(store, channel, id).await
+    entry_of(store, endings, channel, id).await
 }
 
 /// Marks entry `id`, whose offer is hold `hold`, DECLINED (its channel released the offer).
@@ -139,9 +141,10 @@ pub(super) async fn declined(
 
 /// `channel`'s entry `id`, its offer settled first (accepted, or lapsed) when it was made.
 /// NOT_FOUND for another channel's entry or none.
-#[tracing::instrument(skip(store))]
+#[tracing::instrument(skip(store, endings))]
 pub async fn entry_of(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     id: WaitingEntryId,
 ) -> Result<WaitingEntryDoc, ApiError> {
@@ -159,7 +162,7 @@ pub async fn entry_of(
     if entry.state != EntryStateDoc::Offered {
         return Ok(entry);
     }
-    if Box::pin(settle_offer(store, &entry)).await? {
+    if Box::pin(settle_offer(store, endings, &entry)).await? {
         return store.waiting_entry(id).await?.ok_or_else(not_found);
     }
     Ok(entry)

@@ -21,7 +21,9 @@ use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
-use crate::holds::{self, hold_fate, HoldFate, HoldRequest, SeatChoice, ShowtimeLocks};
+use crate::holds::{
+    self, hold_fate, HoldEndings, HoldFate, HoldRequest, SeatChoice, ShowtimeLocks,
+};
 use crate::idempotency::Attempt;
 use crate::orders::OrderLookups;
 use crate::shutdown::Shutdown;
@@ -45,14 +47,21 @@ const SHOWTIMES: usize = 200;
 /// What offers need: the hold policy they are made under, and the best-seat choosers' locks.
 pub struct Offers {
     store: Store,
+    endings: HoldEndings,
     locks: Arc<ShowtimeLocks>,
     policy: HoldPolicy,
 }
 
 impl Offers {
-    pub fn new(store: Store, locks: Arc<ShowtimeLocks>, policy: HoldPolicy) -> Self {
+    pub fn new(
+        store: Store,
+        endings: HoldEndings,
+        locks: Arc<ShowtimeLocks>,
+        policy: HoldPolicy,
+    ) -> Self {
         Offers {
             store,
+            endings,
             locks,
             policy,
         }
@@ -60,7 +69,14 @@ impl Offers {
 
     /// Offers `showtime`'s freed seats to its waiting parties; how many offers it made.
     pub async fn serve(&self, showtime: ShowtimeId) -> Result<usize, ApiError> {
-        serve_showtime(&self.store, &self.locks, &self.policy, showtime).await
+        serve_showtime(
+            &self.store,
+            &self.endings,
+            &self.locks,
+            &self.policy,
+            showtime,
+        )
+        .await
     }
 
     /// Every showtime with parties waiting, served once; how many offers it made.
@@ -112,9 +128,10 @@ impl Offers {
 
 /// One pass over `showtime`'s line: offers past their expiry settled, then waiting parties
 /// offered seats in order until one does not fit. How many offers it made.
-#[tracing::instrument(skip(store, locks, policy))]
+#[tracing::instrument(skip(store, endings, locks, policy))]
 pub async fn serve_showtime(
     store: &Store,
+    endings: &HoldEndings,
     locks: &ShowtimeLocks,
     policy: &HoldPolicy,
     showtime: ShowtimeId,
@@ -128,14 +145,14 @@ pub async fn serve_showtime(
         .iter()
         .filter(|entry| entry.offer_expires_at.is_none_or(|at| at <= now))
     {
-        settle_offer(store, offered).await?;
+        settle_offer(store, endings, offered).await?;
     }
     let mut offers = 0;
     for entry in store
         .waiting_entries(showtime, EntryStateDoc::Waiting, LINE)
         .await?
     {
-        match Box::pin(offer(store, locks, policy, &entry)).await? {
+        match Box::pin(offer(store, endings, locks, policy, &entry)).await? {
             Offer::Made => offers += 1,
             Offer::Closed => {}
             Offer::NoneFit => break,
@@ -147,6 +164,7 @@ pub async fn serve_showtime(
 /// Holds seats that fit `entry`'s party for its channel, as its offer.
 async fn offer(
     store: &Store,
+    endings: &HoldEndings,
     locks: &ShowtimeLocks,
     policy: &HoldPolicy,
     entry: &WaitingEntryDoc,
@@ -172,6 +190,7 @@ async fn offer(
     let attempt = Attempt::of_resource(ResourceId(entry.hold.0));
     let held = holds::hold_seats(
         store,
+        endings,
         locks,
         &entry.channel,
         &request,
@@ -221,11 +240,17 @@ enum Offer {
 
 /// Brings an OFFERED entry to where its hold is: confirmed (ACCEPTED), or gone unconfirmed
 /// (LAPSED; a lapsed hold is expired first, by the database's clock). True when it moved.
-pub async fn settle_offer(store: &Store, entry: &WaitingEntryDoc) -> Result<bool, ApiError> {
+pub async fn settle_offer(
+    store: &Store,
+    endings: &HoldEndings,
+    entry: &WaitingEntryDoc,
+) -> Result<bool, ApiError> {
     let to = match hold_fate(store, &OrderLookups, entry.showtime, entry.hold).await? {
         HoldFate::Live { .. } => return Ok(false),
         HoldFate::Lapsed(lapsed) => {
-            if !holds::expire_hold(store, entry.showtime, &lapsed, Expirer::Sweeper).await? {
+            if !holds::expire_hold(store, endings, entry.showtime, &lapsed, Expirer::Sweeper)
+                .await?
+            {
                 return Ok(false);
             }
             EntryStateDoc::Lapsed

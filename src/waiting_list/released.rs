@@ -2,7 +2,7 @@
 //! released by its channel is the party declining it.
 
 use super::join::declined;
-use crate::holds::HoldEnded;
+use crate::holds::{Ending, HoldEnded};
 use crate::store::documents::HoldDoc;
 use crate::store::Store;
 
@@ -11,7 +11,11 @@ pub struct OfferDeclined;
 
 #[async_trait::async_trait]
 impl HoldEnded for OfferDeclined {
-    async fn released(&self, store: &Store, hold: &HoldDoc) {
+    async fn ended(&self, store: &Store, hold: &HoldDoc, ending: Ending) {
+        if ending != Ending::Released {
+            // An offer that lapsed or whose showtime was cancelled: the offers' pass settles it.
+            return;
+        }
         let Some(offer) = &hold.offer else {
             return;
         };

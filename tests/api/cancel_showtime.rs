@@ -337,21 +337,33 @@ async fn a_cancellation_interrupted_between_orders_is_finished_once_by_the_backg
     // Young cancellations are left to their request; the grace is what keeps the pass off.
     let other = sale.app.another_gateway().await;
     assert_eq!(
-        orders::resume_cancellations(&other.store, orders::CANCEL_GRACE)
-            .await
-            .unwrap(),
+        orders::resume_cancellations(
+            &other.store,
+            &boxoffice::assembly::hold_endings(),
+            orders::CANCEL_GRACE
+        )
+        .await
+        .unwrap(),
         0
     );
     assert_eq!(
-        orders::resume_cancellations(&other.store, Duration::ZERO)
-            .await
-            .unwrap(),
+        orders::resume_cancellations(
+            &other.store,
+            &boxoffice::assembly::hold_endings(),
+            Duration::ZERO
+        )
+        .await
+        .unwrap(),
         1
     );
     assert_eq!(
-        orders::resume_cancellations(&other.store, Duration::ZERO)
-            .await
-            .unwrap(),
+        orders::resume_cancellations(
+            &other.store,
+            &boxoffice::assembly::hold_endings(),
+            Duration::ZERO
+        )
+        .await
+        .unwrap(),
         0,
         "nothing left CANCELLING"
     );

@@ -395,7 +395,7 @@ async fn products_are_held_beside_seats_sold_as_order_lines_and_counted_apart() 
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
     boxoffice::concessions::settle_stock(
         &sale.app.store,
-        boxoffice::assembly::stock_orders(),
+        boxoffice::assembly::stock_reconciler(),
         later,
     )
     .await
@@ -606,7 +606,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     let store = &sale.app.store;
     let now = boxoffice::store::now();
     assert_eq!(
-        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), now)
+        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_reconciler(), now)
             .await
             .unwrap(),
         0,
@@ -614,7 +614,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     );
     let due = now + chrono::Duration::hours(1);
     assert_eq!(
-        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), due)
+        boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_reconciler(), due)
             .await
             .unwrap(),
         1
@@ -642,7 +642,7 @@ async fn a_hold_crashed_after_reserving_stock_is_fenced_and_its_units_given_back
     boxoffice::orders::settle_orders(store, std::time::Duration::ZERO)
         .await
         .unwrap();
-    boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_orders(), due)
+    boxoffice::concessions::settle_stock(store, boxoffice::assembly::stock_reconciler(), due)
         .await
         .unwrap();
     assert_eq!(
@@ -666,16 +666,20 @@ async fn expiry_by_the_sweeper_gives_the_units_back_once() {
         .data();
     assert_eq!(stock_of(&sale, &popcorn).await, (Some(3), 0, 1));
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    boxoffice::holds::sweep_expired_holds(&sale.app.store)
+    boxoffice::holds::sweep_expired_holds(&sale.app.store, &boxoffice::assembly::hold_endings())
         .await
         .unwrap();
-    boxoffice::holds::sweep_expired_holds(&sale.app.store)
+    boxoffice::holds::sweep_expired_holds(&sale.app.store, &boxoffice::assembly::hold_endings())
         .await
         .unwrap();
     let due = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::concessions::settle_stock(&sale.app.store, boxoffice::assembly::stock_orders(), due)
-        .await
-        .unwrap();
+    boxoffice::concessions::settle_stock(
+        &sale.app.store,
+        boxoffice::assembly::stock_reconciler(),
+        due,
+    )
+    .await
+    .unwrap();
     assert_eq!(stock_of(&sale, &popcorn).await, (Some(5), 0, 0));
 }
 

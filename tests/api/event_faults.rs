@@ -214,7 +214,12 @@ async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
     let run = [event("c", 3), event("b", 4), event("d", 5)];
     assert_eq!(inspect::append_events(store, &run).await.unwrap(), 1);
     // Sequence 4 taken by another relay first: none of this run is appended.
-    assert_eq!(inspect::append_events(store, &[event("e", 4)]).await.unwrap(), 1);
+    assert_eq!(
+        inspect::append_events(store, &[event("e", 4)])
+            .await
+            .unwrap(),
+        1
+    );
     assert_eq!(
         inspect::append_events(store, &[event("d", 4), event("f", 5)])
             .await

@@ -94,9 +94,12 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
     // exactly that hold.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let released = boxoffice::holds::sweep_expired_holds(&sale.app.store)
-            .await
-            .unwrap();
+        let released = boxoffice::holds::sweep_expired_holds(
+            &sale.app.store,
+            &boxoffice::assembly::hold_endings(),
+        )
+        .await
+        .unwrap();
         if released > 0 {
             assert_eq!(released, 1);
             break;
@@ -110,9 +113,12 @@ async fn the_sweeper_returns_expired_holds_to_sale_and_leaves_live_ones() {
     );
     assert_eq!(sale.inventory().await.holds.len(), 1);
     assert_eq!(
-        boxoffice::holds::sweep_expired_holds(&sale.app.store)
-            .await
-            .unwrap(),
+        boxoffice::holds::sweep_expired_holds(
+            &sale.app.store,
+            &boxoffice::assembly::hold_endings()
+        )
+        .await
+        .unwrap(),
         0
     );
 }

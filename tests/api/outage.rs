@@ -340,7 +340,7 @@ async fn a_hold_with_products_that_met_a_frozen_database_reserves_its_units_once
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
     boxoffice::concessions::settle_stock(
         &sale.app.store,
-        boxoffice::assembly::stock_orders(),
+        boxoffice::assembly::stock_reconciler(),
         later,
     )
     .await

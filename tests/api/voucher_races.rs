@@ -146,9 +146,14 @@ async fn sixty_four_holds_on_two_gateways_one_killed_never_pass_a_cap_of_ten() {
     let store = &sale.app.store;
     assert_eq!(counts(&sale, &operator, &batch_id).await, (CAP, 0));
     let later = boxoffice::store::now() + chrono::Duration::hours(1);
-    boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), later)
-        .await
-        .unwrap();
+    boxoffice::vouchers::settle_redemptions(
+        store,
+        boxoffice::assembly::orders_of_hold(),
+        &boxoffice::assembly::hold_endings(),
+        later,
+    )
+    .await
+    .unwrap();
     let (reserved, redeemed) = counts(&sale, &operator, &batch_id).await;
     assert_eq!((reserved, redeemed), (held.len() as i64, 0));
     // Exactly the redemptions left are there to take: one more hold for each, then USED_UP.

@@ -478,7 +478,7 @@ async fn an_expired_hold_gives_its_redemption_back() {
         .data();
     tokio::time::sleep(Duration::from_millis(1_200)).await;
     // The sweeper's expiry gives it back.
-    boxoffice::holds::sweep_expired_holds(&sale.app.store)
+    boxoffice::holds::sweep_expired_holds(&sale.app.store, &boxoffice::assembly::hold_endings())
         .await
         .unwrap();
     assert_eq!(counts(&sale, &operator, &batch_id).await, (0, 0));
@@ -545,16 +545,26 @@ async fn a_hold_that_died_after_reserving_leaves_its_redemption_to_the_reconcile
     let store = &sale.app.store;
     let now = boxoffice::store::now();
     assert_eq!(
-        boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), now)
-            .await
-            .unwrap(),
+        boxoffice::vouchers::settle_redemptions(
+            store,
+            boxoffice::assembly::orders_of_hold(),
+            &boxoffice::assembly::hold_endings(),
+            now
+        )
+        .await
+        .unwrap(),
         0
     );
     let due = now + chrono::Duration::hours(1);
     assert_eq!(
-        boxoffice::vouchers::settle_redemptions(store, boxoffice::assembly::orders_of_hold(), due)
-            .await
-            .unwrap(),
+        boxoffice::vouchers::settle_redemptions(
+            store,
+            boxoffice::assembly::orders_of_hold(),
+            &boxoffice::assembly::hold_endings(),
+            due
+        )
+        .await
+        .unwrap(),
         1
     );
     assert_eq!(counts(&sale, &operator, &batch_id).await, (0, 0));
@@ -592,6 +602,7 @@ async fn the_reconciler_redeems_a_confirmed_order_and_leaves_a_live_hold() {
     boxoffice::vouchers::settle_redemptions(
         &sale.app.store,
         boxoffice::assembly::orders_of_hold(),
+        &boxoffice::assembly::hold_endings(),
         due,
     )
     .await

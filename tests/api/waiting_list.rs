@@ -86,6 +86,7 @@ fn offers_of(app: &TestApp, policy: HoldPolicy) -> Shutdown {
     let shutdown = Shutdown::default();
     let offers = Offers::new(
         app.store.clone(),
+        boxoffice::assembly::hold_endings(),
         Arc::new(ShowtimeLocks::default()),
         policy,
     );
@@ -263,16 +264,28 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
     // Three seats come back: they do not fit the first party, and the second, which they
     // would fit, is not served before it.
     release(&sale, &b).await;
-    let served = boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
-        .await
-        .unwrap();
+    let served = boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &policy,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     assert_eq!(served, 0);
     assert_eq!(entry(&sale, &one["id"]).await["status"], "WAITING");
     // Six more: the first party gets four side by side in row A, then the second one seat.
     release(&sale, &a).await;
-    let served = boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
-        .await
-        .unwrap();
+    let served = boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &policy,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     assert_eq!(served, 2);
     let four = entry(&sale, &four["id"]).await;
     let seats = seats_of(&sale, &four["offerHoldId"]).await;
@@ -280,9 +293,15 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
     assert!(seats.iter().all(|seat| seat.starts_with('A')), "{seats:?}");
     assert_eq!(entry(&sale, &one["id"]).await["status"], "OFFERED");
     // A pass again offers nothing twice.
-    let again = boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
-        .await
-        .unwrap();
+    let again = boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &policy,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     assert_eq!(again, 0);
     sale.check_invariants().await;
 }
@@ -299,9 +318,15 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     };
     let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
     release(&sale, &b).await;
-    boxoffice::waiting_list::serve_showtime(store, &locks, &short, sale.showtime_id)
-        .await
-        .unwrap();
+    boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &short,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     let first = entry(&sale, &first["id"]).await;
     assert_eq!(first["status"], "OFFERED");
     let mut seats = seats_of(&sale, &first["offerHoldId"]).await;
@@ -312,9 +337,15 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     );
     // Unconfirmed, the offer lapses; the next pass expires it and offers its seats on.
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    boxoffice::waiting_list::serve_showtime(store, &locks, &short, sale.showtime_id)
-        .await
-        .unwrap();
+    boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &short,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     assert_eq!(entry(&sale, &first["id"]).await["status"], "LAPSED");
     let next = entry(&sale, &next["id"]).await;
     assert_eq!(next["status"], "OFFERED");
@@ -337,9 +368,15 @@ async fn an_offer_its_channel_releases_is_declined_and_its_seats_go_to_the_next_
     let next = joined(&sale, "next", 2, true).await;
     let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
     release(&sale, &b).await;
-    boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
-        .await
-        .unwrap();
+    boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &policy,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     let offered = entry(&sale, &first["id"]).await;
     assert_eq!(offered["status"], "OFFERED");
     assert_eq!(entry(&sale, &next["id"]).await["status"], "WAITING");
@@ -355,9 +392,15 @@ async fn an_offer_its_channel_releases_is_declined_and_its_seats_go_to_the_next_
         .await;
     assert_eq!(released.data()["releaseHold"].as_array().unwrap().len(), 2);
     assert_eq!(entry(&sale, &first["id"]).await["status"], "DECLINED");
-    boxoffice::waiting_list::serve_showtime(store, &locks, &policy, sale.showtime_id)
-        .await
-        .unwrap();
+    boxoffice::waiting_list::serve_showtime(
+        store,
+        &boxoffice::assembly::hold_endings(),
+        &locks,
+        &policy,
+        sale.showtime_id,
+    )
+    .await
+    .unwrap();
     assert_eq!(entry(&sale, &next["id"]).await["status"], "OFFERED");
     sale.check_invariants().await;
 }
@@ -579,6 +622,7 @@ async fn a_cancelled_showtime_closes_its_line_and_passes_leave_it_be() {
         .data();
     let offers = Offers::new(
         sale.app.store.clone(),
+        boxoffice::assembly::hold_endings(),
         Arc::new(ShowtimeLocks::default()),
         policy,
     );

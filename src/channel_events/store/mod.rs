@@ -3,4 +3,3 @@
 
 mod log;
 mod recipients;
-

@@ -171,6 +171,7 @@ impl HoldMutation {
         }
         let voucher_hash = request.voucher.as_ref().map(|v| v.found.hash.as_str());
         let locks = ctx.data_unchecked::<Arc<ShowtimeLocks>>();
+        let endings = ctx.data_unchecked::<holds::HoldEndings>();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
         // Named seats already taken are refused from one read, before the key is claimed.
@@ -191,7 +192,10 @@ impl HoldMutation {
             refusal,
             |attempt| {
                 let first_read = first_read.clone();
-                holds::hold_seats(store, locks, channel, &request, policy, attempt, first_read)
+                let request = &request;
+                holds::hold_seats(
+                    store, endings, locks, channel, request, policy, attempt, first_read,
+                )
             },
         ))
         .await?;

@@ -62,11 +62,13 @@ impl WaitingListMutation {
         .await?;
         // Seats may fit it now: offer them at once (a failure is left to the periodic pass).
         let locks = ctx.data_unchecked::<std::sync::Arc<ShowtimeLocks>>();
-        let served = Box::pin(waiting_list::serve_showtime(store, locks, policy, showtime)).await;
+        let endings = ctx.data_unchecked::<crate::holds::HoldEndings>();
+        let served = waiting_list::serve_showtime(store, endings, locks, policy, showtime);
+        let served = Box::pin(served).await;
         if let Err(error) = served {
             tracing::warn!(%error, "offering seats after a join failed; the pass will");
         }
-        let entry = Box::pin(waiting_list::entry_of(store, channel, entry.id)).await?;
+        let entry = Box::pin(waiting_list::entry_of(store, endings, channel, entry.id)).await?;
         Ok(WaitingListEntry(entry))
     }
 

@@ -23,7 +23,8 @@ impl WaitingListQuery {
     ) -> Result<WaitingListEntry, ApiError> {
         let channel = ctx.calling_channel("reading a waiting list entry")?;
         let id = global_id::waiting_entry_id(&id)?;
-        let entry = Box::pin(waiting_list::entry_of(ctx.store(), channel, id)).await?;
+        let endings = ctx.data_unchecked::<crate::holds::HoldEndings>();
+        let entry = Box::pin(waiting_list::entry_of(ctx.store(), endings, channel, id)).await?;
         Ok(WaitingListEntry(entry))
     }
 }

@@ -59,7 +59,8 @@ impl ShowtimeCancelMutation {
         let operator = ctx.calling_operator("cancelling a showtime")?;
         let showtime = global_id::showtime_id(&input.showtime_id)?;
         let keyed = ctx.keyed(operator, input.idempotency_key.as_deref(), &input);
-        let done = catalogue::cancel_showtime(keyed, showtime).await?;
+        let endings = ctx.data_unchecked::<crate::holds::HoldEndings>();
+        let done = catalogue::cancel_showtime(keyed, endings, showtime).await?;
         Ok(done.into())
     }
 }
