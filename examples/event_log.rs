@@ -216,13 +216,21 @@ async fn deliver(
                 kind: boxoffice::domain::seat::SeatKind::Standard,
             },
             ticket_types: Vec::new(),
-            voucher: None,
-            items: Vec::new(),
+            carriage: None,
             offer: None,
         };
         let attempt = boxoffice::idempotency::Attempt::unkeyed();
-        boxoffice::holds::hold_seats(&store, &locks, "bench", &request, &policy, attempt, None)
-            .await?;
+        boxoffice::holds::hold_seats(
+            &store,
+            &boxoffice::assembly::hold_endings(),
+            &locks,
+            "bench",
+            &request,
+            &policy,
+            attempt,
+            None,
+        )
+        .await?;
     }
     while boxoffice::channel_events::last_sequence(&store, "bench").await? < EVENTS as i64 {
         tokio::time::sleep(Duration::from_millis(20)).await;

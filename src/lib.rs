@@ -20,6 +20,7 @@ pub mod assembly;
 pub mod background;
 pub mod catalogue;
 pub mod channel_events;
+pub mod checkout;
 pub mod concessions;
 pub mod config;
 pub mod counters;

@@ -200,12 +200,12 @@ pub async fn booking_pair(
             TicketType::adult(),
             TicketType::parse("bench", "CHILD").expect("built in"),
         ],
-        voucher: None,
-        items: Vec::new(),
+        carriage: None,
         offer: None,
     };
     let Ok(held) = holds::hold_seats(
         &store,
+        &boxoffice::assembly::hold_endings(),
         &locks,
         "bench",
         &request,

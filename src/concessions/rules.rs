@@ -16,8 +16,8 @@ pub const MAX_NAME_CHARS: usize = 60;
 pub const MAX_PRICE: i64 = 1_000_000;
 /// The most stock a product may have (or be given at once).
 pub const MAX_STOCK: i64 = 1_000_000;
-/// The most product lines one hold may carry.
-pub const MAX_ITEM_LINES: usize = 10;
+/// The most product lines one hold may carry (a hold's own bound: its type shows them).
+pub use crate::holds::rules::MAX_ITEM_LINES;
 /// The most of one product one hold may take.
 pub const MAX_QUANTITY: i64 = 20;
 /// The most products one listing shows.

@@ -61,7 +61,7 @@ type Queued = Entry<Job, HeldSeats>;
 
 /// Whether `hold_seats` may place this request in a batch.
 pub(super) fn batchable(request: &super::HoldRequest, taken_over: bool) -> bool {
-    request.voucher.is_none() && request.items.is_empty() && request.offer.is_none() && !taken_over
+    request.carriage.is_none() && request.offer.is_none() && !taken_over
 }
 
 /// Holds `job`'s seats of `showtime` in the next batch of this process's holds of it.

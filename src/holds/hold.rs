@@ -2,9 +2,11 @@
 
 use super::choice::{SeatChoice, Snapshot};
 use super::named_read::FirstRead;
+use std::sync::Arc;
+
+use super::carriage::{Carriage, Carried};
 use super::{batch, expire_hold, HoldEndings, ShowtimeLocks};
-use crate::concessions::{self, rules::ItemAsk};
-use crate::domain::ids::{HoldId, ShowtimeId};
+use crate::domain::ids::ShowtimeId;
 use crate::domain::pricing::{seat_prices_unlocking, TicketType, Unpriced};
 use crate::domain::seat::SeatKind;
 use crate::error::ApiError;
@@ -12,39 +14,27 @@ use crate::holds::rules::HoldPolicy;
 use crate::idempotency::Attempt;
 use crate::inventory::HoldFence;
 use crate::store::documents::{
-    HoldDoc, HoldItemDoc, OfferDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
+    HoldDoc, OfferDoc, SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, VoucherUseDoc,
 };
-use crate::store::{self, CrashPoint, DelayPoint, Store};
+use crate::store::{self, Store};
 use crate::telemetry::metrics::{self, Expirer};
-use crate::vouchers::rules::SaleAt;
-use crate::vouchers::{self, Claim, FoundVoucher};
 
 /// A hold request loses a race when another takes its seats between the read and the write;
 /// it then reads again and chooses again, this many times at most.
 pub(super) const MAX_ATTEMPTS: usize = 8;
 
 /// What a hold asks for: which seats of which showtime, as which ticket types.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct HoldRequest {
     pub showtime: ShowtimeId,
     pub choice: SeatChoice,
     /// One per seat, in the order of the named seats (or of the chosen ones, left to right):
     /// `pricing::ticket_types_for` makes them.
     pub ticket_types: Vec<TicketType>,
-    /// The voucher that prices the seats, found by its code.
-    pub voucher: Option<HoldVoucher>,
-    /// The products to hold beside the seats (checked by `concessions::rules::check_asks`).
-    pub items: Vec<ItemAsk>,
+    /// What the hold carries beside its seats (a voucher, products), when anything.
+    pub carriage: Option<Arc<dyn Carriage>>,
     /// The waiting list's party the hold is offered to (placed by the gateway, not asked).
     pub offer: Option<OfferDoc>,
-}
-
-/// A voucher a hold uses, and the customer it counts against (`vouchers::rules::customer_of`,
-/// when the hold named one).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HoldVoucher {
-    pub found: FoundVoucher,
-    pub customer: Option<String>,
 }
 
 /// A hold that was placed, with what a client needs to show it.
@@ -63,6 +53,7 @@ pub struct HeldSeats {
 /// seats under its own id. An attempt that finds its own id fenced off was replaced
 /// (`Fenced`).
 #[tracing::instrument(skip(store, endings, locks, policy))]
+#[allow(clippy::too_many_arguments)]
 pub async fn hold_seats(
     store: &Store,
     endings: &HoldEndings,
@@ -138,46 +129,14 @@ pub async fn hold_seats(
         }
     }
     let hold_id = attempt.own_id();
-    // The products first: pricing them reads and writes nothing it would have to undo.
-    let items = match request.items.is_empty() {
-        true => Vec::new(),
-        false => {
-            Box::pin(concessions::hold_lines(
-                store,
-                &request.items,
-                showtime.cinema.id,
-            ))
-            .await?
-        }
-    };
-    let redemption = match &request.voucher {
+    let carried = match &request.carriage {
         None => None,
-        Some(voucher) => Some(
-            Box::pin(reserve_voucher(
-                store, endings, voucher, &showtime, hold_id, policy,
-            ))
-            .await?,
-        ),
-    };
-    let units = concessions::stocked(&items);
-    if !units.is_empty() {
-        let check_at = store::now() + hold_time(policy)?;
-        let reserved = Box::pin(concessions::reserve(
-            store,
-            &items,
-            hold_id,
-            showtime.id,
-            check_at,
-        ))
-        .await;
-        if let Err(refusal) = reserved {
-            if let Some(used) = &redemption {
-                Box::pin(vouchers::give_back_or_leave(store, used, hold_id)).await;
-            }
-            return Err(refusal);
+        Some(carriage) => {
+            let check_at = store::now() + hold_time(policy)?;
+            let reserved = carriage.reserve(store, endings, &showtime, hold_id, check_at);
+            Some(Box::pin(reserved).await?)
         }
-        store.crash_point(CrashPoint::HoldAfterStockReserved)?;
-    }
+    };
     let placed = place(
         store,
         endings,
@@ -187,80 +146,20 @@ pub async fn hold_seats(
         &attempt,
         &showtime,
         Some(inventory),
-        redemption.clone(),
-        items,
+        carried.clone().unwrap_or_default(),
     )
     .await;
-    // A hold that was surely not placed gives its units back (its own reservation: an
-    // earlier one of this hold id was never made, an attempt runs once); one whose write may
-    // have happened leaves them to the concessions' reconciler, which looks at the hold.
-    if let Err(error) = &placed {
-        if !error.effect_unknown() && !units.is_empty() {
-            Box::pin(concessions::give_back_or_leave(store, &units, hold_id)).await;
-        }
+    if let (Some(carriage), Some(carried)) = (&request.carriage, &carried) {
+        Box::pin(carriage.settle(store, carried, hold_id, placed.as_ref())).await;
     }
-    match (placed, redemption) {
-        // A hold this attempt had placed already carries its own redemption (never so today:
-        // an attempt runs once), so the one reserved now would count twice: give it back,
-        // leaving the customer's count (of the hold, once) to the hold's own.
-        (Ok(hold), Some(used))
-            if hold.voucher.as_ref().map(|v| v.redemption) != Some(used.redemption) =>
-        {
-            let ours = VoucherUseDoc {
-                customer: None,
-                ..used
-            };
-            Box::pin(vouchers::give_back_or_leave(store, &ours, hold_id)).await;
-            Ok(HeldSeats { showtime, hold })
-        }
-        (Ok(hold), _) => Ok(HeldSeats { showtime, hold }),
-        // A hold that was surely not placed gives its redemption back; one whose write may
-        // have happened leaves it to the vouchers' reconciler, which looks at the hold.
-        (Err(error), Some(used)) if !error.effect_unknown() => {
-            Box::pin(vouchers::give_back_or_leave(store, &used, hold_id)).await;
-            Err(error)
-        }
-        (Err(error), _) => Err(error),
-    }
-}
-
-/// Reserves a redemption of the hold's voucher for hold `hold_id`, after its rules allow it
-/// for this showtime now (VOUCHER_REFUSED otherwise). Its check is due when the hold would
-/// expire.
-async fn reserve_voucher(
-    store: &Store,
-    endings: &HoldEndings,
-    voucher: &HoldVoucher,
-    showtime: &ShowtimeDoc,
-    hold_id: HoldId,
-    policy: &HoldPolicy,
-) -> Result<VoucherUseDoc, ApiError> {
-    let sale = SaleAt {
-        cinema: showtime.cinema.id,
-        movie: showtime.movie.id,
-        showtime: showtime.id,
-    };
-    let now = store::now();
-    let customer = voucher.customer.as_deref();
-    if let Some(refusal) = voucher.found.voucher.refusal(&sale, now, customer) {
-        return Err(refusal.error());
-    }
-    let claim = Claim {
-        hold: hold_id,
-        showtime: showtime.id,
-        customer: None,
-        check_at: now + hold_time(policy)?,
-    };
-    let reserved = vouchers::reserve(store, endings, &voucher.found, customer, claim).await?;
-    store.crash_point(CrashPoint::HoldAfterVoucherReserved)?;
-    store
-        .delay_point(DelayPoint::HoldAfterVoucherReserved)
-        .await;
-    Ok(reserved)
+    Ok(HeldSeats {
+        showtime,
+        hold: placed?,
+    })
 }
 
 /// How long a hold lives.
-pub(super) fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiError> {
+pub fn hold_time(policy: &HoldPolicy) -> Result<chrono::Duration, ApiError> {
     chrono::Duration::from_std(policy.ttl)
         .map_err(|error| ApiError::internal_caused("the hold time", error))
 }
@@ -277,14 +176,13 @@ async fn place(
     attempt: &Attempt,
     showtime: &ShowtimeDoc,
     mut first_read: Option<Option<SeatInventoryDoc>>,
-    redemption: Option<VoucherUseDoc>,
-    items: Vec<HoldItemDoc>,
+    carried: Carried,
 ) -> Result<HoldDoc, ApiError> {
     let (showtime_id, choice) = (request.showtime, &request.choice);
     let ticket_types = &request.ticket_types;
     let (matrix, rules) = (showtime.price_matrix(), showtime.rules());
-    let voucher = request.voucher.as_ref().map(|v| &v.found.voucher);
-    let unlocked = voucher.and_then(|voucher| voucher.effect.unlocks());
+    let carriage = request.carriage.as_deref();
+    let unlocked = carriage.and_then(|carriage| carriage.unlocks());
     let hold_id = attempt.own_id();
     for _ in 0..MAX_ATTEMPTS {
         if showtime.starts_at <= store::now() {
@@ -322,8 +220,8 @@ async fn place(
             Ok(amounts) => amounts,
             Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
         };
-        let amounts = voucher.map_or_else(|| list.clone(), |voucher| voucher.prices(&list));
-        let voucher_use = redemption.as_ref().map(|used| VoucherUseDoc {
+        let amounts = carriage.map_or_else(|| list.clone(), |carriage| carriage.prices(&list));
+        let voucher_use = carried.voucher.as_ref().map(|used| VoucherUseDoc {
             discount: list.iter().sum::<i64>() - amounts.iter().sum::<i64>(),
             ..used.clone()
         });
@@ -351,7 +249,7 @@ async fn place(
             expires_at: now + ttl,
             extended_by: None,
             voucher: voucher_use.map(Box::new),
-            items: items.clone(),
+            items: carried.items.clone(),
             offer: request.offer.clone().map(Box::new),
         };
         if store.place_hold(showtime_id, &hold).await? {

@@ -10,6 +10,7 @@
 //! `release`; `reads`, `extension`, `sweeper`), `graphql` (Hold, holdSeats, releaseHold, extendHold, Query.hold, Query.holds).
 
 mod batch;
+mod carriage;
 mod choice;
 mod endings;
 mod expire;
@@ -24,12 +25,13 @@ pub mod rules;
 mod showtime_locks;
 mod sweeper;
 
+pub use carriage::{Carriage, Carried};
 pub use choice::SeatChoice;
 pub use endings::{Ending, HoldEnded, HoldEndings};
 pub use expire::{expire_hold, release_for_cancel};
 pub use extension::extend_hold;
 pub use fate::{fate_in_inventory, hold_fate, HoldFate, OrdersOfHold};
-pub use hold::{hold_seats, with_kinds, HeldSeats, HoldRequest, HoldVoucher};
+pub use hold::{hold_seats, hold_time, with_kinds, HeldSeats, HoldRequest};
 pub use named_read::{read_named_seats, FirstRead};
 pub use reads::{hold_of_channel, holds_of_channel};
 pub use release::{forget_release, release_hold};

@@ -26,6 +26,7 @@ pub use batches::{
 pub use ended_holds::RedemptionGivenBack;
 pub use reconciler::{settle_redemptions, REDEMPTION_GRACE};
 pub use redemption::{
-    give_back, give_back_or_leave, give_back_refunded, look_up, redeem, reserve, FoundVoucher,
+    give_back, give_back_or_leave, give_back_refunded, look_up, redeem, reserve_for_hold,
+    FoundVoucher,
 };
 pub use store::{Claim, RedemptionCount};

@@ -11,15 +11,17 @@
 //! `reconciler`.
 
 use super::convert;
-use super::rules::{Refusal, Voucher, VoucherCode};
+use chrono::{DateTime, Utc};
+
+use super::rules::{Refusal, SaleAt, Voucher, VoucherCode};
 use super::store::documents::RedemptionState;
 use super::store::{Claim, Claimed};
 use crate::domain::ids::{HoldId, OrderId, RedemptionId, VoucherBatchId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::holds::{self, HoldEndings};
-use crate::store::documents::VoucherUseDoc;
-use crate::store::Store;
+use crate::store::documents::{ShowtimeDoc, VoucherUseDoc};
+use crate::store::{CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::Expirer;
 
 /// A claim that lost every race this many times gives up (UNAVAILABLE: retry).
@@ -67,7 +69,7 @@ pub async fn look_up(
 /// (USED_UP, CUSTOMER_LIMIT) when none is left. Returns what the hold carries (no discount
 /// yet: the seats are priced after).
 #[tracing::instrument(skip(store, found, customer, claim), fields(hold = %claim.hold))]
-pub async fn reserve(
+async fn reserve(
     store: &Store,
     endings: &HoldEndings,
     found: &FoundVoucher,
@@ -107,6 +109,40 @@ pub async fn reserve(
         customer: claim.customer,
         voucher: Some(found.hash.clone()),
     })
+}
+
+/// Reserves a redemption of `found` for hold `hold` of `showtime`, after its rules allow it
+/// for this showtime now (VOUCHER_REFUSED otherwise), counted against `customer` when the
+/// voucher caps each customer; its check is due at `check_at`, when the hold would expire.
+pub async fn reserve_for_hold(
+    store: &Store,
+    endings: &HoldEndings,
+    found: &FoundVoucher,
+    customer: Option<&str>,
+    showtime: &ShowtimeDoc,
+    hold: HoldId,
+    check_at: DateTime<Utc>,
+) -> Result<VoucherUseDoc, ApiError> {
+    let sale = SaleAt {
+        cinema: showtime.cinema.id,
+        movie: showtime.movie.id,
+        showtime: showtime.id,
+    };
+    if let Some(refusal) = found.voucher.refusal(&sale, crate::store::now(), customer) {
+        return Err(refusal.error());
+    }
+    let claim = Claim {
+        hold,
+        showtime: showtime.id,
+        customer: None,
+        check_at,
+    };
+    let reserved = reserve(store, endings, found, customer, claim).await?;
+    store.crash_point(CrashPoint::HoldAfterVoucherReserved)?;
+    store
+        .delay_point(DelayPoint::HoldAfterVoucherReserved)
+        .await;
+    Ok(reserved)
 }
 
 /// Claims a redemption of `found`: a FREE one (one update), else, while there are numbers

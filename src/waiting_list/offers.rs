@@ -179,8 +179,7 @@ async fn offer(
             false => SeatChoice::Scattered { count, kind },
         },
         ticket_types: vec![TicketType::adult(); count],
-        voucher: None,
-        items: Vec::new(),
+        carriage: None,
         offer: Some(OfferDoc {
             entry: entry.id,
             customer: entry.customer.clone(),

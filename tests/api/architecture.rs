@@ -73,7 +73,7 @@ pub(crate) fn features() -> Vec<String> {
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {
-            ["store", "rules"]
+            ["store", "rules", "graphql"]
                 .iter()
                 .any(|part| path.join(part).is_dir())
                 || path.join("rules.rs").is_file()
@@ -81,7 +81,7 @@ pub(crate) fn features() -> Vec<String> {
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     found.sort();
-    for feature in ["webhooks", "admissions", "inventory", "holds"] {
+    for feature in ["webhooks", "admissions", "inventory", "holds", "checkout"] {
         assert!(found.contains(&feature.to_owned()), "{found:?}");
     }
     found

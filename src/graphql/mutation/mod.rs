@@ -14,6 +14,7 @@ use crate::catalogue::graphql::mutation::{
 // Each member is `Boxed`: see `boxed_member`.
 #[derive(MergedObject, Default)]
 pub struct Mutation(
+    Boxed<crate::checkout::graphql::HoldSeatsMutation>,
     Boxed<crate::holds::graphql::HoldMutation>,
     Boxed<crate::orders::graphql::OrderMutation>,
     Boxed<ShowtimeMutation>,

@@ -1,5 +1,5 @@
-//! Holds in the schema: the `Hold` type, `holdSeats` / `releaseHold` / `extendHold`, and
-//! `Query.hold` / `Query.holds`.
+//! Holds in the schema: the `Hold` type, `releaseHold` / `extendHold`, and `Query.hold` /
+//! `Query.holds` (`holdSeats` is checkout's: a hold is placed with what it carries).
 
 mod mutation;
 mod query;

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use async_graphql::{Enum, Object, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
-use crate::concessions::rules::MAX_ITEM_LINES;
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::graphql::types::list_cost;
 use crate::graphql::types::{Money, SeatKind, Showtime};
+use crate::holds::rules::MAX_ITEM_LINES;
 use crate::holds::HeldSeats;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.

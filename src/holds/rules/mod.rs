@@ -18,6 +18,9 @@ pub const HOLD_SECONDS: u64 = 600;
 /// otherwise.
 pub const EXTENSION_SECONDS: u64 = 300;
 
+/// The most product lines one hold may carry beside its seats.
+pub const MAX_ITEM_LINES: usize = 10;
+
 /// The sales policy every hold obeys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HoldPolicy {
