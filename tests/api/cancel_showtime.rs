@@ -336,34 +336,10 @@ async fn a_cancellation_interrupted_between_orders_is_finished_once_by_the_backg
 
     // Young cancellations are left to their request; the grace is what keeps the pass off.
     let other = sale.app.another_gateway().await;
+    assert_eq!(resume(&other.store, orders::CANCEL_GRACE).await, 0);
+    assert_eq!(resume(&other.store, Duration::ZERO).await, 1);
     assert_eq!(
-        orders::resume_cancellations(
-            &other.store,
-            &boxoffice::assembly::hold_endings(),
-            orders::CANCEL_GRACE
-        )
-        .await
-        .unwrap(),
-        0
-    );
-    assert_eq!(
-        orders::resume_cancellations(
-            &other.store,
-            &boxoffice::assembly::hold_endings(),
-            Duration::ZERO
-        )
-        .await
-        .unwrap(),
-        1
-    );
-    assert_eq!(
-        orders::resume_cancellations(
-            &other.store,
-            &boxoffice::assembly::hold_endings(),
-            Duration::ZERO
-        )
-        .await
-        .unwrap(),
+        resume(&other.store, Duration::ZERO).await,
         0,
         "nothing left CANCELLING"
     );
@@ -618,4 +594,10 @@ async fn cancellation_figures() {
         took.as_secs_f64() * 1000.0
     );
     sale.check_cancelled().await;
+}
+
+/// One pass of the resumer of cancellations begun more than `grace` ago; how many it resumed.
+async fn resume(store: &boxoffice::store::Store, grace: Duration) -> usize {
+    let endings = boxoffice::assembly::hold_endings();
+    (orders::resume_cancellations(store, &endings, grace).await).unwrap()
 }

@@ -264,28 +264,12 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
     // Three seats come back: they do not fit the first party, and the second, which they
     // would fit, is not served before it.
     release(&sale, &b).await;
-    let served = boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &policy,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    let served = serve(store, &locks, &policy, sale.showtime_id).await;
     assert_eq!(served, 0);
     assert_eq!(entry(&sale, &one["id"]).await["status"], "WAITING");
     // Six more: the first party gets four side by side in row A, then the second one seat.
     release(&sale, &a).await;
-    let served = boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &policy,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    let served = serve(store, &locks, &policy, sale.showtime_id).await;
     assert_eq!(served, 2);
     let four = entry(&sale, &four["id"]).await;
     let seats = seats_of(&sale, &four["offerHoldId"]).await;
@@ -293,15 +277,7 @@ async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
     assert!(seats.iter().all(|seat| seat.starts_with('A')), "{seats:?}");
     assert_eq!(entry(&sale, &one["id"]).await["status"], "OFFERED");
     // A pass again offers nothing twice.
-    let again = boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &policy,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    let again = serve(store, &locks, &policy, sale.showtime_id).await;
     assert_eq!(again, 0);
     sale.check_invariants().await;
 }
@@ -318,15 +294,7 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     };
     let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
     release(&sale, &b).await;
-    boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &short,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    serve(store, &locks, &short, sale.showtime_id).await;
     let first = entry(&sale, &first["id"]).await;
     assert_eq!(first["status"], "OFFERED");
     let mut seats = seats_of(&sale, &first["offerHoldId"]).await;
@@ -337,15 +305,7 @@ async fn an_offer_that_lapses_passes_its_seats_to_the_next_party() {
     );
     // Unconfirmed, the offer lapses; the next pass expires it and offers its seats on.
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &short,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    serve(store, &locks, &short, sale.showtime_id).await;
     assert_eq!(entry(&sale, &first["id"]).await["status"], "LAPSED");
     let next = entry(&sale, &next["id"]).await;
     assert_eq!(next["status"], "OFFERED");
@@ -368,15 +328,7 @@ async fn an_offer_its_channel_releases_is_declined_and_its_seats_go_to_the_next_
     let next = joined(&sale, "next", 2, true).await;
     let (store, locks) = (&sale.app.store, ShowtimeLocks::default());
     release(&sale, &b).await;
-    boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &policy,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    serve(store, &locks, &policy, sale.showtime_id).await;
     let offered = entry(&sale, &first["id"]).await;
     assert_eq!(offered["status"], "OFFERED");
     assert_eq!(entry(&sale, &next["id"]).await["status"], "WAITING");
@@ -392,15 +344,7 @@ async fn an_offer_its_channel_releases_is_declined_and_its_seats_go_to_the_next_
         .await;
     assert_eq!(released.data()["releaseHold"].as_array().unwrap().len(), 2);
     assert_eq!(entry(&sale, &first["id"]).await["status"], "DECLINED");
-    boxoffice::waiting_list::serve_showtime(
-        store,
-        &boxoffice::assembly::hold_endings(),
-        &locks,
-        &policy,
-        sale.showtime_id,
-    )
-    .await
-    .unwrap();
+    serve(store, &locks, &policy, sale.showtime_id).await;
     assert_eq!(entry(&sale, &next["id"]).await["status"], "OFFERED");
     sale.check_invariants().await;
 }
@@ -641,4 +585,17 @@ async fn a_cancelled_showtime_closes_its_line_and_passes_leave_it_be() {
     );
     let late = join(&sale, "u-2", 1, true).await;
     assert_eq!(late.error_code(), "BAD_USER_INPUT");
+}
+
+/// One pass over `showtime`'s line, as the gateway's offers make it; how many offers it made.
+async fn serve(
+    store: &boxoffice::store::Store,
+    locks: &ShowtimeLocks,
+    policy: &HoldPolicy,
+    showtime: boxoffice::domain::ids::ShowtimeId,
+) -> usize {
+    let endings = boxoffice::assembly::hold_endings();
+    boxoffice::waiting_list::serve_showtime(store, &endings, locks, policy, showtime)
+        .await
+        .unwrap()
 }
