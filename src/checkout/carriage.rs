@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::holds::{Carriage, Carried, HoldEndings};
 use crate::store::documents::{HoldDoc, ShowtimeDoc, VoucherUseDoc};
 use crate::store::{CrashPoint, Store};
+use crate::vouchers::rules::SaleAt;
 use crate::vouchers::{self, FoundVoucher};
 
 /// A voucher a hold uses, and the customer it counts against (`vouchers::rules::customer_of`,
@@ -33,6 +34,7 @@ impl Carriage for VoucherAndProducts {
         store: &Store,
         endings: &HoldEndings,
         showtime: &ShowtimeDoc,
+        ticket_types: &[TicketType],
         hold: HoldId,
         check_at: chrono::DateTime<chrono::Utc>,
     ) -> Result<Carried, ApiError> {
@@ -52,12 +54,18 @@ impl Carriage for VoucherAndProducts {
             None => None,
             Some(voucher) => {
                 let customer = voucher.customer.as_deref();
+                let sale = SaleAt {
+                    cinema: showtime.cinema.id,
+                    movie: showtime.movie.id,
+                    showtime: showtime.id,
+                    ticket_types,
+                };
                 let reserved = vouchers::reserve_for_hold(
                     store,
                     endings,
                     &voucher.found,
                     customer,
-                    showtime,
+                    &sale,
                     hold,
                     check_at,
                 );

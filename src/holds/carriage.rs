@@ -24,13 +24,15 @@ pub struct Carried {
 /// What one hold request carries beside its seats.
 #[async_trait::async_trait]
 pub trait Carriage: Send + Sync + std::fmt::Debug {
-    /// Reserves it for hold `hold` of `showtime`, its checks due at `check_at` (when the hold
-    /// would expire); refused, with nothing left reserved, when it may not be had.
+    /// Reserves it for hold `hold` of `showtime`, whose seats are bought as `ticket_types`,
+    /// its checks due at `check_at` (when the hold would expire); refused, with nothing left
+    /// reserved, when it may not be had.
     async fn reserve(
         &self,
         store: &Store,
         endings: &HoldEndings,
         showtime: &ShowtimeDoc,
+        ticket_types: &[TicketType],
         hold: HoldId,
         check_at: DateTime<Utc>,
     ) -> Result<Carried, ApiError>;

@@ -133,7 +133,8 @@ pub async fn hold_seats(
         None => None,
         Some(carriage) => {
             let check_at = store::now() + hold_time(policy)?;
-            let reserved = carriage.reserve(store, endings, &showtime, hold_id, check_at);
+            let types = &request.ticket_types;
+            let reserved = carriage.reserve(store, endings, &showtime, types, hold_id, check_at);
             Some(Box::pin(reserved).await?)
         }
     };

@@ -20,7 +20,7 @@ use crate::domain::ids::{HoldId, OrderId, RedemptionId, VoucherBatchId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::holds::{self, HoldEndings};
-use crate::store::documents::{ShowtimeDoc, VoucherUseDoc};
+use crate::store::documents::VoucherUseDoc;
 use crate::store::{CrashPoint, DelayPoint, Store};
 use crate::telemetry::metrics::Expirer;
 
@@ -111,29 +111,24 @@ async fn reserve(
     })
 }
 
-/// Reserves a redemption of `found` for hold `hold` of `showtime`, after its rules allow it
-/// for this showtime now (VOUCHER_REFUSED otherwise), counted against `customer` when the
-/// voucher caps each customer; its check is due at `check_at`, when the hold would expire.
+/// Reserves a redemption of `found` for `hold`, after its rules allow it for this sale now
+/// (VOUCHER_REFUSED otherwise), counted against `customer` when the voucher caps each
+/// customer; its check is due at `check_at`, when the hold would expire.
 pub async fn reserve_for_hold(
     store: &Store,
     endings: &HoldEndings,
     found: &FoundVoucher,
     customer: Option<&str>,
-    showtime: &ShowtimeDoc,
+    sale: &SaleAt<'_>,
     hold: HoldId,
     check_at: DateTime<Utc>,
 ) -> Result<VoucherUseDoc, ApiError> {
-    let sale = SaleAt {
-        cinema: showtime.cinema.id,
-        movie: showtime.movie.id,
-        showtime: showtime.id,
-    };
-    if let Some(refusal) = found.voucher.refusal(&sale, crate::store::now(), customer) {
+    if let Some(refusal) = found.voucher.refusal(sale, crate::store::now(), customer) {
         return Err(refusal.error());
     }
     let claim = Claim {
         hold,
-        showtime: showtime.id,
+        showtime: sale.showtime,
         customer: None,
         check_at,
     };

@@ -146,8 +146,8 @@ mod tests {
 
     const POLICY: HoldPolicy = HoldPolicy {
         max_seats: 4,
-        ttl: Duration::from_secs(600),
-        extension: Duration::from_secs(300),
+        ttl: Duration::from_secs(HOLD_SECONDS),
+        extension: Duration::from_secs(EXTENSION_SECONDS),
     };
 
     fn grid() -> (Vec<String>, SeatGrid) {

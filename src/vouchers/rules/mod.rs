@@ -103,7 +103,7 @@ impl Voucher {
     /// it may (its caps are counted when a redemption is reserved).
     pub fn refusal(
         &self,
-        sale: &SaleAt,
+        sale: &SaleAt<'_>,
         now: DateTime<Utc>,
         customer: Option<&str>,
     ) -> Option<Refusal> {
@@ -150,6 +150,7 @@ mod tests {
             cinema: CinemaId([1; 12]),
             movie: MovieId([2; 12]),
             showtime: ShowtimeId([3; 12]),
+            ticket_types: &[],
         };
         let voucher = |enabled, only, per_customer| Voucher {
             enabled,

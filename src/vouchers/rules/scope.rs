@@ -1,6 +1,7 @@
 //! Where a voucher may be redeemed: never past the cinemas of the operator that made it.
 
 use crate::domain::ids::{CinemaId, MovieId, ShowtimeId};
+use crate::domain::pricing::TicketType;
 use crate::error::ApiError;
 use crate::operators::rules::OperatorScope;
 
@@ -22,12 +23,14 @@ pub enum Narrowed {
     Showtime(ShowtimeId),
 }
 
-/// What a hold is for, as a voucher's scope sees it.
+/// What a hold is for, as a voucher's rules see it: where, and the seats' ticket types (for a
+/// rule on which types a voucher combines with: `Voucher::refusal`).
 #[derive(Debug, Clone, Copy)]
-pub struct SaleAt {
+pub struct SaleAt<'a> {
     pub cinema: CinemaId,
     pub movie: MovieId,
     pub showtime: ShowtimeId,
+    pub ticket_types: &'a [TicketType],
 }
 
 impl VoucherScope {
@@ -56,7 +59,7 @@ impl VoucherScope {
     }
 
     /// Whether a hold for `sale` may use the voucher.
-    pub fn covers(&self, sale: &SaleAt) -> bool {
+    pub fn covers(&self, sale: &SaleAt<'_>) -> bool {
         let at_its_cinemas = match &self.cinemas {
             OperatorScope::All => true,
             OperatorScope::Cinemas(cinemas) => cinemas.contains(&sale.cinema),
@@ -83,6 +86,7 @@ mod tests {
             cinema: CinemaId(id(1)),
             movie: MovieId(id(2)),
             showtime: ShowtimeId(id(3)),
+            ticket_types: &[],
         };
         let platform = |only| VoucherScope::new(OperatorScope::All, only).unwrap();
         let chain = |cinemas: &[u8], only| {
