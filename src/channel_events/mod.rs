@@ -6,12 +6,14 @@
 //! update (`store::outbox`, shared by every feature that writes seats or showtimes); the relay
 //! (`relay`) appends the entries to the channels' logs, numbered in order, and clears them; it
 //! tells a handler which logs grew (`growth`: webhooks registers one, where the process is
-//! assembled, and marks the channels' endpoints due). It owns the `events` collection
+//! assembled, and marks the channels' endpoints due). Each channel's log has one appender among
+//! the live gateways, to which the others hand its events (`handoff`). It owns the `events` collection
 //! (`store/log.rs`). Laid out as every feature is: `rules` (pure: the event types, the cursor,
 //! the retention), the use cases (`relay`, `log`), `store`, `graphql`.
 
 pub mod graphql;
 pub mod growth;
+pub mod handoff;
 #[cfg(feature = "test-hooks")]
 pub mod inspect;
 pub mod log;
@@ -22,5 +24,6 @@ pub mod store;
 mod theirs_in_log;
 mod uncleared;
 
+pub use handoff::{Appenders, Handed};
 pub use log::{event_by_id, events_after, last_sequence, list_events, read_cursor};
 pub use relay::{EventRelay, CLEAR_AFTER, LIVE_EVERY, STALE_AFTER};

@@ -35,10 +35,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::growth::LogsGrew;
+use super::handoff::{Appenders, Handed};
 use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
 use crate::error::ApiError;
+use crate::keyed_locks::KeyedLocks;
 use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
 use crate::store::NotedOutboxes;
 use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
@@ -88,6 +90,11 @@ pub struct EventRelay {
     /// Documents the live relay set aside for its next round, and which of their entries are
     /// this process's.
     aside: Mutex<NotedOutboxes>,
+    /// Who appends other channels' events (`handoff`; None: this relay appends every one).
+    appenders: std::sync::RwLock<Option<Arc<dyn Appenders>>>,
+    /// One append to a channel's log at a time in this process (its live rounds, its passes
+    /// and what other gateways hand it), so they do not race each other for sequence numbers.
+    log_locks: KeyedLocks<String>,
 }
 
 /// Who runs a relay: the live relay of this process's changes (knowing which entries they
@@ -111,7 +118,72 @@ impl EventRelay {
             grew,
             theirs: Mutex::default(),
             aside: Mutex::default(),
+            appenders: std::sync::RwLock::default(),
+            log_locks: KeyedLocks::default(),
         })
+    }
+
+    /// From now on hands the events of channels another gateway appends to it (`handoff`).
+    pub fn hand_to(&self, appenders: Arc<dyn Appenders>) {
+        *self.appenders.write().expect("appenders lock") = Some(appenders);
+    }
+
+    /// Appends what another gateway's live relay handed over (`handoff`): each channel's
+    /// entries in their order, after the events of it this process appended; how many events
+    /// it added. The handler of grown logs is told, and the entries are known to be in the
+    /// logs from then on (this relay's own rounds no longer wait for them).
+    pub async fn append_handed(&self, logs: &Handed) -> Result<usize, ApiError> {
+        let mut added = 0;
+        let mut grown = BTreeSet::new();
+        for (channel, entries) in logs {
+            let entries: Vec<&OutboxEntryDoc> = entries.iter().collect();
+            let appended = self.append_all(channel, &entries).await?;
+            if appended > 0 {
+                added += appended;
+                grown.insert(channel.clone());
+            }
+        }
+        let there = (logs.iter()).flat_map(|(channel, entries)| {
+            (entries.iter()).map(move |entry| EventDoc::id_of(entry.id, channel))
+        });
+        (self.theirs.lock().expect("theirs lock")).add(there, Instant::now());
+        crate::telemetry::metrics::events_appended(added);
+        self.grew.live(grown).await?;
+        Ok(added)
+    }
+
+    /// Hands the logs of `logs` another gateway appends to it, and takes them out of `logs`;
+    /// those whose hand-off failed stay, for this relay to append.
+    async fn hand_off(&self, logs: &mut BTreeMap<String, Vec<&OutboxEntryDoc>>) {
+        let appenders = self.appenders.read().expect("appenders lock").clone();
+        let Some(appenders) = appenders else {
+            return;
+        };
+        let mut by_gateway: BTreeMap<String, Handed> = BTreeMap::new();
+        for (channel, entries) in logs.iter() {
+            if let Some(gateway) = appenders.elsewhere(channel) {
+                let entries = entries.iter().map(|entry| (*entry).clone()).collect();
+                by_gateway
+                    .entry(gateway)
+                    .or_default()
+                    .push((channel.clone(), entries));
+            }
+        }
+        for (gateway, handed) in by_gateway {
+            match appenders.hand(&gateway, &handed).await {
+                Ok(()) => {
+                    crate::telemetry::metrics::events_handed("handed");
+                    for (channel, _) in &handed {
+                        logs.remove(channel);
+                    }
+                }
+                Err(error) => {
+                    crate::telemetry::metrics::events_handed("appended_here");
+                    tracing::warn!(%gateway, %error,
+                        "handing events to the gateway that appends them failed: appending them here");
+                }
+            }
+        }
     }
 
     /// Relays the entries this process's changes leave, as they are made, for as long as the
@@ -243,6 +315,9 @@ impl EventRelay {
                 relayed.push((*source, entries.iter().map(|entry| entry.id).collect()));
             }
         }
+        if let Relayer::Live(_) = relayer {
+            self.hand_off(&mut logs).await;
+        }
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
             if added > 0 {
@@ -365,6 +440,8 @@ impl EventRelay {
         channel: &str,
         entries: &[&OutboxEntryDoc],
     ) -> Result<usize, ApiError> {
+        let lock = self.log_locks.get(&channel.to_owned());
+        let _appending = lock.lock().await;
         let mut rest: Vec<&OutboxEntryDoc> = entries.to_vec();
         let mut added = 0;
         for _ in 0..MOST_TAKEN {

@@ -99,6 +99,23 @@ impl Peers {
     /// The gateway that owns `showtime`'s writes, when it is another one (None: this process
     /// owns it, or no owner is known).
     pub fn owner_elsewhere(&self, showtime: ShowtimeId) -> Option<Peer> {
+        self.owner_of_elsewhere(&showtime.bytes())
+    }
+
+    /// The gateway that appends channel `channel`'s events, when it is another one
+    /// (`channel_events::handoff`).
+    pub fn appender_elsewhere(&self, channel: &str) -> Option<Peer> {
+        self.owner_of_elsewhere(format!("channel {channel}").as_bytes())
+    }
+
+    /// The live gateway `id`, if it takes other gateways' work.
+    pub fn peer(&self, id: &str) -> Option<Peer> {
+        let live = self.live.read().expect("peers lock");
+        live.iter().find(|peer| peer.id == id).cloned()
+    }
+
+    /// The owner of `key` among the live gateways not passed over, when it is another one.
+    fn owner_of_elsewhere(&self, key: &[u8]) -> Option<Peer> {
         let live = self.live.read().expect("peers lock");
         let now = Instant::now();
         let owner = {
@@ -107,7 +124,7 @@ impl Peers {
             let members = (live.iter())
                 .filter(|peer| !avoided.contains_key(&peer.id))
                 .map(|peer| peer.id.as_str());
-            rules::owner(members, &showtime.bytes())?.to_owned()
+            rules::owner(members, key)?.to_owned()
         };
         (owner != self.id)
             .then(|| live.iter().find(|peer| peer.id == owner).cloned())

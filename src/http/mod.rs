@@ -19,6 +19,7 @@ mod metrics_route;
 mod persisted_queries;
 mod playground;
 mod rate_limit;
+mod relay_handoff;
 mod reply;
 pub mod request_id;
 mod seat_picker;
@@ -152,7 +153,18 @@ impl AppState {
 
     /// The same state sending the writes of showtimes `peers` names to their owners.
     pub fn with_peers(self, peers: Arc<crate::gateways::Peers>) -> Self {
-        AppState { peers, ..self }
+        AppState { peers, ..self }.handing_events_to_peers()
+    }
+
+    /// The relay hands each channel's events to the live gateway that appends them
+    /// (`channel_events::handoff`), signed with this state's secret (set again whenever the
+    /// peers or the secret change).
+    fn handing_events_to_peers(self) -> Self {
+        self.relay.hand_to(Arc::new(relay_handoff::PeerAppenders {
+            peers: Arc::clone(&self.peers),
+            secret: Arc::clone(&self.ticket_secret),
+        }));
+        self
     }
 
     /// The same state running each subscription on its own, shared or not (what
@@ -197,6 +209,7 @@ impl AppState {
             ticket_secret: Arc::new(secret),
             ..self
         }
+        .handing_events_to_peers()
     }
 
     /// The same state with rate limits timed by `clock` (tests drive a manual one), each this
@@ -298,7 +311,8 @@ pub fn app(state: AppState) -> Router {
         .route("/health", get(health::health))
         .route("/health/live", get(health::live))
         .route("/health/ready", get(health::ready))
-        .route("/metrics", get(metrics_route::metrics));
+        .route("/metrics", get(metrics_route::metrics))
+        .route("/internal/events", post(relay_handoff::handed_events));
     // Browsers may call from the configured origins only; with none, no CORS headers at all,
     // so no other site's page can read an answer.
     if !state.cors_origins.is_empty() {

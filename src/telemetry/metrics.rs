@@ -99,6 +99,10 @@ fn describe() {
         "boxoffice_forwarded_writes_total",
         "Writes of showtimes another gateway owns, sent to it, by outcome"
     );
+    describe_counter!(
+        "boxoffice_events_handed_total",
+        "Live relay rounds' events of channels another gateway appends, by outcome"
+    );
     describe_counter!("boxoffice_orders_confirmed_total", "Orders confirmed");
     describe_counter!(
         "boxoffice_tickets_admitted_total",
@@ -284,6 +288,12 @@ pub fn events_appended(count: usize) {
 /// (served here instead) or `lost` (sent, and no answer came).
 pub fn forwarded(outcome: &'static str) {
     counter!("boxoffice_forwarded_writes_total", "outcome" => outcome).increment(1);
+}
+
+/// A live relay round's events of channels another gateway appends: `handed` to it, or
+/// `appended_here` (it could not be reached).
+pub fn events_handed(outcome: &'static str) {
+    counter!("boxoffice_events_handed_total", "outcome" => outcome).increment(1);
 }
 
 /// A webhook POST was made: `delivered` when the endpoint answered 2xx; `lag` from the

@@ -66,6 +66,7 @@ mod refund_faults;
 mod refunds;
 mod regions;
 mod relay_costs;
+mod relay_handoff;
 mod request_ids;
 mod round_trips;
 mod sale;

@@ -1,0 +1,132 @@
+//! The gateways' side of `channel_events::handoff`: each channel's events are appended by one
+//! live gateway (`gateways::Peers::appender_elsewhere`, rendezvous hashing as for showtimes),
+//! and the others' live relays send it theirs over HTTP (`POST /internal/events`, a BSON body
+//! signed with the deployment's secret), answered once they are in the log. A gateway that
+//! cannot be reached is passed over for a while, and the relay appends its events itself.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, StatusCode};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use crate::channel_events::{Appenders, Handed};
+use crate::domain::ticket_codes::TicketSecret;
+use crate::error::ApiError;
+use crate::gateways::Peers;
+use crate::store::documents::OutboxEntryDoc;
+
+/// The header of handed events: the MAC of the body.
+static HANDED: HeaderName = HeaderName::from_static("x-boxoffice-handed");
+
+/// The largest body of handed events (a relay with more appends them itself).
+const MOST_BYTES: usize = 1 << 20;
+
+/// How long a hand-off may take before the relay appends the events itself.
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long a gateway that could not be reached is passed over.
+const AVOID_FOR: Duration = Duration::from_secs(3);
+
+/// The body: each channel's entries, in their order.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    logs: Vec<Log>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Log {
+    channel: String,
+    entries: Vec<OutboxEntryDoc>,
+}
+
+/// The live gateways, as appenders of the channels' logs.
+pub struct PeerAppenders {
+    pub peers: Arc<Peers>,
+    pub secret: Arc<TicketSecret>,
+}
+
+fn mac_of(secret: &TicketSecret, body: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(secret.derive(b"boxoffice handed events v1", body))
+}
+
+#[async_trait::async_trait]
+impl Appenders for PeerAppenders {
+    fn elsewhere(&self, channel: &str) -> Option<String> {
+        (self.peers.appender_elsewhere(channel)).map(|peer| peer.id)
+    }
+
+    async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError> {
+        let peer = (self.peers.peer(to))
+            .ok_or_else(|| ApiError::internal(format!("gateway {to} left")))?;
+        let body = Body {
+            logs: (logs.iter())
+                .map(|(channel, entries)| Log {
+                    channel: channel.clone(),
+                    entries: entries.clone(),
+                })
+                .collect(),
+        };
+        let body = bson::to_vec(&body)?;
+        if body.len() > MOST_BYTES {
+            return Err(ApiError::internal("too many events to hand over at once"));
+        }
+        let sent = (self.peers.client())
+            .post(format!("{}/internal/events", peer.url))
+            .timeout(TIMEOUT)
+            .header(axum::http::header::CONTENT_TYPE, "application/bson")
+            .header(&HANDED, mac_of(&self.secret, &body))
+            .body(body)
+            .send()
+            .await;
+        match sent {
+            Ok(answer) if answer.status() == reqwest::StatusCode::NO_CONTENT => Ok(()),
+            Ok(answer) => Err(ApiError::internal(format!(
+                "gateway {to} answered {} to handed events",
+                answer.status()
+            ))),
+            Err(error) => {
+                self.peers.avoid(&peer, AVOID_FOR);
+                Err(ApiError::internal_caused("handing events over", error))
+            }
+        }
+    }
+}
+
+/// `POST /internal/events`: events another gateway's relay hands to this one, appended
+/// before the answer (204). A body without this deployment's MAC is 403 and read no further.
+pub async fn handed_events(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
+    if body.len() > MOST_BYTES {
+        return StatusCode::PAYLOAD_TOO_LARGE;
+    }
+    let expected = mac_of(&state.ticket_secret, &body);
+    let given = headers.get(&HANDED).map_or(&[][..], |mac| mac.as_bytes());
+    // Compared in constant time: the MAC is a secret's output.
+    let equal = given.len() == expected.len()
+        && (given.iter().zip(expected.as_bytes())).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0;
+    if !equal {
+        return StatusCode::FORBIDDEN;
+    }
+    let Ok(body) = bson::from_slice::<Body>(&body) else {
+        return StatusCode::BAD_REQUEST;
+    };
+    let logs: Handed = (body.logs.into_iter())
+        .map(|log| (log.channel, log.entries))
+        .collect();
+    match state.relay.append_handed(&logs).await {
+        Ok(_) => StatusCode::NO_CONTENT,
+        Err(error) => {
+            tracing::warn!(%error, "appending handed events failed: their gateway appends them");
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+    }
+}
