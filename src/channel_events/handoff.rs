@@ -24,3 +24,13 @@ pub trait Appenders: Send + Sync {
     /// may not have (the caller appends them itself: the log takes each event once).
     async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError>;
 }
+
+/// `logs` as the bytes a hand-off sends.
+pub fn encode(logs: &Handed) -> Result<Vec<u8>, ApiError> {
+    super::store::handed::encode(logs)
+}
+
+/// The logs a hand-off's bytes hold; BAD_USER_INPUT when they hold none.
+pub fn decode(bytes: &[u8]) -> Result<Handed, ApiError> {
+    super::store::handed::decode(bytes)
+}

@@ -12,14 +12,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use serde::{Deserialize, Serialize};
 
 use super::AppState;
-use crate::channel_events::{Appenders, Handed};
+use crate::channel_events::handoff::{self, Appenders, Handed};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::gateways::Peers;
-use crate::store::documents::OutboxEntryDoc;
 
 /// The header of handed events: the MAC of the body.
 static HANDED: HeaderName = HeaderName::from_static("x-boxoffice-handed");
@@ -32,18 +30,6 @@ const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long a gateway that could not be reached is passed over.
 const AVOID_FOR: Duration = Duration::from_secs(3);
-
-/// The body: each channel's entries, in their order.
-#[derive(Serialize, Deserialize)]
-struct Body {
-    logs: Vec<Log>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Log {
-    channel: String,
-    entries: Vec<OutboxEntryDoc>,
-}
 
 /// The live gateways, as appenders of the channels' logs.
 pub struct PeerAppenders {
@@ -64,15 +50,7 @@ impl Appenders for PeerAppenders {
     async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError> {
         let peer = (self.peers.peer(to))
             .ok_or_else(|| ApiError::internal(format!("gateway {to} left")))?;
-        let body = Body {
-            logs: (logs.iter())
-                .map(|(channel, entries)| Log {
-                    channel: channel.clone(),
-                    entries: entries.clone(),
-                })
-                .collect(),
-        };
-        let body = bson::to_vec(&body)?;
+        let body = handoff::encode(logs)?;
         if body.len() > MOST_BYTES {
             return Err(ApiError::internal("too many events to hand over at once"));
         }
@@ -116,12 +94,9 @@ pub async fn handed_events(
     if !equal {
         return StatusCode::FORBIDDEN;
     }
-    let Ok(body) = bson::from_slice::<Body>(&body) else {
+    let Ok(logs) = handoff::decode(&body) else {
         return StatusCode::BAD_REQUEST;
     };
-    let logs: Handed = (body.logs.into_iter())
-        .map(|log| (log.channel, log.entries))
-        .collect();
     match state.relay.append_handed(&logs).await {
         Ok(_) => StatusCode::NO_CONTENT,
         Err(error) => {

@@ -1,5 +1,6 @@
 //! The channel events' store code: the `events` collection, each channel's log; and who an
-//! entry naming no channel is told to (`recipients`).
+//! entry naming no channel is told to (`recipients`); handed events' bytes (`handed`).
 
+pub(super) mod handed;
 mod log;
 mod recipients;
