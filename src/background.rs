@@ -12,7 +12,7 @@ use crate::assembly;
 use crate::catalogue;
 use crate::channel_events::STALE_AFTER;
 use crate::gateways::Membership;
-use crate::holds::sweep_expired_holds;
+use crate::holds::sweep_expired_holds_of;
 use crate::orders::{resume_cancellations, settle_orders, CANCEL_GRACE, PENDING_GRACE};
 use crate::sales::project_sales;
 use crate::shutdown::Shutdown;
@@ -67,7 +67,11 @@ pub async fn run(
         }
     });
     let sweeper = every(intervals.sweep, &shutdown, || async {
-        match lag::pass(Task::Sweeper, sweep_expired_holds(&store, &endings)).await {
+        // Each gateway sweeps the showtimes whose writes it owns (all, alone or owner unknown).
+        let peers = membership.peers();
+        let ours = |showtime| peers.owner_elsewhere(showtime).is_none();
+        let swept = sweep_expired_holds_of(&store, &endings, ours);
+        match lag::pass(Task::Sweeper, swept).await {
             Ok(0) => {}
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),

@@ -37,4 +37,4 @@ pub use reads::{hold_of_channel, holds_of_channel};
 pub use release::{forget_release, release_hold};
 pub use rules::HoldPolicy;
 pub use showtime_locks::ShowtimeLocks;
-pub use sweeper::sweep_expired_holds;
+pub use sweeper::{sweep_expired_holds, sweep_expired_holds_of};

@@ -4,6 +4,7 @@
 //! it carried. `crate::background` runs it.
 
 use super::{expire_hold, HoldEndings};
+use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::store::{self, Store};
 use crate::telemetry::metrics::Expirer;
@@ -12,14 +13,25 @@ use crate::telemetry::metrics::Expirer;
 const BATCH: usize = 500;
 
 /// Releases every hold that has expired (by the database's clock); returns how many.
-#[tracing::instrument(skip(store, endings))]
 pub async fn sweep_expired_holds(store: &Store, endings: &HoldEndings) -> Result<usize, ApiError> {
+    sweep_expired_holds_of(store, endings, |_| true).await
+}
+
+/// [`sweep_expired_holds`] of the showtimes `ours` says this process sweeps: with several
+/// gateways, each sweeps the showtimes whose writes it owns (`gateways::Peers`), so that one
+/// process writes each inventory, and a showtime's events come from one relay.
+#[tracing::instrument(skip_all)]
+pub async fn sweep_expired_holds_of(
+    store: &Store,
+    endings: &HoldEndings,
+    ours: impl Fn(ShowtimeId) -> bool,
+) -> Result<usize, ApiError> {
     let mut released = 0;
     loop {
         let now = store::now();
         let found = store.inventories_with_expired_holds(now, BATCH).await?;
         let mut progressed = false;
-        for (showtime, holds) in &found {
+        for (showtime, holds) in found.iter().filter(|(showtime, _)| ours(*showtime)) {
             for hold in holds.iter().filter(|hold| hold.expires_at < now) {
                 // False when a hold or confirm got there first, or the database's clock does
                 // not agree yet: the next pass sees it again.
