@@ -14,6 +14,7 @@
 pub mod graphql;
 pub mod growth;
 pub mod handoff;
+mod in_time_order;
 #[cfg(feature = "test-hooks")]
 pub mod inspect;
 pub mod log;

@@ -35,7 +35,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::growth::LogsGrew;
-use super::handoff::{Appenders, Handed};
+use super::handoff::Appenders;
+use super::in_time_order::in_time_order;
 use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
@@ -84,14 +85,14 @@ pub struct EventRelay {
     /// Entries appended and still on their documents (the live relay's; a pass clears at once).
     uncleared: Mutex<Uncleared>,
     /// Told of the channels whose logs grew (webhooks, as the process is assembled).
-    grew: Arc<dyn LogsGrew>,
+    pub(super) grew: Arc<dyn LogsGrew>,
     /// Other gateways' events known to be in the logs (seen on the change feed, or read).
-    theirs: Mutex<TheirsInLog>,
+    pub(super) theirs: Mutex<TheirsInLog>,
     /// Documents the live relay set aside for its next round, and which of their entries are
     /// this process's.
     aside: Mutex<NotedOutboxes>,
     /// Who appends other channels' events (`handoff`; None: this relay appends every one).
-    appenders: std::sync::RwLock<Option<Arc<dyn Appenders>>>,
+    pub(super) appenders: std::sync::RwLock<Option<Arc<dyn Appenders>>>,
     /// One append to a channel's log at a time in this process (its live rounds, its passes
     /// and what other gateways hand it), so they do not race each other for sequence numbers.
     log_locks: KeyedLocks<String>,
@@ -121,69 +122,6 @@ impl EventRelay {
             appenders: std::sync::RwLock::default(),
             log_locks: KeyedLocks::default(),
         })
-    }
-
-    /// From now on hands the events of channels another gateway appends to it (`handoff`).
-    pub fn hand_to(&self, appenders: Arc<dyn Appenders>) {
-        *self.appenders.write().expect("appenders lock") = Some(appenders);
-    }
-
-    /// Appends what another gateway's live relay handed over (`handoff`): each channel's
-    /// entries in their order, after the events of it this process appended; how many events
-    /// it added. The handler of grown logs is told, and the entries are known to be in the
-    /// logs from then on (this relay's own rounds no longer wait for them).
-    pub async fn append_handed(&self, logs: &Handed) -> Result<usize, ApiError> {
-        let mut added = 0;
-        let mut grown = BTreeSet::new();
-        for (channel, entries) in logs {
-            let entries: Vec<&OutboxEntryDoc> = entries.iter().collect();
-            let appended = self.append_all(channel, &entries).await?;
-            if appended > 0 {
-                added += appended;
-                grown.insert(channel.clone());
-            }
-        }
-        let there = (logs.iter()).flat_map(|(channel, entries)| {
-            (entries.iter()).map(move |entry| EventDoc::id_of(entry.id, channel))
-        });
-        (self.theirs.lock().expect("theirs lock")).add(there, Instant::now());
-        crate::telemetry::metrics::events_appended(added);
-        self.grew.live(grown).await?;
-        Ok(added)
-    }
-
-    /// Hands the logs of `logs` another gateway appends to it, and takes them out of `logs`;
-    /// those whose hand-off failed stay, for this relay to append.
-    async fn hand_off(&self, logs: &mut BTreeMap<String, Vec<&OutboxEntryDoc>>) {
-        let appenders = self.appenders.read().expect("appenders lock").clone();
-        let Some(appenders) = appenders else {
-            return;
-        };
-        let mut by_gateway: BTreeMap<String, Handed> = BTreeMap::new();
-        for (channel, entries) in logs.iter() {
-            if let Some(gateway) = appenders.elsewhere(channel) {
-                let entries = entries.iter().map(|entry| (*entry).clone()).collect();
-                by_gateway
-                    .entry(gateway)
-                    .or_default()
-                    .push((channel.clone(), entries));
-            }
-        }
-        for (gateway, handed) in by_gateway {
-            match appenders.hand(&gateway, &handed).await {
-                Ok(()) => {
-                    crate::telemetry::metrics::events_handed("handed");
-                    for (channel, _) in &handed {
-                        logs.remove(channel);
-                    }
-                }
-                Err(error) => {
-                    crate::telemetry::metrics::events_handed("appended_here");
-                    tracing::warn!(%gateway, %error,
-                        "handing events to the gateway that appends them failed: appending them here");
-                }
-            }
-        }
     }
 
     /// Relays the entries this process's changes leave, as they are made, for as long as the
@@ -435,7 +373,7 @@ impl EventRelay {
     /// the event is in the log already), one read of the log after the last event seen shows
     /// which, and the rest goes in the next insert: a lost race costs one read and one insert,
     /// however many entries follow. How many it added.
-    async fn append_all(
+    pub(super) async fn append_all(
         &self,
         channel: &str,
         entries: &[&OutboxEntryDoc],
@@ -517,26 +455,6 @@ impl EventRelay {
     }
 }
 
-/// The entries of `found`'s documents merged by the time they were made, each document's in
-/// its order (a document's next entry is taken only after the ones before it): changes to two
-/// documents of a showtime (its inventory and itself) reach a channel in the order they were
-/// made, even when one round relays both.
-fn in_time_order(found: &[(OutboxSource, Vec<OutboxEntryDoc>)]) -> Vec<&OutboxEntryDoc> {
-    let mut next = vec![0; found.len()];
-    let mut merged = Vec::with_capacity(found.iter().map(|(_, entries)| entries.len()).sum());
-    while let Some(document) = (0..found.len())
-        .filter(|&document| next[document] < found[document].1.len())
-        .min_by_key(|&document| {
-            let entry = &found[document].1[next[document]];
-            (entry.at, entry.id)
-        })
-    {
-        merged.push(&found[document].1[next[document]]);
-        next[document] += 1;
-    }
-    merged
-}
-
 /// An instant no chore is ever due at.
 fn far_future() -> Instant {
     Instant::now() + Duration::from_secs(86_400)
@@ -562,40 +480,5 @@ impl Told {
                 .unwrap_or_default(),
             (None, None) => Vec::new(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::channel_events::rules::EventType;
-    use crate::store::{new_entry, new_id, OutboxKind};
-
-    #[test]
-    fn entries_of_several_documents_come_in_the_order_they_were_made_each_document_s_in_its_own() {
-        let at = |ms: i64| {
-            let mut entry = new_entry(EventType::HoldPlaced, Some("maoyan"), Default::default());
-            entry.at = chrono::DateTime::from_timestamp_millis(ms).unwrap();
-            entry
-        };
-        let source = |kind| OutboxSource {
-            kind,
-            showtime: new_id::<ShowtimeId>(),
-        };
-        // The inventory's entries (one stamped out of order by another gateway's clock, kept
-        // in the document's order) and the showtime's price revision between them.
-        let inventory = vec![at(1), at(2), at(5), at(4), at(9)];
-        let showtime = vec![at(3)];
-        let found = vec![
-            (source(OutboxKind::Inventory), inventory.clone()),
-            (source(OutboxKind::Showtime), showtime.clone()),
-        ];
-        let order: Vec<EventId> = in_time_order(&found).iter().map(|entry| entry.id).collect();
-        let expected = [&inventory[0], &inventory[1], &showtime[0]]
-            .into_iter()
-            .chain(&inventory[2..])
-            .map(|entry| entry.id)
-            .collect::<Vec<_>>();
-        assert_eq!(order, expected);
     }
 }
