@@ -37,6 +37,8 @@ pub struct PeerAppenders {
     pub secret: Arc<TicketSecret>,
 }
 
+/// The MAC of a hand-off's body under the deployment's secret (its own purpose: a forwarded
+/// request's MAC never passes for one).
 fn mac_of(secret: &TicketSecret, body: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(secret.derive(b"boxoffice handed events v1", body))
 }
@@ -64,10 +66,15 @@ impl Appenders for PeerAppenders {
             .await;
         match sent {
             Ok(answer) if answer.status() == reqwest::StatusCode::NO_CONTENT => Ok(()),
-            Ok(answer) => Err(ApiError::internal(format!(
-                "gateway {to} answered {} to handed events",
-                answer.status()
-            ))),
+            // Refused (a secret that differs, its database away): passed over as well, rather
+            // than asked again at every round.
+            Ok(answer) => {
+                self.peers.avoid(&peer, AVOID_FOR);
+                Err(ApiError::internal(format!(
+                    "gateway {to} answered {} to handed events",
+                    answer.status()
+                )))
+            }
             Err(error) => {
                 self.peers.avoid(&peer, AVOID_FOR);
                 Err(ApiError::internal_caused("handing events over", error))
