@@ -312,7 +312,12 @@ pub fn app(state: AppState) -> Router {
         .route("/health/live", get(health::live))
         .route("/health/ready", get(health::ready))
         .route("/metrics", get(metrics_route::metrics))
-        .route("/internal/events", post(relay_handoff::handed_events));
+        .route(
+            "/internal/events",
+            post(relay_handoff::handed_events).layer(axum::extract::DefaultBodyLimit::max(
+                relay_handoff::MOST_BYTES,
+            )),
+        );
     // Browsers may call from the configured origins only; with none, no CORS headers at all,
     // so no other site's page can read an answer.
     if !state.cors_origins.is_empty() {

@@ -22,8 +22,9 @@ use crate::gateways::Peers;
 /// The header of handed events: the MAC of the body.
 static HANDED: HeaderName = HeaderName::from_static("x-boxoffice-handed");
 
-/// The largest body of handed events (a relay with more appends them itself).
-const MOST_BYTES: usize = 1 << 20;
+/// The largest body of handed events (a relay with more appends them itself; the route reads
+/// no more: 413).
+pub(super) const MOST_BYTES: usize = 1 << 20;
 
 /// How long a hand-off may take before the relay appends the events itself.
 const TIMEOUT: Duration = Duration::from_secs(2);
@@ -90,15 +91,9 @@ pub async fn handed_events(
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
-    if body.len() > MOST_BYTES {
-        return StatusCode::PAYLOAD_TOO_LARGE;
-    }
     let expected = mac_of(&state.ticket_secret, &body);
     let given = headers.get(&HANDED).map_or(&[][..], |mac| mac.as_bytes());
-    // Compared in constant time: the MAC is a secret's output.
-    let equal = given.len() == expected.len()
-        && (given.iter().zip(expected.as_bytes())).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0;
-    if !equal {
+    if !super::forward::same_mac(given, expected.as_bytes()) {
         return StatusCode::FORBIDDEN;
     }
     let Ok(logs) = handoff::decode(&body) else {

@@ -141,3 +141,27 @@ async fn a_relay_whose_appender_cannot_be_reached_appends_the_events_itself() {
     );
     sale.check_invariants().await;
 }
+
+#[tokio::test]
+async fn handed_events_without_the_deployment_s_mac_or_too_large_are_refused_and_append_nothing() {
+    let (sale, owner, _appender, channel, _membership, _) = handing_sale().await;
+    let url = format!("http://{}/internal/events", owner.address);
+    let client = reqwest::Client::new();
+    let post = |body: Vec<u8>, mac: &'static str| {
+        (client.post(&url))
+            .header("content-type", "application/bson")
+            .header("x-boxoffice-handed", mac)
+            .body(body)
+            .send()
+    };
+    let unsigned = post(b"\x05\x00\x00\x00\x00".to_vec(), "forged")
+        .await
+        .unwrap();
+    assert_eq!(unsigned.status(), 403);
+    let huge = post(vec![0; (1 << 20) + 1], "forged").await.unwrap();
+    assert_eq!(huge.status(), 413);
+    assert!(
+        log_of(&sale, channel, 0).await.is_empty(),
+        "nothing appended"
+    );
+}
