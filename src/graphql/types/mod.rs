@@ -12,15 +12,17 @@ mod connection;
 pub mod lazy;
 pub mod money;
 mod node;
+mod seat_kind;
 
 pub use crate::catalogue::graphql::types::{
     nearby_cinemas, Channel, Cinema, DoorKey, Hall, Movie, MovieDetails, NearbyCinemaConnection,
     Region, RegionLevel, Review, Showtime, ShowtimeStatus, TicketRule, TicketType,
 };
 pub use crate::holds::graphql::Hold;
-pub use crate::live::graphql::{SeatKind, SeatMapEvent};
+pub use crate::live::graphql::SeatMapEvent;
 pub use crate::operators::graphql::AuditEntry;
 pub use crate::orders::graphql::{Order, OrderChange};
 pub use connection::{connection, list_cost, page_cost};
 pub use money::Money;
 pub use node::Node;
+pub use seat_kind::SeatKind;

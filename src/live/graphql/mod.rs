@@ -5,6 +5,6 @@ pub mod seat_map;
 mod seat_map_event;
 mod subscription;
 
-pub use seat_map::{SeatKind, SeatMap, Viewer};
+pub use seat_map::{SeatMap, Viewer};
 pub use seat_map_event::SeatMapEvent;
 pub use subscription::SeatMapSubscription;

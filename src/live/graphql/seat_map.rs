@@ -10,22 +10,8 @@ use async_graphql::{Enum, Object, SimpleObject};
 use crate::domain::layout::{seat_label, MAX_CAPACITY, MAX_ROW_LENGTH};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::list_cost;
+use crate::graphql::types::{list_cost, SeatKind};
 use crate::store::documents::{SeatMapDoc, SeatView};
-
-/// What kind of seat a position is.
-#[derive(Enum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[graphql(remote = "crate::domain::seat::SeatKind")]
-pub enum SeatKind {
-    /// An ordinary seat.
-    Standard,
-    /// A premium seat.
-    Vip,
-    /// A space for a wheelchair user.
-    Wheelchair,
-    /// One half of a two-person love seat.
-    Couple,
-}
 
 /// Where a seat is in the sale: AVAILABLE → HELD → SOLD (→ ADMITTED at the door); BLOCKED
 /// seats are not for sale.

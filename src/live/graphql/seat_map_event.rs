@@ -2,13 +2,13 @@
 
 use async_graphql::{Enum, Object, SimpleObject, ID};
 
-use super::seat_map::{SeatCounts, SeatKind, SeatMap, SeatState};
+use super::seat_map::{SeatCounts, SeatMap, SeatState};
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ShowtimeId;
 use crate::domain::layout::seat_label;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::domain::seat;
-use crate::graphql::types::list_cost;
+use crate::graphql::types::{list_cost, SeatKind};
 use crate::live::SeatMapUpdate;
 
 /// Which kind of event of a live seat map.

@@ -11,7 +11,8 @@ use crate::domain::layout::seat_label;
 use crate::error::ApiError;
 use crate::graphql::types::lazy::Lazy;
 use crate::graphql::types::list_cost;
-use crate::live::graphql::seat_map::{SeatKind, ROWS_COST, ROW_SEATS_COST};
+use crate::graphql::types::SeatKind;
+use crate::live::graphql::seat_map::{ROWS_COST, ROW_SEATS_COST};
 use crate::store::documents::{HallDoc, HallRef};
 
 /// A hall (screening room) of a cinema, with its 2-D seat layout.

@@ -19,7 +19,7 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::loaders::SeatMapPart;
 use crate::graphql::types::list_cost;
 use crate::graphql::types::money::{ChannelPrice, Money};
-use crate::live::graphql::seat_map::SeatKind;
+use crate::graphql::types::SeatKind;
 use crate::live::graphql::seat_map::{SeatMap, Viewer};
 use crate::store::documents::{self, ChannelDoc, ChannelPriceDoc, PriceRevisionDoc, ShowtimeDoc};
 
