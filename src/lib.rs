@@ -40,6 +40,7 @@ pub mod operators;
 pub mod orders;
 pub mod overload;
 pub mod sales;
+pub mod schema;
 pub mod seat_search;
 pub mod shutdown;
 pub mod store;
@@ -49,5 +50,5 @@ pub mod waiting_list;
 pub mod want_to_see;
 pub mod webhooks;
 
-pub use graphql::schema;
 pub use http::{app, serve, serve_until_shutdown, AppState};
+pub use schema::schema;

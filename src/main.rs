@@ -14,7 +14,7 @@ use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::rate_limit::RateLimit;
 use boxoffice::domain::ticket_codes::TicketSecret;
 use boxoffice::store::Store;
-use boxoffice::{background, catalogue, demo, gateways, graphql, telemetry, webhooks, AppState};
+use boxoffice::{background, catalogue, demo, gateways, schema, telemetry, webhooks, AppState};
 use clap::Parser;
 
 /// mimalloc: a GraphQL response is thousands of small allocations, freed together, from every
@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Schema => {
-            print!("{}", graphql::sdl());
+            print!("{}", schema::sdl());
             Ok(())
         }
         Command::Serve(args) => {

@@ -1,7 +1,7 @@
 //! A request-scoped batch loader: every key asked for while a level of the query resolves is
 //! fetched with one call.
 //!
-//! In a request run by `graphql::execute` a batch goes out when the request can go no further
+//! In a request run by `schema::execute` a batch goes out when the request can go no further
 //! without it (`dispatch`): no timer. Elsewhere (subscriptions, the schema run on its own) the
 //! loader waits until keys stop arriving for a quiet period, with a ceiling: a fixed delay
 //! after the first key, as async-graphql's own DataLoader has, would split a level that takes

@@ -1,7 +1,7 @@
 //! What a resolver reaches through its context: the store, the request's loaders and the page
-//! limits. `prepare` attaches them to each request.
+//! limits. `schema::prepare` attaches them to each request.
 
-use async_graphql::{Context, Request};
+use async_graphql::Context;
 
 use std::sync::Arc;
 
@@ -10,8 +10,6 @@ use crate::catalogue::rules::limits::CatalogueRules;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
-use crate::holds::rules::HoldPolicy;
-use crate::holds::ShowtimeLocks;
 use crate::idempotency::KeyPolicy;
 use crate::operators::Keyed;
 use crate::store::Store;
@@ -60,50 +58,6 @@ impl Caller {
             ..Caller::anonymous()
         }
     }
-}
-
-/// Settings every request of a gateway shares.
-#[derive(Debug, Clone)]
-pub struct RequestSettings {
-    pub pages: PageLimits,
-    pub hold_policy: HoldPolicy,
-    pub key_policy: KeyPolicy,
-    pub catalogue_rules: CatalogueRules,
-    pub showtime_locks: Arc<ShowtimeLocks>,
-    /// The showtimes' queues of confirmations, written a batch at a time.
-    pub confirmations: Arc<crate::orders::Confirmations>,
-    pub ticket_secret: Arc<crate::domain::ticket_codes::TicketSecret>,
-    pub admission_window: crate::admissions::AdmissionWindow,
-    pub webhook_targets: crate::webhooks::rules::WebhookTargets,
-    /// The process's approximate counters (`counters::Tally`).
-    pub tally: Arc<crate::counters::Tally>,
-    /// Who is told when a hold ends (`assembly::hold_endings`).
-    pub hold_endings: crate::holds::HoldEndings,
-}
-
-/// Attaches a request's data: the store, fresh loaders (no cache across requests), the
-/// settings and the caller.
-pub fn prepare(
-    request: Request,
-    store: &Store,
-    settings: RequestSettings,
-    caller: &Caller,
-) -> Request {
-    request
-        .data(store.clone())
-        .data(Loaders::new(store))
-        .data(settings.pages)
-        .data(settings.hold_policy)
-        .data(settings.key_policy)
-        .data(settings.catalogue_rules)
-        .data(settings.showtime_locks)
-        .data(settings.confirmations)
-        .data(settings.ticket_secret)
-        .data(settings.admission_window)
-        .data(settings.webhook_targets)
-        .data(settings.tally)
-        .data(settings.hold_endings)
-        .data(caller.clone())
 }
 
 /// Typed access to the request data.

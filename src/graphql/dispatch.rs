@@ -9,7 +9,7 @@
 //! (async-graphql's `FuturesUnordered` wakes itself after polling each of its futures once,
 //! to yield) sends nothing: the task is polled again at once, and sends then.
 //!
-//! Loaders whose request is not driven (the schema run without `graphql::execute`, unit
+//! Loaders whose request is not driven (the schema run without `schema::execute`, unit
 //! tests) keep their quiet-period timer (`batch_loader`).
 
 use std::future::Future;

@@ -10,7 +10,7 @@ use crate::telemetry::metrics;
 
 /// The label of the operation a request runs: the name it asks for, else the name of the
 /// document's one named operation; bounded by `metrics::operation_label`.
-pub(super) fn operation_label(
+pub(crate) fn operation_label(
     requested: Option<&str>,
     document: Option<&ExecutableDocument>,
 ) -> String {
@@ -24,12 +24,12 @@ pub(super) fn operation_label(
 }
 
 /// Records an answered operation.
-pub(super) fn record(label: &str, started: Instant, response: &Response) {
+pub(crate) fn record(label: &str, started: Instant, response: &Response) {
     metrics::graphql_operation(label, started.elapsed(), codes(response));
 }
 
 /// Records only the errors of a later response of a subscription.
-pub(super) fn record_errors(label: &str, response: &Response) {
+pub(crate) fn record_errors(label: &str, response: &Response) {
     if !response.errors.is_empty() {
         metrics::graphql_errors(label, codes(response));
     }

@@ -33,7 +33,7 @@ use super::AppState;
 use crate::domain::global_id;
 use crate::domain::ids::ShowtimeId;
 use crate::gateways::Peer;
-use crate::graphql::ServedSchema;
+use crate::schema::ServedSchema;
 
 /// The header of a forwarded request: the MAC of its caller's credential and body.
 pub static FORWARDED: HeaderName = HeaderName::from_static("x-boxoffice-forwarded");

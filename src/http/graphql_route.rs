@@ -22,8 +22,9 @@ use super::rate_limit::{charge, client_address};
 use super::reply::{self, rate_limited, refused, too_large};
 use super::AppState;
 use crate::error::ErrorCode;
-use crate::graphql::{prepare, MAX_VARIABLE_LIST};
+use crate::graphql::MAX_VARIABLE_LIST;
 use crate::overload::{deadline, Class};
+use crate::schema::prepare;
 
 pub async fn graphql(State(state): State<AppState>, request: Request) -> Response {
     let arrived = Instant::now();

@@ -42,11 +42,11 @@ use tower_http::trace::TraceLayer;
 use crate::config::Limits;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ErrorCode;
-use crate::graphql::{RequestSettings, ServedSchema};
 use crate::holds::rules::HoldPolicy;
 use crate::holds::ShowtimeLocks;
 use crate::idempotency::KeyPolicy;
 use crate::live::Live;
+use crate::schema::{RequestSettings, ServedSchema};
 use crate::store::Store;
 
 /// What every handler shares.

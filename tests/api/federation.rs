@@ -144,7 +144,7 @@ async fn only_federation_serves_the_subgraph_fields_and_its_sdl_keys_the_four_en
     let sdl = sdl.data()["_service"]["sdl"].as_str().unwrap().to_owned();
     assert_eq!(
         sdl,
-        boxoffice::graphql::federation_sdl(),
+        boxoffice::schema::federation_sdl(),
         "schema.federation.graphql"
     );
     for entity in ["Cinema", "Movie", "Showtime", "Order"] {
@@ -177,7 +177,7 @@ async fn only_federation_serves_the_subgraph_fields_and_its_sdl_keys_the_four_en
     let refused = plain.graphql(SERVICE, json!({})).await;
     assert_eq!(refused.error_code(), "BAD_USER_INPUT");
     assert!(
-        !boxoffice::graphql::sdl().contains("_service"),
+        !boxoffice::schema::sdl().contains("_service"),
         "schema.graphql has no federation fields"
     );
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 #[test]
 fn checked_in_schema_matches_the_code() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.graphql");
-    let generated = boxoffice::graphql::sdl();
+    let generated = boxoffice::schema::sdl();
     if updating() {
         std::fs::write(path, &generated).unwrap();
     }
@@ -21,7 +21,7 @@ fn checked_in_schema_matches_the_code() {
 fn checked_in_subgraph_schema_matches_the_code() {
     // What `--federation` serves at `_service { sdl }`: the same API, with its entity keys.
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.federation.graphql");
-    let generated = boxoffice::graphql::federation_sdl();
+    let generated = boxoffice::schema::federation_sdl();
     if updating() {
         std::fs::write(path, &generated).unwrap();
     }
@@ -47,7 +47,7 @@ fn is_generated_wrapper(name: &str) -> bool {
 
 #[tokio::test]
 async fn every_type_field_and_argument_is_documented() {
-    let schema = boxoffice::graphql::schema(boxoffice::config::Limits::default().query());
+    let schema = boxoffice::schema::schema(boxoffice::config::Limits::default().query());
     let response = schema.execute(INTROSPECTION).await;
     assert!(response.errors.is_empty(), "{:?}", response.errors);
     let data = response.data.into_json().unwrap();
@@ -90,7 +90,7 @@ async fn every_type_field_and_argument_is_documented() {
 /// omitted variable either way).
 #[tokio::test]
 async fn no_argument_has_a_default_so_omitted_and_null_agree() {
-    let schema = boxoffice::graphql::schema(boxoffice::config::Limits::default().query());
+    let schema = boxoffice::schema::schema(boxoffice::config::Limits::default().query());
     let response = schema
         .execute("{ __schema { types { name fields { name args { name defaultValue } } } } }")
         .await;

@@ -31,7 +31,7 @@ impl EventSubscription {
         let channel = ctx.calling_channel("watching events")?;
         let after = channel_events::read_cursor(after.as_deref())?;
         let types = event_types(types)?;
-        let live = crate::graphql::subscription::live(ctx)?;
+        let live = crate::schema::upward::live(ctx)?;
         let events = live.channel_events(channel, after, types);
         Ok(events.map(|event| event.map(ChannelEvent)))
     }

@@ -185,7 +185,7 @@ impl HoldSeatsMutation {
         let first_read = Box::pin(holds::read_named_seats(store, &request, policy)).await?;
         let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
         // Boxed, as every large future this resolver awaits: the resolver's own future is
-        // copied whole each time async-graphql moves it (`graphql::boxed_member`).
+        // copied whole each time async-graphql moves it (`schema::boxed_member`).
         let held = Box::pin(idempotency::once_unless_refused(
             store,
             keys,

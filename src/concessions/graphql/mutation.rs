@@ -82,7 +82,7 @@ impl ConcessionMutation {
                 .map(|stock| rules::stock_checked("stock", stock))
                 .transpose()?,
         };
-        // Boxed, as every resolver's use case: see `graphql::boxed_member`.
+        // Boxed, as every resolver's use case: see `schema::boxed_member`.
         let product = Box::pin(concessions::create_product(
             ctx.store(),
             ctx.key_policy(),

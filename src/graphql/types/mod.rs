@@ -11,7 +11,6 @@
 mod connection;
 pub mod lazy;
 pub mod money;
-mod node;
 mod seat_kind;
 
 pub use crate::catalogue::graphql::types::{
@@ -24,5 +23,4 @@ pub use crate::operators::graphql::AuditEntry;
 pub use crate::orders::graphql::{Order, OrderChange};
 pub use connection::{connection, list_cost, page_cost};
 pub use money::Money;
-pub use node::Node;
 pub use seat_kind::SeatKind;

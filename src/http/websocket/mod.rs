@@ -42,7 +42,8 @@ use super::rate_limit::{charge, client_address};
 use super::{reply, AppState};
 use crate::error::ErrorCode;
 use crate::graphql::errors::error_with_code;
-use crate::graphql::{prepare, Caller, MAX_VARIABLE_LIST};
+use crate::graphql::{Caller, MAX_VARIABLE_LIST};
+use crate::schema::prepare;
 
 /// The subprotocol spoken.
 pub const PROTOCOL: &str = "graphql-transport-ws";

@@ -7,4 +7,4 @@ mod subscription;
 
 pub use seat_map::{SeatMap, Viewer};
 pub use seat_map_event::SeatMapEvent;
-pub use subscription::SeatMapSubscription;
+pub use subscription::{live, SeatMapSubscription};

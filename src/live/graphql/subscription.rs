@@ -9,7 +9,14 @@ use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::seat_map_tap::{SeatMapNote, SeatMapTap};
 use crate::graphql::types::SeatMapEvent;
-use crate::live::SeatMapUpdate;
+use crate::live::{Live, SeatMapUpdate};
+
+/// The process's live hub, which the WebSocket transport puts in every subscription's data.
+pub fn live<'a>(ctx: &'a Context<'_>) -> Result<&'a Live, ApiError> {
+    ctx.data::<Live>().map_err(|_| {
+        ApiError::bad_input("subscriptions run over WebSocket (graphql-transport-ws) only")
+    })
+}
 
 #[derive(Default)]
 pub struct SeatMapSubscription;
@@ -29,7 +36,7 @@ impl SeatMapSubscription {
         #[graphql(desc = "A showtime's global id.")] showtime_id: ID,
     ) -> Result<impl Stream<Item = Result<SeatMapEvent, ApiError>>, ApiError> {
         let showtime = global_id::showtime_id(&showtime_id)?;
-        let live = crate::graphql::subscription::live(ctx)?;
+        let live = live(ctx)?;
         // A shared subscription's leader learns what each event was (`seat_map_tap`).
         let tap = ctx.data_opt::<Arc<SeatMapTap>>().cloned();
         Ok(live.seat_map(showtime).map(move |update| {

@@ -21,7 +21,7 @@ impl OrderSubscription {
         ctx: &Context<'_>,
     ) -> Result<impl Stream<Item = Result<OrderChange, ApiError>>, ApiError> {
         let channel = ctx.calling_channel("watching orders")?;
-        let live = crate::graphql::subscription::live(ctx)?;
+        let live = crate::live::graphql::live(ctx)?;
         Ok(live.orders(channel).map(|event| event.map(OrderChange)))
     }
 }

@@ -6,11 +6,12 @@
 
 use async_graphql::{Context, Object, ID};
 
+use crate::catalogue::graphql::types::{Cinema, Movie, Showtime};
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{Cinema, Movie, Order, Showtime};
 use crate::orders;
+use crate::orders::graphql::Order;
 use crate::store::documents::OrderStatus;
 
 #[derive(Default)]

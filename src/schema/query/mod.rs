@@ -1,4 +1,4 @@
-//! The query roots, one per feature, merged into `Query`.
+//! The query roots, one per feature, merged into `Query` (and `FederatedQuery`).
 
 mod entities;
 mod node;

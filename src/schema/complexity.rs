@@ -15,9 +15,10 @@ use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, N
 use async_graphql::parser::types::ExecutableDocument;
 use async_graphql::{Request, Response, Schema, ServerError, ValidationResult, Value, Variables};
 
-use super::errors::error_with_code;
-use super::{Mutation, QueryLimits, QueryRoot, RootSchema, Subscription};
+use super::{Mutation, QueryRoot, RootSchema, Subscription};
 use crate::error::ErrorCode;
+use crate::graphql::errors::error_with_code;
+use crate::graphql::QueryLimits;
 
 /// A copy of the schema (over query root `Q`) that measures operations and runs none.
 pub struct ComplexityProbe<Q: QueryRoot>(RootSchema<Q>);

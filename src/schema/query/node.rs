@@ -1,11 +1,23 @@
-//! `node(id:)`: any object by its global id.
+//! `node(id:)`: any object by its global id, and the Relay `Node` interface it answers.
 
-use async_graphql::{Context, Object, ID};
+use async_graphql::{Context, Interface, Object, ID};
 
+use crate::catalogue::graphql::types::{Cinema, Hall, Movie, Region, Review, Showtime};
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{Cinema, Hall, Movie, Node, Region, Review, Showtime};
+
+/// An object with a global id, fetchable with `node(id:)`.
+#[derive(Interface)]
+#[graphql(field(name = "id", ty = "ID", desc = "The global id."))]
+pub enum Node {
+    Cinema(Cinema),
+    Hall(Hall),
+    Movie(Movie),
+    Review(Review),
+    Showtime(Showtime),
+    Region(Region),
+}
 
 #[derive(Default)]
 pub struct NodeQuery;
