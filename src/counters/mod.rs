@@ -4,8 +4,10 @@
 //!
 //! It owns the `tallies` collection. Called by the page views (`Query.showtime`), by
 //! want-to-see marks, and by the want-to-see reconciliation, which sets a movie's shown count
-//! to the exact one. Laid out as every feature is: `rules`, the use cases (`tally`), `store`.
+//! to the exact one. Laid out as every feature is: `rules`, the use cases (`tally`), `store`, `graphql` (the
+//! tally and the request's loader of counts in a resolver's context).
 
+pub mod graphql;
 #[cfg(feature = "test-hooks")]
 pub mod inspect;
 pub mod rules;

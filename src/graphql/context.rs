@@ -1,17 +1,14 @@
-//! What a resolver reaches through its context: the store, the request's loaders and the page
-//! limits. `schema::prepare` attaches them to each request.
+//! What every resolver reaches through its context: the store, the request's loaders, the
+//! caller and the page limits. `schema::prepare` attaches them to each request, with the
+//! features' data, which each feature's resolvers read through a trait of their own
+//! (`catalogue::graphql::CatalogueContext`, ...) or `data_unchecked`.
 
 use async_graphql::Context;
 
-use std::sync::Arc;
-
 use super::loaders::Loaders;
-use crate::catalogue::rules::limits::CatalogueRules;
 use crate::domain::paging::{PageLimits, PageRequest};
 use crate::domain::rate_limit::RateLimit;
 use crate::error::ApiError;
-use crate::idempotency::KeyPolicy;
-use crate::operators::Keyed;
 use crate::store::Store;
 
 /// Who is calling.
@@ -65,8 +62,6 @@ pub trait ContextExt {
     fn store(&self) -> &Store;
     fn loaders(&self) -> &Loaders;
     fn caller(&self) -> &Caller;
-    fn key_policy(&self) -> &KeyPolicy;
-    fn catalogue_rules(&self) -> &CatalogueRules;
     /// The calling channel's code, or UNAUTHENTICATED saying `action` needs one (FORBIDDEN
     /// for an operator: operators do not sell).
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError>;
@@ -76,18 +71,8 @@ pub trait ContextExt {
     /// The calling door staff's door: UNAUTHENTICATED for an anonymous caller, FORBIDDEN for
     /// anyone else.
     fn calling_door(&self, action: &str) -> Result<&Door, ApiError>;
-    /// Where `operator`'s write runs: the store, the key policy, the write's idempotency key
-    /// and the request the key's retries must repeat.
-    fn keyed<'a, R: serde::Serialize>(
-        &'a self,
-        operator: &'a str,
-        key: Option<&'a str>,
-        request: &'a R,
-    ) -> Keyed<'a, R>;
     /// Validates a connection's `first`/`after` against the configured cap.
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError>;
-    /// The process's approximate counters.
-    fn tally(&self) -> &crate::counters::Tally;
 }
 
 impl ContextExt for Context<'_> {
@@ -103,14 +88,6 @@ impl ContextExt for Context<'_> {
         self.data_unchecked::<Caller>()
     }
 
-    fn key_policy(&self) -> &KeyPolicy {
-        self.data_unchecked::<KeyPolicy>()
-    }
-
-    fn catalogue_rules(&self) -> &CatalogueRules {
-        self.data_unchecked::<CatalogueRules>()
-    }
-
     fn calling_channel(&self, action: &str) -> Result<&str, ApiError> {
         let caller = self.caller();
         if caller.operator.is_some() {
@@ -121,21 +98,6 @@ impl ContextExt for Context<'_> {
         caller.channel.as_deref().ok_or_else(|| {
             ApiError::unauthenticated(format!("{action} needs a sales channel's API key"))
         })
-    }
-
-    fn keyed<'a, R: serde::Serialize>(
-        &'a self,
-        operator: &'a str,
-        key: Option<&'a str>,
-        request: &'a R,
-    ) -> Keyed<'a, R> {
-        Keyed {
-            store: self.store(),
-            keys: self.key_policy(),
-            operator,
-            key,
-            request,
-        }
     }
 
     fn calling_operator(&self, action: &str) -> Result<&str, ApiError> {
@@ -172,9 +134,5 @@ impl ContextExt for Context<'_> {
 
     fn page(&self, first: Option<i32>, after: Option<String>) -> Result<PageRequest, ApiError> {
         PageRequest::new(first, after, *self.data_unchecked::<PageLimits>())
-    }
-
-    fn tally(&self) -> &crate::counters::Tally {
-        self.data_unchecked::<Arc<crate::counters::Tally>>()
     }
 }

@@ -1,14 +1,14 @@
 //! The loaders of one request: every key asked for while a level of the query resolves is
 //! fetched in one `find({_id: {$in: keys}})` per collection. They are created per request and
-//! cache nothing across requests.
+//! cache nothing across requests. A feature's own loader is sent with their batches
+//! (`dispatched_by(loaders.dispatch())`: the counters' `Tallies`).
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use super::batch_loader::BatchLoader;
+pub use super::batch_loader::BatchLoader;
 use super::dispatch::Dispatch;
-use crate::counters::{self, Counted};
 use crate::domain::ids::{CinemaId, HallId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId};
 use crate::domain::list_caps::MAX_PRICE_REVISIONS;
 use crate::store::documents::{
@@ -30,8 +30,6 @@ pub struct Loaders {
     pub seat_maps: BatchLoader<(ShowtimeId, SeatMapPart), Arc<SeatMapDoc>>,
     /// Provinces, cities and districts (a cinema's `region`, a region's parent and ancestors).
     pub regions: BatchLoader<RegionId, Arc<RegionDoc>>,
-    /// The approximate counters (`tallies`) of movies and showtimes.
-    pub tallies: BatchLoader<Counted, i64>,
     /// Orders (federation entities; their channel is checked by the caller).
     pub orders: BatchLoader<OrderId, Arc<OrderDoc>>,
     /// A showtime's price revisions, newest first (at most [`MAX_PRICE_REVISIONS`]).
@@ -79,13 +77,13 @@ impl Loaders {
             seat_maps: seat_maps(store).dispatched_by(d),
             regions: by_id!(store, regions_by_ids, RegionId).dispatched_by(d),
             orders: by_id!(store, orders_by_ids, OrderId).dispatched_by(d),
-            tallies: tallies(store).dispatched_by(d),
             price_history: price_history(store).dispatched_by(d),
             dispatch,
         }
     }
 
-    /// What a driver of the request needs (`dispatch::Driven`).
+    /// What a driver of the request needs (`dispatch::Driven`), and a feature's own loader
+    /// sent with these.
     pub fn dispatch(&self) -> &Arc<Dispatch> {
         &self.dispatch
     }
@@ -109,15 +107,6 @@ fn price_history(store: &Store) -> BatchLoader<ShowtimeId, Arc<Vec<PriceRevision
                 .map(|(id, revisions)| (id, Arc::new(revisions)))
                 .collect())
         })
-    })
-}
-
-/// The counters loader: one `find` of `tallies` per batch, movies and showtimes together.
-fn tallies(store: &Store) -> BatchLoader<Counted, i64> {
-    let store = store.clone();
-    BatchLoader::new(move |keys: Vec<Counted>| {
-        let store = store.clone();
-        Box::pin(async move { counters::counts(&store, &keys).await })
     })
 }
 

@@ -5,8 +5,10 @@
 //! made on a key's behalf carries the key's ownership in its transaction (`KeyFence`).
 //!
 //! It owns the `idempotency_keys` collection (`store/`). Laid out as every feature is:
-//! `rules` (pure: the policy and how long keys are kept), the use case (`keys`), `store`.
+//! `rules` (pure: the policy and how long keys are kept), the use case (`keys`), `store`,
+//! `graphql` (the key policy in a resolver's context).
 
+pub mod graphql;
 mod keys;
 pub mod rules;
 pub mod store;

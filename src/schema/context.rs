@@ -7,6 +7,7 @@ use std::sync::Arc;
 use async_graphql::Request;
 
 use crate::catalogue::rules::limits::CatalogueRules;
+use crate::counters::graphql::Tallies;
 use crate::domain::paging::PageLimits;
 use crate::graphql::context::Caller;
 use crate::graphql::loaders::Loaders;
@@ -34,17 +35,20 @@ pub struct RequestSettings {
     pub hold_endings: crate::holds::HoldEndings,
 }
 
-/// Attaches a request's data: the store, fresh loaders (no cache across requests), the
-/// settings and the caller.
+/// Attaches a request's data: the store, fresh loaders (no cache across requests; the
+/// counters' among them), the settings and the caller.
 pub fn prepare(
     request: Request,
     store: &Store,
     settings: RequestSettings,
     caller: &Caller,
 ) -> Request {
+    let loaders = Loaders::new(store);
+    let tallies = Tallies::new(store, &loaders);
     request
         .data(store.clone())
-        .data(Loaders::new(store))
+        .data(loaders)
+        .data(tallies)
         .data(settings.pages)
         .data(settings.hold_policy)
         .data(settings.key_policy)

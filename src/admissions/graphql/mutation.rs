@@ -10,6 +10,7 @@ use crate::admissions::{self, AdmissionWindow};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::idempotency::graphql::IdempotencyContext;
 
 #[derive(Default)]
 pub struct AdmissionMutation;

@@ -16,6 +16,7 @@ use crate::graphql::types::{Hold, SeatKind};
 use crate::holds::rules::{self, HoldPolicy};
 use crate::holds::{self, HoldRequest, SeatChoice, ShowtimeLocks};
 use crate::idempotency;
+use crate::idempotency::graphql::IdempotencyContext;
 use crate::overload::{deadline, Class};
 use crate::vouchers;
 use crate::vouchers::rules::{self as voucher_rules, VoucherCode};

@@ -10,6 +10,7 @@ use crate::concessions::{self, NewProduct};
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::idempotency::graphql::IdempotencyContext;
 
 #[derive(Default)]
 pub struct ConcessionMutation;

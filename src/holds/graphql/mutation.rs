@@ -9,6 +9,7 @@ use crate::graphql::types::Hold;
 use crate::holds;
 use crate::holds::rules::HoldPolicy;
 use crate::idempotency;
+use crate::idempotency::graphql::IdempotencyContext;
 use crate::overload::{deadline, Class};
 
 #[derive(Default)]

@@ -11,6 +11,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::idempotency::graphql::IdempotencyContext;
 use crate::orders::{self, Collected};
 
 #[derive(Default)]

@@ -15,6 +15,7 @@ use crate::graphql::context::ContextExt;
 use crate::graphql::types::Order;
 use crate::holds::rules::HoldPolicy;
 use crate::idempotency;
+use crate::idempotency::graphql::IdempotencyContext;
 use crate::orders::{self, Customer};
 
 #[derive(Default)]

@@ -11,6 +11,7 @@ use crate::domain::pricing::TicketType;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::idempotency::graphql::IdempotencyContext;
 use crate::vouchers::rules::{Caps, Narrowed, Validity, VoucherEffect};
 use crate::vouchers::{self, NewBatch};
 

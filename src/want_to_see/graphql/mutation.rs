@@ -3,6 +3,7 @@
 use async_graphql::{Context, InputObject, Object, ID};
 
 use super::types::WantedMovie;
+use crate::counters::graphql::CountersContext;
 use crate::counters::Counted;
 use crate::domain::customer::CustomerId;
 use crate::domain::global_id;

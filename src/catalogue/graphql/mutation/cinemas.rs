@@ -8,6 +8,7 @@ use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Cinema;
+use crate::operators::graphql::OperatorsContext;
 use crate::orders::rules::{RefundPolicy, MAX_CUTOFF_MINUTES};
 use crate::store::documents::GeoJsonPoint;
 

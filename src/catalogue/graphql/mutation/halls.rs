@@ -2,6 +2,7 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
+use crate::catalogue::graphql::CatalogueContext;
 use crate::catalogue::rules::checks as rules;
 use crate::catalogue::HallChanges;
 use crate::catalogue::{self, NewHall};
@@ -11,6 +12,7 @@ use crate::domain::layout::{HallLayout, LayoutRow, MAX_ROWS, MAX_ROW_LENGTH};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{Hall, SeatKind};
+use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]
 pub struct HallMutation;

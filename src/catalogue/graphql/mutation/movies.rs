@@ -12,6 +12,7 @@ use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Movie;
+use crate::operators::graphql::OperatorsContext;
 use crate::store::documents::{
     CastMemberDoc, MovieDetailsDoc, MovieDoc, RatingSummary, SalesDoc, SCHEMA_VERSION,
 };

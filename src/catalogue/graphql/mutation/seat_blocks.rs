@@ -9,6 +9,7 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Showtime;
+use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]
 pub struct SeatBlockMutation;

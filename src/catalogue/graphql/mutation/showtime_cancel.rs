@@ -7,6 +7,7 @@ use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::Showtime;
+use crate::operators::graphql::OperatorsContext;
 use crate::orders::ShowtimeCancellation;
 
 #[derive(Default)]

@@ -3,6 +3,7 @@
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
+use crate::catalogue::graphql::CatalogueContext;
 use crate::catalogue::rules::schedule::{self, CURRENCY};
 use crate::catalogue::{self, NewShowtime};
 use crate::domain::global_id;
@@ -14,6 +15,7 @@ use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::SeatKind;
 use crate::graphql::types::Showtime;
+use crate::operators::graphql::OperatorsContext;
 use crate::store::documents::{ChannelPriceDoc, TicketRuleDoc};
 use crate::store::{self};
 

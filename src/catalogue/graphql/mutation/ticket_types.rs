@@ -8,6 +8,7 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::TicketType;
+use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]
 pub struct TicketTypeMutation;

@@ -5,6 +5,7 @@ use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
 use crate::catalogue::ShowtimeFilter;
+use crate::counters::graphql::CountersContext;
 use crate::counters::Counted;
 use crate::domain::cursor::Cursor;
 use crate::domain::time_range::TimeRange;

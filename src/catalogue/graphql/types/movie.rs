@@ -7,6 +7,7 @@ use async_graphql::{Context, Object, SimpleObject, ID};
 
 use super::MovieDetails;
 use super::Review;
+use crate::counters::graphql::CountersContext;
 use crate::counters::Counted;
 use crate::domain::cursor::Cursor;
 use crate::domain::global_id::GlobalId;
@@ -79,7 +80,7 @@ impl Movie {
     /// second, and the count is set to the exact one every 10 minutes (see the README).
     async fn want_to_see_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
         let counted = Counted::WantToSee(self.doc.id);
-        let count = ctx.loaders().tallies.load_one(counted).await?;
+        let count = ctx.tallies().load_one(counted).await?;
         Ok(count.unwrap_or(0))
     }
 

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use super::TicketRule;
 use super::{Cinema, Hall, Movie};
 use crate::catalogue::ShowtimeParts;
+use crate::counters::graphql::CountersContext;
 use crate::counters::Counted;
 use crate::domain;
 use crate::domain::global_id::GlobalId;
@@ -82,7 +83,7 @@ impl Showtime {
     /// graceful stop loses the views of its last second.
     async fn view_count(&self, ctx: &Context<'_>) -> Result<i64, ApiError> {
         let counted = Counted::Views(self.showtime_id());
-        let count = ctx.loaders().tallies.load_one(counted).await?;
+        let count = ctx.tallies().load_one(counted).await?;
         Ok(count.unwrap_or(0))
     }
 
