@@ -7,7 +7,7 @@ use crate::admissions::Admission as Admitted;
 use crate::domain::global_id::GlobalId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Showtime;
+use crate::schema::upward::Showtime;
 
 /// A ticket admitted at the door.
 pub struct Admission(pub Admitted);

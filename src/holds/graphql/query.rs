@@ -7,8 +7,9 @@ use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, Hold};
+use crate::graphql::types::{connection, page_cost};
 use crate::holds;
+use crate::holds::graphql::Hold;
 
 #[derive(Default)]
 pub struct HoldQuery;

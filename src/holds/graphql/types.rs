@@ -8,9 +8,10 @@ use chrono::{DateTime, Utc};
 use crate::domain::global_id::GlobalId;
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::graphql::types::list_cost;
-use crate::graphql::types::{Money, SeatKind, Showtime};
+use crate::graphql::types::{Money, SeatKind};
 use crate::holds::rules::MAX_ITEM_LINES;
 use crate::holds::HeldSeats;
+use crate::schema::upward::Showtime;
 
 /// Seats held for one channel's customer, all in one showtime, until `expiresAt`.
 pub struct Hold(HeldSeats);

@@ -8,7 +8,7 @@ use futures::{Stream, StreamExt};
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::seat_map_tap::{SeatMapNote, SeatMapTap};
-use crate::graphql::types::SeatMapEvent;
+use crate::live::graphql::SeatMapEvent;
 use crate::live::{Live, SeatMapUpdate};
 
 /// The process's live hub, which the WebSocket transport puts in every subscription's data.

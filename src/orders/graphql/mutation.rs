@@ -12,10 +12,10 @@ use crate::domain::text;
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Order;
 use crate::holds::rules::HoldPolicy;
 use crate::idempotency;
 use crate::idempotency::graphql::IdempotencyContext;
+use crate::orders::graphql::Order;
 use crate::orders::{self, Customer};
 
 #[derive(Default)]

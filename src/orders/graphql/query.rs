@@ -7,8 +7,9 @@ use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, Order};
+use crate::graphql::types::{connection, page_cost};
 use crate::orders;
+use crate::orders::graphql::Order;
 
 #[derive(Default)]
 pub struct OrderQuery;

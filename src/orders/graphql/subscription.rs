@@ -5,7 +5,7 @@ use futures::{Stream, StreamExt};
 
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::OrderChange;
+use crate::orders::graphql::OrderChange;
 
 #[derive(Default)]
 pub struct OrderSubscription;

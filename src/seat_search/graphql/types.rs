@@ -2,7 +2,8 @@
 
 use async_graphql::Object;
 
-use crate::graphql::types::{Money, Showtime};
+use crate::catalogue::graphql::types::Showtime;
+use crate::graphql::types::Money;
 use crate::seat_search;
 
 /// One answer of `findSeats` (see `SeatOption` in the schema).

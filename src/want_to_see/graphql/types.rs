@@ -4,7 +4,7 @@
 use async_graphql::{Object, SimpleObject};
 use chrono::{DateTime, Utc};
 
-use crate::graphql::types::Movie;
+use crate::catalogue::graphql::types::Movie;
 use crate::want_to_see::store::documents::{WantedMovieDoc, WanterDoc};
 
 /// A movie on a customer's want-to-see list.

@@ -2,12 +2,12 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
+use crate::catalogue::graphql::types::Cinema;
 use crate::catalogue::rules::checks as rules;
 use crate::catalogue::{self, CinemaEdit, NewCinema};
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Cinema;
 use crate::operators::graphql::OperatorsContext;
 use crate::orders::rules::{RefundPolicy, MAX_CUTOFF_MINUTES};
 use crate::store::documents::GeoJsonPoint;

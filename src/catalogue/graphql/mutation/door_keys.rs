@@ -3,10 +3,10 @@
 use async_graphql::{Context, InputObject, Object, ID};
 
 use crate::catalogue;
+use crate::catalogue::graphql::types::DoorKey;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::DoorKey;
 
 #[derive(Default)]
 pub struct DoorKeyMutation;

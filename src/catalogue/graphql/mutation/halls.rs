@@ -2,6 +2,7 @@
 
 use async_graphql::{Context, InputObject, Object, ID};
 
+use crate::catalogue::graphql::types::Hall;
 use crate::catalogue::graphql::CatalogueContext;
 use crate::catalogue::rules::checks as rules;
 use crate::catalogue::HallChanges;
@@ -11,7 +12,7 @@ use crate::domain::input_caps;
 use crate::domain::layout::{HallLayout, LayoutRow, MAX_ROWS, MAX_ROW_LENGTH};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{Hall, SeatKind};
+use crate::graphql::types::SeatKind;
 use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]

@@ -5,13 +5,13 @@ use async_graphql::{Context, InputObject, Object, ID};
 use chrono::Datelike;
 
 use crate::catalogue;
+use crate::catalogue::graphql::types::Movie;
 use crate::catalogue::rules::checks as rules;
 use crate::catalogue::{DetailsChanges, MovieChanges};
 use crate::domain::global_id;
 use crate::domain::ids::MovieId;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Movie;
 use crate::operators::graphql::OperatorsContext;
 use crate::store::documents::{
     CastMemberDoc, MovieDetailsDoc, MovieDoc, RatingSummary, SalesDoc, SCHEMA_VERSION,

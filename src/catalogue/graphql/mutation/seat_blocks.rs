@@ -2,13 +2,13 @@
 
 use async_graphql::{Context, InputObject, Object, SimpleObject, ID};
 
+use crate::catalogue::graphql::types::Showtime;
 use crate::catalogue::rules::seat_blocks::{validate_labels, BlockMove};
 use crate::catalogue::{self, SeatBlockRequest, SeatsMoved};
 use crate::domain::global_id;
 use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Showtime;
 use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]

@@ -3,10 +3,10 @@
 use async_graphql::{Context, InputObject, Object, SimpleObject, ID};
 
 use crate::catalogue;
+use crate::catalogue::graphql::types::Showtime;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::Showtime;
 use crate::operators::graphql::OperatorsContext;
 use crate::orders::ShowtimeCancellation;
 

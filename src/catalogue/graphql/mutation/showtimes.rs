@@ -3,6 +3,7 @@
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
+use crate::catalogue::graphql::types::Showtime;
 use crate::catalogue::graphql::CatalogueContext;
 use crate::catalogue::rules::schedule::{self, CURRENCY};
 use crate::catalogue::{self, NewShowtime};
@@ -14,7 +15,6 @@ use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::SeatKind;
-use crate::graphql::types::Showtime;
 use crate::operators::graphql::OperatorsContext;
 use crate::store::documents::{ChannelPriceDoc, TicketRuleDoc};
 use crate::store::{self};

@@ -3,11 +3,11 @@
 use async_graphql::{Context, InputObject, Object};
 
 use crate::catalogue;
+use crate::catalogue::graphql::types::TicketType;
 use crate::domain::pricing;
 use crate::domain::text;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::TicketType;
 use crate::operators::graphql::OperatorsContext;
 
 #[derive(Default)]

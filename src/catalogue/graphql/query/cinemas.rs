@@ -3,13 +3,14 @@
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
+use crate::catalogue::graphql::types::{nearby_cinemas, Cinema, NearbyCinemaConnection};
 use crate::catalogue::CinemaFilter;
 use crate::domain::cursor::Cursor;
 use crate::domain::geo::{validate_radius, GeoPoint};
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{nearby_cinemas, page_cost, Cinema, NearbyCinemaConnection};
+use crate::graphql::types::page_cost;
 
 #[derive(Default)]
 pub struct CinemaQuery;

@@ -3,11 +3,11 @@
 use async_graphql::{Context, Object, ID};
 
 use crate::catalogue;
+use crate::catalogue::graphql::types::DoorKey;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::list_cost;
-use crate::graphql::types::DoorKey;
 
 #[derive(Default)]
 pub struct DoorKeyQuery;

@@ -4,13 +4,14 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 use chrono::Utc;
 
+use crate::catalogue::graphql::types::Movie;
 use crate::catalogue::{MovieFilter, ShowtimeFilter};
 use crate::domain::cursor::Cursor;
 use crate::domain::time_range::TimeRange;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, Movie};
+use crate::graphql::types::{connection, page_cost};
 
 #[derive(Default)]
 pub struct MovieQuery;

@@ -5,11 +5,12 @@ use std::sync::Arc;
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Object, ID};
 
+use crate::catalogue::graphql::types::Region;
 use crate::domain::cursor::Cursor;
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, Region};
+use crate::graphql::types::{connection, page_cost};
 
 #[derive(Default)]
 pub struct RegionQuery;

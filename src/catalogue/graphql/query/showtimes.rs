@@ -4,6 +4,7 @@ use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Object, ID};
 use chrono::{DateTime, Utc};
 
+use crate::catalogue::graphql::types::{Channel, Showtime};
 use crate::catalogue::ShowtimeFilter;
 use crate::counters::graphql::CountersContext;
 use crate::counters::Counted;
@@ -12,7 +13,7 @@ use crate::domain::time_range::TimeRange;
 use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
-use crate::graphql::types::{connection, page_cost, Channel, Showtime};
+use crate::graphql::types::{connection, page_cost};
 
 #[derive(Default)]
 pub struct ShowtimeQuery;

@@ -2,11 +2,11 @@
 
 use async_graphql::{Context, Object};
 
+use crate::catalogue::graphql::types::TicketType;
 use crate::catalogue::MAX_DEFINED_TICKET_TYPES;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::list_cost;
-use crate::graphql::types::TicketType;
 
 #[derive(Default)]
 pub struct TicketTypeQuery;
