@@ -18,15 +18,34 @@ fn graph_of(sources: &[(String, String)], features: &[String]) -> Graph {
         for (_, code) in sources.iter().filter(|(file, _)| file.starts_with(&folder)) {
             // Unit tests may use what they like.
             let code = code.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-            let grouped = grouped_imports(code);
-            for other in features.iter().filter(|other| *other != feature) {
-                if names(code, &format!("crate::{other}")) || grouped.contains(other) {
-                    used.insert(other.clone());
-                }
-            }
+            let named = named_features(code, features);
+            used.extend(named.into_iter().filter(|other| other != feature));
         }
     }
     graph
+}
+
+/// The features whose path `code` names (`crate::b::…`, or `b` in `use crate::{…}`).
+fn named_features(code: &str, features: &[String]) -> BTreeSet<String> {
+    let grouped = grouped_imports(code);
+    (features.iter())
+        .filter(|feature| names(code, &format!("crate::{feature}")) || grouped.contains(*feature))
+        .cloned()
+        .collect()
+}
+
+/// Each file under `layer` (a path prefix like `src/graphql/`) that names a feature, with the
+/// features it names; its unit tests count.
+fn naming_features(
+    sources: &[(String, String)],
+    features: &[String],
+    layer: &str,
+) -> Vec<(String, BTreeSet<String>)> {
+    (sources.iter())
+        .filter(|(file, _)| file.starts_with(layer))
+        .map(|(file, code)| (file.clone(), named_features(code, features)))
+        .filter(|(_, named)| !named.is_empty())
+        .collect()
 }
 
 /// The first name of each path in `use crate::{a, b::c, d::{e, f}}` (here a, b, d).
@@ -177,4 +196,60 @@ fn the_graph_sees_every_way_of_naming_a_feature_and_finds_a_cycle() {
     assert_eq!(graph["b"], set(&["c", "d"]));
     assert_eq!(graph["c"], set(&[]), "unit tests are left out");
     assert_eq!(knots(&graph), vec![set(&["a", "b", "d"])]);
+}
+
+/// `src/graphql/` is the plumbing the features' GraphQL parts stand on (connections, errors,
+/// limits, the loaders' machinery): it names no feature, so none reaches another through it.
+/// The schema, which names them all, is assembled above them in `src/schema/`.
+#[test]
+fn the_graphql_plumbing_names_no_feature() {
+    let found = naming_features(&sources(), &features(), "src/graphql/");
+    assert!(found.is_empty(), "src/graphql/ names features: {found:#?}");
+}
+
+#[test]
+fn the_plumbing_rule_sees_a_feature_named_in_any_way() {
+    let features: Vec<String> = ["holds", "orders", "live"].map(String::from).to_vec();
+    let file = |path: &str, code: &str| (path.to_owned(), code.to_owned());
+    let sources = [
+        file("src/graphql/a.rs", "use crate::holds::Hold;"),
+        file("src/graphql/b.rs", "use crate::{orders::Order, store};"),
+        file(
+            "src/graphql/c.rs",
+            "#[cfg(test)]\nmod tests {\n use crate::live::Live;\n}",
+        ),
+        file(
+            "src/graphql/d.rs",
+            "use crate::store::Store;\nfn holds(holds: u8) {}",
+        ),
+        file("src/holds/e.rs", "use crate::orders::Order;"),
+    ];
+    let found = naming_features(&sources, &features, "src/graphql/");
+    let files: Vec<&str> = found.iter().map(|(file, _)| file.as_str()).collect();
+    assert_eq!(
+        files,
+        ["src/graphql/a.rs", "src/graphql/b.rs", "src/graphql/c.rs"]
+    );
+}
+
+/// The schema sits above the features: a feature names it only through `schema::upward`, the
+/// few GraphQL types a feature's part takes from one that depends on it (its module says why).
+#[test]
+fn features_name_the_schema_only_through_upward() {
+    let features = features();
+    let found: Vec<String> = (sources().into_iter())
+        .filter(|(file, _)| {
+            features
+                .iter()
+                .any(|f| file.starts_with(&format!("src/{f}/")))
+        })
+        .filter(|(_, code)| {
+            code.matches("crate::schema").count() > code.matches("crate::schema::upward::").count()
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        found.is_empty(),
+        "features naming the schema beyond `upward`: {found:#?}"
+    );
 }
