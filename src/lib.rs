@@ -7,10 +7,12 @@
 //! `idempotency`, `admissions`, `channel_events`, `webhooks`, `want_to_see`, `counters`,
 //! `seat_search`, `sales`, `catalogue`, `operators`, `live` (live feeds) and `gateways`.
 //! Shared plumbing: `store` (the database client, codec, documents, indexes, outbox),
-//! `domain` (shared pure rules: ids, money, paging, layouts, seats), `graphql` (the schema's
-//! assembly, context, loaders, limits), `http` (axum routes), `overload`, `telemetry`; `assembly` wires the
-//! handlers features register with each other; `background` runs the periodic tasks, `config`
-//! reads flags and environment, `demo` generates the demo catalogue.
+//! `domain` (shared pure rules: ids, money, paging, layouts, seats), `graphql` (what the
+//! features' resolvers stand on: context, loaders, limits, errors, shared types; it names no
+//! feature), `http` (axum routes), `overload`, `telemetry`. Above the features: `schema`
+//! assembles the schema from their roots and runs it; `assembly` wires the handlers features
+//! register with each other; `background` runs the periodic tasks, `config` reads flags and
+//! environment, `demo` generates the demo catalogue.
 //! `tests/api/architecture.rs` holds the lines between them; see ARCHITECTURE.md.
 
 pub mod admissions;
