@@ -10,6 +10,7 @@ mod channels;
 mod cinemas;
 mod door_keys;
 mod halls;
+mod indexes;
 mod movies;
 mod price_revisions;
 mod references;

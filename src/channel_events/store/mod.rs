@@ -2,5 +2,6 @@
 //! entry naming no channel is told to (`recipients`); handed events' bytes (`handed`).
 
 pub(super) mod handed;
+mod indexes;
 mod log;
 mod recipients;

@@ -2,6 +2,7 @@
 //! (as `Store` methods).
 
 pub mod documents;
+mod indexes;
 mod products;
 mod stock;
 

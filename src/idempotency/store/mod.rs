@@ -2,6 +2,7 @@
 //! features that take effect only while a keyed attempt owns its key (`fenced_writes`).
 
 mod fenced_writes;
+mod indexes;
 mod keys;
 
 pub use fenced_writes::KeyFence;

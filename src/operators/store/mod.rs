@@ -2,4 +2,5 @@
 //! their writes (`audit_log`).
 
 mod audit;
+mod indexes;
 mod operators;

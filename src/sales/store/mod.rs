@@ -2,4 +2,5 @@
 //! them, and the hourly buckets' reads.
 
 pub mod documents;
+mod indexes;
 mod projection;

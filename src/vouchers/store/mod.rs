@@ -3,6 +3,7 @@
 
 mod batches;
 pub mod documents;
+mod indexes;
 mod redemptions;
 
 pub use redemptions::{Claim, Claimed, RedemptionCount};

@@ -3,3 +3,4 @@
 
 pub mod documents;
 mod entries;
+mod indexes;

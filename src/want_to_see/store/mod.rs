@@ -3,6 +3,7 @@
 
 mod by_movie;
 pub mod documents;
+mod indexes;
 mod lists;
 mod sequence;
 

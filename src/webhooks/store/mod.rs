@@ -4,3 +4,4 @@
 mod deliveries;
 pub mod documents;
 mod endpoints;
+mod indexes;
