@@ -5,12 +5,13 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use crate::catalogue::store::documents::TicketTypeDoc;
 use crate::catalogue::{TicketTypeInsert, MAX_DEFINED_TICKET_TYPES};
 use crate::domain::global_id::GlobalId;
 use crate::domain::pricing::{self, TicketType};
 use crate::error::ApiError;
 use crate::operators::{record, Audited, Keyed};
-use crate::store::documents::{ChannelPriceDoc, HallDoc, TicketRuleDoc, TicketTypeDoc};
+use crate::store::documents::{ChannelPriceDoc, HallDoc, TicketRuleDoc};
 use crate::store::{self, Store};
 
 /// Defines ticket type `code` named `name` for `operator`, once per idempotency key.

@@ -8,6 +8,7 @@ mod catalogue_updates;
 mod catalogue_writes;
 mod channels;
 mod cinemas;
+pub mod documents;
 mod door_keys;
 mod halls;
 mod indexes;

@@ -4,10 +4,10 @@ use std::collections::HashSet;
 
 use bson::doc;
 
+use super::documents::TicketTypeDoc;
 use crate::domain::pricing::TicketType;
 use crate::error::ApiError;
 use crate::store::command_metrics::Call;
-use crate::store::documents::TicketTypeDoc;
 use crate::store::is_duplicate_key;
 use crate::store::{names, Store};
 

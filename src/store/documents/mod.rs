@@ -12,7 +12,6 @@
 //!   for display;
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
-//! - `ticket_types`: the ticket types operators defined;
 //! - `events`: the channels' event logs, and the outbox entries a change leaves for them.
 //!
 //! The shapes only one feature writes live in that feature's `store/` instead: the
@@ -25,7 +24,6 @@ mod inventory;
 mod movies;
 mod orders;
 mod showtimes;
-mod ticket_types;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
@@ -47,7 +45,6 @@ pub use showtimes::{
     ChannelPriceDoc, CinemaRef, HallRef, MovieRef, PriceRevisionDoc, ShowtimeDoc, ShowtimeStatus,
     StoredShowtime, TicketRuleDoc, SHOWTIME_SCHEMA_VERSION,
 };
-pub use ticket_types::TicketTypeDoc;
 
 /// The shape version written by this code.
 pub const SCHEMA_VERSION: i32 = 1;

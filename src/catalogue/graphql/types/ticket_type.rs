@@ -3,8 +3,9 @@
 use async_graphql::SimpleObject;
 use chrono::{DateTime, Utc};
 
+use crate::catalogue::store::documents::TicketTypeDoc;
 use crate::domain::pricing::TicketType as Code;
-use crate::store::documents::{TicketRuleDoc, TicketTypeDoc};
+use crate::store::documents::TicketRuleDoc;
 
 /// A kind of ticket a showtime's price matrix prices: built in (ADULT, CHILD, STUDENT,
 /// SENIOR) or defined by an operator (a chain's member price).

@@ -1,4 +1,6 @@
-//! The shape of `ticket_types`: the ticket types operators defined beside the built-in ones.
+//! The shapes only the catalogue reads and writes: `ticket_types`, the ticket types operators
+//! defined beside the built-in ones. Its other shapes (cinemas, movies, showtimes) are read by
+//! other features or by the shared loaders, so they stay in `store::documents`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
