@@ -14,8 +14,9 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use super::EventRelay;
+use crate::channel_events::store::documents::EventDoc;
 use crate::error::ApiError;
-use crate::store::documents::{EventDoc, OutboxEntryDoc};
+use crate::store::documents::OutboxEntryDoc;
 
 /// Channels' entries handed to their appender: each channel's in the order they go in its log.
 pub type Handed = Vec<(String, Vec<OutboxEntryDoc>)>;

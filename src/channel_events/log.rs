@@ -1,10 +1,10 @@
 //! Reading a channel's event log (the relay in `events` writes it).
 
 use crate::channel_events::rules::{ChannelEvent, EventCursor, EventType};
+use crate::channel_events::store::documents::EventDoc;
 use crate::domain::cursor::Cursor;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
-use crate::store::documents::EventDoc;
 use crate::store::{self, Store};
 
 /// One page of `channel`'s events after the page's cursor (from the start of the log kept

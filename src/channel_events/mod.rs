@@ -28,3 +28,4 @@ mod uncleared;
 pub use handoff::{Appenders, Handed};
 pub use log::{event_by_id, events_after, last_sequence, list_events, read_cursor};
 pub use relay::{EventRelay, CLEAR_AFTER, LIVE_EVERY, STALE_AFTER};
+pub use store::documents::EventDoc;

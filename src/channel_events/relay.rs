@@ -39,10 +39,11 @@ use super::handoff::Appenders;
 use super::in_time_order::in_time_order;
 use super::theirs_in_log::TheirsInLog;
 use super::uncleared::Uncleared;
+use crate::channel_events::store::documents::EventDoc;
 use crate::domain::ids::{EventId, OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::keyed_locks::KeyedLocks;
-use crate::store::documents::{EventDoc, OutboxEntryDoc, SCHEMA_VERSION};
+use crate::store::documents::{OutboxEntryDoc, SCHEMA_VERSION};
 use crate::store::NotedOutboxes;
 use crate::store::{self, DelayPoint, OutboxSource, PausePoint, Store};
 

@@ -16,8 +16,9 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use tokio::time::Instant;
 
+use crate::channel_events::store::documents::EventDoc;
 use crate::domain::ids::EventId;
-use crate::store::documents::{EventDoc, OutboxEntryDoc};
+use crate::store::documents::OutboxEntryDoc;
 use crate::store::OutboxSource;
 
 use super::remembered::Remembered;

@@ -25,10 +25,10 @@ use super::rules::{backoff, WebhookSecret};
 use super::sender::{Sender, Sent};
 use super::store::documents::{AttemptDoc, DeliveryStatus, WebhookEndpointDoc};
 use crate::channel_events::rules::{ChannelEvent, EXPIRY_SLACK};
+use crate::channel_events::EventDoc;
 use crate::domain::ids::{ResourceId, WebhookId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
-use crate::store::documents::EventDoc;
 use crate::store::{self, PausePoint, Store};
 
 /// How often a gateway looks for due endpoints.

@@ -190,7 +190,8 @@ async fn events_of_a_gateway_killed_before_its_relay_are_relayed_by_another_once
 #[tokio::test]
 async fn one_insert_appends_a_run_of_events_up_to_the_first_the_log_refuses() {
     use boxoffice::channel_events::rules::EventType;
-    use boxoffice::store::documents::{EventDoc, SCHEMA_VERSION};
+    use boxoffice::channel_events::EventDoc;
+    use boxoffice::store::documents::SCHEMA_VERSION;
     let sale = sale().await;
     let store = &sale.app.store;
     let now = boxoffice::store::now();

@@ -7,10 +7,10 @@ use bson::doc;
 use futures::TryStreamExt;
 use serde::Deserialize;
 
+use super::documents::EventDoc;
 use crate::channel_events::rules::EventType;
 use crate::error::ApiError;
 use crate::store::command_metrics::Call;
-use crate::store::documents::EventDoc;
 use crate::store::{names, Store, BACKGROUND};
 
 /// An event read from the end of a log: its id, channel and sequence number.

@@ -14,12 +14,13 @@ use futures::StreamExt;
 use mongodb::change_stream::event::{ChangeStreamEvent, OperationType, ResumeToken};
 use mongodb::change_stream::ChangeStream;
 
+use crate::channel_events::EventDoc;
 use crate::domain::ids::{OrderId, ShowtimeId};
 use crate::error::ApiError;
 use crate::inventory::{FeedChange, InventoryUpdate};
 use crate::store::codec;
 use crate::store::command_metrics::Call;
-use crate::store::documents::{EventDoc, OrderStatus};
+use crate::store::documents::OrderStatus;
 use crate::store::{names, Store};
 
 /// An open change stream.

@@ -12,7 +12,8 @@
 //!   for display;
 //! - `orders`: `orders` (showtime, seats, customer, status, cancel reason);
 //! - `access`: `channels` (and their rate limits), `operators`, `audit_log`;
-//! - `events`: the channels' event logs, and the outbox entries a change leaves for them.
+//! - `events`: the outbox entries a change leaves for the channels' logs (the logs' own shape
+//!   is `channel_events`').
 //!
 //! The shapes only one feature writes live in that feature's `store/` instead: the
 //! catalogue's, concessions', vouchers', the waiting list's, want-to-see's and webhooks'.
@@ -27,7 +28,7 @@ mod showtimes;
 
 pub use access::{AuditDoc, ChannelDoc, DoorDoc, OperatorDoc, RateLimitDoc};
 pub use cinemas::{CinemaDoc, GeoJsonPoint, HallDoc, RefundPolicyDoc, RegionDoc};
-pub use events::{EventDetailsDoc, EventDoc, OutboxEntryDoc};
+pub use events::{EventDetailsDoc, OutboxEntryDoc};
 pub use inventory::{
     AdmissionDoc, HoldDoc, HoldItemDoc, OfferDoc, ReleasedHoldDoc, SeatCellDoc, SeatInventoryDoc,
     SeatMapDoc, SeatView, VoucherUseDoc, RELEASE_NOTES_KEPT,

@@ -4,12 +4,13 @@
 use bson::doc;
 
 use super::documents::{AttemptDoc, DeliveryStatus, WebhookDeliveryDoc, ATTEMPTS_KEPT};
+use crate::channel_events::EventDoc;
 use crate::domain::ids::WebhookId;
 use crate::domain::paging::{Page, PageRequest};
 use crate::error::ApiError;
 use crate::store::codec::{date, ObjectIdExt};
 use crate::store::command_metrics::Call;
-use crate::store::documents::{EventDoc, SCHEMA_VERSION};
+use crate::store::documents::SCHEMA_VERSION;
 use crate::store::{filters, names, Store, BACKGROUND};
 
 #[derive(serde::Serialize, serde::Deserialize)]
