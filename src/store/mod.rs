@@ -1,10 +1,11 @@
 //! The store's shared plumbing: the database client (`Store`, its lanes, timeouts and
-//! transactions), the codec, the document shapes every feature reads (`documents`), the
-//! collections' names (`names`) and the index assembly (`indexes`), the outbox the relay
-//! drains (`outbox`), bulk inserts (`inserts`), updates sent together (`grouped_sets`), the
-//! command log and metrics, `explain`, the options (`options`), the errors (`errors`), the
-//! shared reads (`reads`), readiness and warm-up, and the test-only fault points (`faults`). Each feature's queries
-//! and writes live in its own `store/` (`crate::<feature>::store`) as methods on `Store`; the
+//! transactions), the codec, the document shapes several features read (`documents`), the
+//! collections' names (`names`) and the indexes each feature declares (`indexes`), the outbox
+//! the relay drains (`outbox`), bulk inserts (`inserts`), updates sent together
+//! (`grouped_sets`), the command log and metrics, `explain`, the options (`options`), the
+//! errors (`errors`), the shared reads (`reads`), readiness and warm-up, and the test-only fault
+//! points (`faults`). Each feature's queries and writes live in its own `store/`
+//! (`crate::<feature>::store`) as methods on `Store`, with its own shapes and indexes; the
 //! callers of a feature pass typed ids and get documents back, never a filter.
 
 mod closing;

@@ -1,5 +1,6 @@
 //! The shapes of the callers and what they leave: `channels` (with their rate limits),
 //! `operators` and the `audit_log`.
+//! Shared: the catalogue writes channels and door keys, `operators` the rest; orders audit.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

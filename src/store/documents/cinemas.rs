@@ -1,5 +1,7 @@
 //! The shapes of the places: `cinemas`, `regions` and `theaters` (halls), and the GeoJSON
 //! point a cinema's location is.
+//! Shared: the catalogue writes them; the shared loaders (`graphql::loaders`), `store::filters`
+//! and seat search read them.
 
 use serde::{Deserialize, Serialize};
 

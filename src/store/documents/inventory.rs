@@ -1,5 +1,7 @@
 //! The shapes of `seat_inventory`: a showtime's seats, its live holds and its release notes,
 //! and the projected seat map read for display.
+//! Shared: only the inventory writes them, but the shared loaders and admissions (which the
+//! inventory depends on) read them, so under `inventory` they would make a cycle.
 
 use chrono::{DateTime, Utc};
 use indexmap::IndexMap;

@@ -1,11 +1,10 @@
-//! The shapes of the documents in every collection. Each carries a `schemaVersion`
+//! The shapes of the documents several features read. Each carries a `schemaVersion`
 //! (schema versioning pattern) so later shapes can be migrated lazily.
 //!
 //! One file per group of collections, every shape re-exported here
 //! (`store::documents::ShowtimeDoc`):
 //! - `cinemas`: `cinemas`, `regions`, `theaters` (halls) and the GeoJSON point;
-//! - `movies`: `movies` (embedded reviews, sales totals), `movie_details`,
-//!   `cinema_sales_hourly`;
+//! - `movies`: `movies` (embedded reviews, sales totals) and `movie_details`;
 //! - `showtimes`: `showtimes` (the references they copy, prices, the upgrade of schema
 //!   version 1) and `showtime_price_revisions`;
 //! - `inventory`: `seat_inventory` (seats, live holds, release notes) and the seat map read
@@ -15,8 +14,10 @@
 //! - `events`: the outbox entries a change leaves for the channels' logs (the logs' own shape
 //!   is `channel_events`').
 //!
-//! The shapes only one feature writes live in that feature's `store/` instead: the
-//! catalogue's, concessions', vouchers', the waiting list's, want-to-see's and webhooks'.
+//! Only the shapes several features (or the shared loaders) read stay here, each file saying
+//! why; a shape only its own feature reads lives in that feature's `store/documents.rs`
+//! (ticket types in the catalogue's, the channels' log in `channel_events`', and concessions',
+//! sales', vouchers', the waiting list's, want-to-see's and webhooks' own).
 
 mod access;
 mod cinemas;

@@ -1,5 +1,6 @@
 //! The shapes of the films: `movies` (with their embedded `reviews` and sales totals) and
 //! `movie_details`.
+//! Shared: the catalogue writes them; the shared loaders and sales read them.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

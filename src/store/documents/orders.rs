@@ -1,5 +1,7 @@
 //! The shapes of `orders`: the order, the showtime it was sold for and its lines (tickets and
 //! products), its customer, its status and why it was cancelled.
+//! Shared: orders writes them, but the inventory and live read them and orders depends on both
+//! (moving them would make a cycle); the shared loaders read them too.
 //!
 //! Schema version 2 (concessions) keeps an order's lines in one array, `lines`, each a ticket
 //! or a product told apart by its `kind` (seed 002's polymorphic pattern). Version 1 orders

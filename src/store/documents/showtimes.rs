@@ -1,6 +1,8 @@
 //! The shapes of `showtimes` (with the cinema, movie and hall fields they copy, their
 //! per-channel prices and the upgrade of older schema versions) and of
 //! `showtime_price_revisions`.
+//! Shared: the catalogue writes them, but holds and orders read them and the catalogue depends
+//! on both (moving them would make a cycle); the shared loaders read them too.
 
 use chrono::{DateTime, Utc};
 use compact_str::CompactString;
