@@ -82,6 +82,8 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
+    /// Showtimes a party just joined the line of through this process (`freed`).
+    joined: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
     /// The documents this process writes, one write at a time each (`one_writer`).
     writers: Arc<one_writer::OneWriter>,
     /// `$set` updates waiting to be sent together (`grouped_sets`).
@@ -167,6 +169,7 @@ impl Store {
             commands,
             outbox: Arc::default(),
             freed: Arc::default(),
+            joined: Arc::default(),
             sets: Arc::default(),
             writers: Arc::default(),
             event_retention: Retention::default(),

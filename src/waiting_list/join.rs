@@ -75,6 +75,8 @@ pub async fn join(
         None => store.insert_waiting_entry(&entry).await?,
         Some(_) => store.rejoin_waiting_entry(&entry).await?,
     };
+    // Offers of seats this process frees look at this line from now on (`lines`).
+    store.note_party_joined(showtime_id);
     if written {
         return Ok(entry);
     }

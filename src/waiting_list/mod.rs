@@ -6,11 +6,14 @@
 //! - `rules` (pure): what a party may ask for.
 //! - `join`: joining (a place in line), leaving (an offer declined), reading an entry.
 //! - `offers`: the passes that offer freed seats in line order, never skipping a party.
+//! - `lines`: which showtimes this process knows to have a line (seats freed where nobody
+//!   waits cost no read).
 //! - `released`: the handler holds tell of a released hold (an offer declined).
 //! - `store`: `waiting_list`, `waiting_list_seq`; `graphql`.
 
 pub mod graphql;
 mod join;
+mod lines;
 mod offers;
 mod released;
 pub mod rules;

@@ -9,13 +9,14 @@
 //! requires them AVAILABLE), and a party is never offered twice (its hold id is fixed, and a
 //! hold id is placed once: a pass that finds it placed takes it as the offer). Any gateway
 //! may run a pass at any time, concurrently too: a gateway that freed seats runs one at once
-//! (`store::freed`), and every gateway runs one over every showtime with parties waiting each
-//! `PASS_EVERY`, which makes up for a gateway that died between freeing seats and offering
-//! them.
+//! (`store::freed`) when the showtime may have a line (`lines`), and every gateway runs one
+//! over every showtime with parties waiting each `PASS_EVERY`, which makes up for a gateway
+//! that died between freeing seats and offering them.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use super::lines::KnownLines;
 use super::store::documents::{EntryStateDoc, WaitingEntryDoc};
 use crate::domain::ids::{ResourceId, ShowtimeId};
 use crate::domain::pricing::TicketType;
@@ -50,6 +51,8 @@ pub struct Offers {
     endings: HoldEndings,
     locks: Arc<ShowtimeLocks>,
     policy: HoldPolicy,
+    /// The showtimes this process knows to have a line.
+    lines: Mutex<KnownLines>,
 }
 
 impl Offers {
@@ -64,6 +67,7 @@ impl Offers {
             endings,
             locks,
             policy,
+            lines: Mutex::default(),
         }
     }
 
@@ -81,11 +85,28 @@ impl Offers {
 
     /// Every showtime with parties waiting, served once; how many offers it made.
     pub async fn pass(&self) -> Result<usize, ApiError> {
+        let started = Instant::now();
+        let found = self.store.showtimes_with_parties(SHOWTIMES).await?;
+        let complete = found.len() < SHOWTIMES;
+        (self.lines.lock().expect("lines lock")).read(&found, complete, started);
         let mut offered = 0;
-        for showtime in self.store.showtimes_with_parties(SHOWTIMES).await? {
+        for showtime in found {
             offered += self.serve(showtime).await?;
         }
         Ok(offered)
+    }
+
+    /// The showtimes of `freed` that may have parties waiting, after learning of the parties
+    /// that joined through this process.
+    fn with_lines(&self, mut freed: Vec<ShowtimeId>) -> Vec<ShowtimeId> {
+        let joined = self.store.parties_joined();
+        let mut lines = self.lines.lock().expect("lines lock");
+        let now = Instant::now();
+        for showtime in joined {
+            lines.joined(showtime, now);
+        }
+        freed.retain(|showtime| lines.may_have_line(*showtime));
+        freed
     }
 
     /// Serves the showtimes this process frees seats of as it frees them, and every
@@ -101,7 +122,7 @@ impl Offers {
                     freed_served = true;
                     self.store.delay_point(DelayPoint::OfferAfterFree).await;
                     let mut offered = Ok(0);
-                    for showtime in freed {
+                    for showtime in self.with_lines(freed) {
                         offered = self.serve(showtime).await;
                         if offered.is_err() {
                             break;

@@ -249,6 +249,44 @@ async fn a_party_is_offered_freed_seats_that_fit_in_the_order_parties_joined() {
 }
 
 #[tokio::test]
+async fn seats_freed_where_nobody_waits_cost_no_read_of_the_lines_and_a_join_makes_them_count() {
+    let policy = BookingArgs::default().hold_policy();
+    let sale = sale_with(policy).await;
+    sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
+        .await;
+    let b = sale.hold_id(&sale.wechat, &["B1", "B2", "B3"]).await;
+    let b_right = sale.hold_id(&sale.wechat, &["B5", "B6", "B7"]).await;
+    let commands = sale.app.store.commands();
+    commands.start();
+    let _offers = offers_of(&sale.app, policy);
+    // The loop's first pass reads which showtimes have a line (none).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !commands.take().iter().any(|sent| sent.name == "aggregate") {
+        assert!(Instant::now() < deadline, "no pass over the lines");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    release(&sale, &b).await;
+    // Longer than the offers let frees gather before serving them.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let lines = |sent: &[boxoffice::store::SentCommand]| {
+        (sent.iter())
+            .filter(|sent| sent.collection.as_deref() == Some("waiting_list"))
+            .filter(|sent| sent.name != "aggregate")
+            .count()
+    };
+    assert_eq!(lines(&commands.take()), 0, "seats freed where nobody waits");
+    // A party joins through this gateway: the seats freed next are offered to it.
+    let party = joined(&sale, "u-1", 2, true).await;
+    release(&sale, &b_right).await;
+    let offered = until_status(&sale, &party["id"], "OFFERED").await;
+    let mut seats = seats_of(&sale, &offered["offerHoldId"]).await;
+    seats.sort();
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    assert!(lines(&commands.take()) > 0);
+    sale.check_invariants().await;
+}
+
+#[tokio::test]
 async fn the_earliest_party_is_served_first_and_none_behind_it_goes_before() {
     let policy = BookingArgs::default().hold_policy();
     let sale = sale_with(policy).await;
