@@ -11,10 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use tokio::time::Instant;
-
 use super::EventRelay;
-use crate::channel_events::store::documents::EventDoc;
 use crate::error::ApiError;
 use crate::store::documents::OutboxEntryDoc;
 
@@ -26,6 +23,11 @@ pub type Handed = Vec<(String, Vec<OutboxEntryDoc>)>;
 pub trait Appenders: Send + Sync {
     /// The gateway that appends `channel`'s events when it is another one (None: this one).
     fn elsewhere(&self, channel: &str) -> Option<String>;
+
+    /// Whether this gateway is one of the live gateways that share the logs out, one appender
+    /// each (false: it knows no others, and appends every log it has events for, perhaps
+    /// beside other gateways that do the same).
+    fn one_per_log(&self) -> bool;
 
     /// Hands `logs` to gateway `to`, which appends them before it answers; an error when it
     /// may not have (the caller appends them itself: the log takes each event once).
@@ -58,15 +60,12 @@ impl EventRelay {
         for (channel, entries) in logs {
             let entries: Vec<&OutboxEntryDoc> = entries.iter().collect();
             let appended = self.append_all(channel, &entries).await?;
+            self.in_log(channel, &entries);
             if appended > 0 {
                 added += appended;
                 grown.insert(channel.clone());
             }
         }
-        let there = (logs.iter()).flat_map(|(channel, entries)| {
-            (entries.iter()).map(move |entry| EventDoc::id_of(entry.id, channel))
-        });
-        (self.theirs.lock().expect("theirs lock")).add(there, Instant::now());
         crate::telemetry::metrics::events_appended(added);
         self.grew.live(grown).await?;
         Ok(added)

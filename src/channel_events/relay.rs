@@ -14,13 +14,15 @@
 //! sees a gap-free prefix of the log, whichever gateways append. A document's entries are
 //! appended in its order, whichever gateways made them: a seat change's note holds the
 //! entries before its own on the document (`store::outbox`), and the live relay appends none
-//! of its own before those are in the logs. It first reads the tails of the logs it appends to
-//! (one read, only when there are such entries), which shows what the other gateway appended
-//! and where the logs end; entries of the other gateway not there yet and made less than
-//! [`OWNER_GRACE`] ago are left to it, and the document's entries from there wait for the
-//! next round; older ones it appends itself (`theirs_in_log`). So a channel's events of one
-//! showtime keep the order of its changes, and two gateways rarely append the same entry or
-//! race for the same sequence number.
+//! of its own before those are in the logs. With one appender per log (`handoff`), it sends
+//! them all, in the document's order, to the log's appender, which remembers for a while what
+//! it appended (`theirs_in_log`) and skips what comes again (from its own relay, or from
+//! another gateway that saw the same document): no read, no wait, and no race for sequence
+//! numbers. Without, it first reads the tails of the logs it appends to (one read, only when
+//! there are such entries), which shows what the other gateway appended and where the logs
+//! end; entries of the other gateway not there yet and made less than [`OWNER_GRACE`] ago are
+//! left to it, and the document's entries from there wait for the next round; older ones it
+//! appends itself. So a channel's events of one showtime keep the order of its changes.
 //!
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
 //! document: the live relay pulls what it appended off in one update per [`CLEAR_AFTER`] (a
@@ -214,7 +216,13 @@ impl EventRelay {
             return Ok(0);
         }
         let told = self.who_is_told(&found).await?;
-        if let Relayer::Live(own) = relayer {
+        // With one appender per log (`handoff`), another gateway's entries on a document go
+        // with this relay's own, in the document's order, to the log's appender, which
+        // remembers what it appended and skips it when it comes again: no read, no wait.
+        // Without, two relays append to every log: this one reads and waits (`theirs_in_log`).
+        let handing = (self.appenders.read().expect("appenders lock").as_ref())
+            .is_some_and(|appenders| appenders.one_per_log());
+        if let (Relayer::Live(own), false) = (relayer, handing) {
             let theirs = (found.iter())
                 .any(|(_, entries)| entries.iter().any(|entry| !own.contains(&entry.id)));
             if theirs {
@@ -237,15 +245,13 @@ impl EventRelay {
         let mut logs: BTreeMap<String, Vec<&OutboxEntryDoc>> = BTreeMap::new();
         {
             let known = self.theirs.lock().expect("theirs lock");
-            let theirs_in_log = |entry: &OutboxEntryDoc, channel: &str| match relayer {
-                Relayer::Live(own) => {
-                    !own.contains(&entry.id) && known.contains(&EventDoc::id_of(entry.id, channel))
-                }
+            let in_log = |entry: &OutboxEntryDoc, channel: &str| match relayer {
+                Relayer::Live(_) => known.contains(&EventDoc::id_of(entry.id, channel)),
                 Relayer::Pass => false,
             };
             for entry in in_time_order(&found) {
                 for channel in told.of(entry) {
-                    if !theirs_in_log(entry, &channel) {
+                    if !in_log(entry, &channel) {
                         logs.entry(channel).or_default().push(entry);
                     }
                 }
@@ -259,6 +265,7 @@ impl EventRelay {
         }
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
+            self.in_log(&channel, &entries);
             if added > 0 {
                 appended += added;
                 grown.insert(channel);
@@ -381,7 +388,14 @@ impl EventRelay {
     ) -> Result<usize, ApiError> {
         let lock = self.log_locks.get(&channel.to_owned());
         let _appending = lock.lock().await;
-        let mut rest: Vec<&OutboxEntryDoc> = entries.to_vec();
+        // What this process knows to be there already (appended by its own relay, or handed
+        // by another gateway that saw the same document) is not sent again.
+        let mut rest: Vec<&OutboxEntryDoc> = {
+            let known = self.theirs.lock().expect("theirs lock");
+            (entries.iter().copied())
+                .filter(|entry| !known.contains(&EventDoc::id_of(entry.id, channel)))
+                .collect()
+        };
         let mut added = 0;
         for _ in 0..MOST_TAKEN {
             if rest.is_empty() {
@@ -422,6 +436,14 @@ impl EventRelay {
         Err(ApiError::internal(format!(
             "channel {channel}'s next sequence number was taken {MOST_TAKEN} times in a row"
         )))
+    }
+
+    /// Remembers that `entries`' events of `channel` are in its log (`append_all` put them
+    /// there, or found them there): they come again with later changes to their documents,
+    /// and from the other gateways' relays, until they are pulled off.
+    pub(super) fn in_log(&self, channel: &str, entries: &[&OutboxEntryDoc]) {
+        let events = (entries.iter()).map(|entry| EventDoc::id_of(entry.id, channel));
+        (self.theirs.lock().expect("theirs lock")).add(events, Instant::now());
     }
 
     /// Remembers that `channel`'s log goes up to `sequence` at least.

@@ -1,9 +1,10 @@
-//! Events of other gateways' changes known to be in the logs: seen appended on the change
-//! feed, or found by a read. Their entries stay on the documents until the gateway that
-//! appended them pulls them off, so every later change to the document notes them again:
-//! known here, they are neither read for nor appended again.
+//! Events known to be in the logs: seen appended on the change feed, found by a read, or
+//! appended (or found there) by this process. Their entries stay on the documents until they
+//! are pulled off, so every later change to the document notes them again, and with one
+//! appender per log other gateways hand them again: known here, they are neither read for nor
+//! appended again.
 //!
-//! A document's entries from the first of another gateway's change that is not known to be in
+//! Without one appender per log (`handoff`), a document's entries from the first of another gateway's change that is not known to be in
 //! the logs yet, made moments ago, are set aside for the live relay's next round: that gateway
 //! is about to append it, and whoever appends it first makes the other's insert fail (and its
 //! sequence numbers stale). The entries before it are relayed (so two gateways changing one

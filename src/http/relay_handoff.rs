@@ -50,6 +50,11 @@ impl Appenders for PeerAppenders {
         (self.peers.appender_elsewhere(channel)).map(|peer| peer.id)
     }
 
+    fn one_per_log(&self) -> bool {
+        // A gateway that others reach takes part in the rendezvous (`gateways::Peers`).
+        self.peers.url().is_some()
+    }
+
     async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError> {
         let peer = (self.peers.peer(to))
             .ok_or_else(|| ApiError::internal(format!("gateway {to} left")))?;
