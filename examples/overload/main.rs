@@ -75,7 +75,7 @@
 //!
 //! The clients, the gateways and the database share the machine: on a small one the clients'
 //! own CPU (printed) is part of the picture. The commands are the server's: nothing else
-//! should use it during a run. Each step's database is dropped after it.
+//! should use it during a run. Each step's database is dropped at the end of the run.
 
 #[path = "../common/bench_catalogue.rs"]
 #[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
@@ -109,6 +109,9 @@ use report::Row;
 
 /// The clients that stay after the overload.
 const AFTER_OVERLOAD: usize = 40;
+
+/// How long the run waits for each step's database to be dropped at its end.
+const DROP_WITHIN: Duration = Duration::from_secs(10);
 
 /// What the environment asks for.
 struct Settings {
@@ -233,12 +236,11 @@ async fn main() -> anyhow::Result<()> {
         steps += 1;
         recovery(&settings, steps, showtimes, knee).await?;
     }
-    Ok(())
+    drop_step_databases(&settings, steps).await
 }
 
 /// A step's database and gateways, ready for a load.
 struct Stage {
-    store: Store,
     catalogue: Arc<seed::Catalogue>,
     gateways: Vec<Gateway>,
     urls: Vec<String>,
@@ -251,7 +253,7 @@ struct Stage {
 impl Stage {
     /// Seeds a fresh database, then starts cold gateways on it.
     async fn new(settings: &Settings, step: usize, showtimes: usize) -> anyhow::Result<Stage> {
-        let database = format!("bench_overload_{}_{step}", std::process::id());
+        let database = step_database(step);
         let options = DatabaseOptions {
             monitor_commands: false,
             ..DatabaseOptions::default()
@@ -271,7 +273,6 @@ impl Stage {
             .collect::<anyhow::Result<Vec<_>>>()?;
         let urls = gateways.iter().map(|g| g.url.clone()).collect();
         let mut stage = Stage {
-            store,
             catalogue,
             gateways,
             urls,
@@ -315,7 +316,7 @@ impl Stage {
         }
     }
 
-    /// Prints the gateways' metrics and logs, kills them and drops the database.
+    /// Prints the gateways' metrics and logs, and kills them.
     async fn finish(mut self) -> anyhow::Result<()> {
         for (n, gateway) in self.gateways.iter().enumerate() {
             let scrape = gateway.log.with_extension("metrics");
@@ -339,11 +340,36 @@ impl Stage {
             gateway.kill();
             println!("  log: {}", gateway::log_summary(&gateway.log));
         }
-        self.store.drop_database().await?;
         // Whatever the database still runs for the killed gateways, before the next step.
+        // The database itself stays until the run's end (`drop_step_databases`).
         tokio::time::sleep(Duration::from_secs(1)).await;
         Ok(())
     }
+}
+
+/// Drops the databases of the run's `steps` steps, each given at most [`DROP_WITHIN`]. Not
+/// after each step: SecantusDB (0.5.3) may retry dropping a collection on write conflicts for
+/// minutes after a gateway was killed in the middle of a transaction (seen with two
+/// gateways: 8 minutes, one core busy), which would stall the run and skew the next steps.
+async fn drop_step_databases(settings: &Settings, steps: usize) -> anyhow::Result<()> {
+    let client = mongodb::Client::with_uri_str(&settings.launch.uri).await?;
+    for step in 1..=steps {
+        let database = client.database(&step_database(step));
+        match tokio::time::timeout(DROP_WITHIN, database.drop()).await {
+            Ok(dropped) => dropped?,
+            Err(_) => println!(
+                "the database of step {step} was not dropped within {} s: the server goes on \
+                 dropping it",
+                DROP_WITHIN.as_secs()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// The database of step `step` of this run.
+fn step_database(step: usize) -> String {
+    format!("bench_overload_{}_{step}", std::process::id())
 }
 
 /// One step: `clients` clients at once on a cold gateway for the step's duration.
