@@ -60,7 +60,6 @@ impl EventRelay {
         for (channel, entries) in logs {
             let entries: Vec<&OutboxEntryDoc> = entries.iter().collect();
             let appended = self.append_all(channel, &entries).await?;
-            self.in_log(channel, &entries);
             if appended > 0 {
                 added += appended;
                 grown.insert(channel.clone());

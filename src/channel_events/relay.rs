@@ -265,7 +265,6 @@ impl EventRelay {
         }
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
-            self.in_log(&channel, &entries);
             if added > 0 {
                 appended += added;
                 grown.insert(channel);
@@ -380,7 +379,8 @@ impl EventRelay {
     /// insert. When it refuses one (another gateway's relay took the next sequence number, or
     /// the event is in the log already), one read of the log after the last event seen shows
     /// which, and the rest goes in the next insert: a lost race costs one read and one insert,
-    /// however many entries follow. How many it added.
+    /// however many entries follow. Entries known to be there are not sent, and those it
+    /// appended or found there are known from then on (`in_log`). How many it added.
     pub(super) async fn append_all(
         &self,
         channel: &str,
@@ -399,6 +399,7 @@ impl EventRelay {
         let mut added = 0;
         for _ in 0..MOST_TAKEN {
             if rest.is_empty() {
+                self.in_log(channel, entries);
                 return Ok(added);
             }
             let last = self.last_seen(channel).await?;
@@ -411,6 +412,7 @@ impl EventRelay {
             added += took;
             rest.drain(..took);
             if rest.is_empty() {
+                self.in_log(channel, entries);
                 return Ok(added);
             }
             // Refused at `rest[0]`: what came after `head` shows why.
@@ -441,7 +443,7 @@ impl EventRelay {
     /// Remembers that `entries`' events of `channel` are in its log (`append_all` put them
     /// there, or found them there): they come again with later changes to their documents,
     /// and from the other gateways' relays, until they are pulled off.
-    pub(super) fn in_log(&self, channel: &str, entries: &[&OutboxEntryDoc]) {
+    fn in_log(&self, channel: &str, entries: &[&OutboxEntryDoc]) {
         let events = (entries.iter()).map(|entry| EventDoc::id_of(entry.id, channel));
         (self.theirs.lock().expect("theirs lock")).add(events, Instant::now());
     }

@@ -25,12 +25,7 @@ pub async fn execute<Q: QueryRoot>(
     let limits = limits_of(schema);
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
-        Err(error) => {
-            let response = Response::from_errors(vec![error]);
-            let label = observed::operation_label(request.operation_name.as_deref(), None);
-            observed::record(&label, started, &response);
-            return response;
-        }
+        Err(error) => return refused(&request, started, error),
     };
     let label =
         observed::operation_label(request.operation_name.as_deref(), Some(&checked.document));
@@ -71,9 +66,7 @@ pub fn execute_stream<Q: QueryRoot>(
     let checked = match checked(schema, &mut request, &limits) {
         Ok(checked) => checked,
         Err(error) => {
-            let response = Response::from_errors(vec![error]);
-            let label = observed::operation_label(request.operation_name.as_deref(), None);
-            observed::record(&label, started, &response);
+            let response = refused(&request, started, error);
             return futures::stream::once(async { response }).boxed();
         }
     };
@@ -177,4 +170,17 @@ pub async fn execute_batch<Q: QueryRoot>(
             BatchResponse::Batch(responses)
         }
     }
+}
+
+/// The answer to `request` when the limits refuse it before it reaches the schema, recorded
+/// like any other.
+fn refused(
+    request: &async_graphql::Request,
+    started: Instant,
+    error: async_graphql::ServerError,
+) -> Response {
+    let response = Response::from_errors(vec![error]);
+    let label = observed::operation_label(request.operation_name.as_deref(), None);
+    observed::record(&label, started, &response);
+    response
 }
