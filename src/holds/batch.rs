@@ -29,7 +29,8 @@ use super::choice::{SeatChoice, Snapshot};
 use super::hold::{
     cancelled, gave_up, hold_time, started, unpriced_error, HeldSeats, MAX_ATTEMPTS,
 };
-use super::{expire_hold, HoldEndings, HoldPolicy};
+use super::seen::{ReadAt, SeenSeats};
+use super::{expire_hold, HoldEndings, HoldPolicy, ShowtimeLocks};
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::layout::SeatPosition;
 use crate::domain::pricing::{seat_prices_unlocking, PriceEntry, TicketRule, TicketType};
@@ -68,19 +69,28 @@ pub(super) fn batchable(request: &super::HoldRequest, taken_over: bool) -> bool 
 pub(super) async fn hold_in_batch(
     store: &Store,
     endings: &HoldEndings,
-    batches: &Batches,
+    locks: &ShowtimeLocks,
     showtime: ShowtimeId,
     job: Job,
 ) -> Result<HeldSeats, ApiError> {
-    batches
+    let seen = &locks.seen;
+    locks
+        .batches
         .run(
             showtime,
             job,
             || store.pause_point(crate::store::PausePoint::BatchBeforeTake),
             || store.note_hold_queued(),
-            |entries| place_batch(store, endings, showtime, entries),
+            |entries| place_batch(store, endings, seen, showtime, entries),
         )
         .await
+}
+
+/// A read of a showtime's inventory, and when it was sent (`None`: before the batch, by its
+/// request, which took no mark; its view is not kept).
+struct Read {
+    inventory: Option<SeatInventoryDoc>,
+    at: Option<ReadAt>,
 }
 
 /// Places the holds of `jobs` (one showtime's, the leader's first), each answered on its
@@ -89,6 +99,7 @@ pub(super) async fn hold_in_batch(
 async fn place_batch(
     store: &Store,
     endings: &HoldEndings,
+    seen: &SeenSeats,
     showtime_id: ShowtimeId,
     mut jobs: Vec<Queued>,
 ) -> Vec<Queued> {
@@ -96,6 +107,7 @@ async fn place_batch(
         [only] => only.job.first_read.take(),
         _ => None,
     };
+    let read_at = first_read.is_none().then(|| ReadAt::now(store));
     let showtimes = store.showtimes_by_ids(std::slice::from_ref(&showtime_id));
     let read = match first_read {
         Some(inventory) => showtimes
@@ -128,12 +140,15 @@ async fn place_batch(
             entry.answer(Err(error));
         }
     }
-    let mut read = Some(inventory);
+    let mut read = Some(Read {
+        inventory,
+        at: read_at,
+    });
     for _ in 0..MAX_ATTEMPTS {
         if pending.is_empty() {
             return Vec::new();
         }
-        pending = match attempt(store, endings, &showtime, read.take(), pending).await {
+        pending = match attempt(store, endings, seen, &showtime, read.take(), pending).await {
             Ok(lost) => lost,
             Err((jobs, error)) => {
                 refuse_all(jobs, &error);
@@ -163,20 +178,27 @@ struct Chosen {
 async fn attempt(
     store: &Store,
     endings: &HoldEndings,
+    seen: &SeenSeats,
     showtime: &ShowtimeDoc,
-    read: Option<Option<SeatInventoryDoc>>,
+    read: Option<Read>,
     jobs: Vec<Queued>,
 ) -> Result<Vec<Queued>, (Vec<Queued>, ApiError)> {
     let showtime_id = showtime.id;
     if showtime.starts_at <= store::now() {
         return Err((jobs, started()));
     }
-    let inventory = match read {
-        Some(inventory) => inventory,
-        None => match store.inventory(showtime_id).await {
-            Ok(inventory) => inventory,
-            Err(error) => return Err((jobs, error)),
-        },
+    let Read { inventory, at } = match read {
+        Some(read) => read,
+        None => {
+            let at = ReadAt::now(store);
+            match store.inventory(showtime_id).await {
+                Ok(inventory) => Read {
+                    inventory,
+                    at: Some(at),
+                },
+                Err(error) => return Err((jobs, error)),
+            }
+        }
     };
     let Some(inventory) = inventory else {
         let error = ApiError::internal(format!("showtime {showtime_id} has no seat inventory"));
@@ -210,6 +232,10 @@ async fn attempt(
             .collect::<Vec<_>>()
     };
     if chosen.is_empty() {
+        // Refused all on this read: the next holds may be refused on it too (`seen`).
+        if let Some(at) = at {
+            seen.note(showtime, snapshot, at);
+        }
         return Ok(Vec::new());
     }
     // Seats of an expired hold are free to the next hold at once: expire it first (by the
@@ -230,6 +256,10 @@ async fn attempt(
     let holds: Vec<HoldDoc> = chosen.iter().map(|chosen| chosen.hold.clone()).collect();
     match store.place_holds(showtime_id, &holds).await {
         Ok(true) => {
+            // What it read, with what it took: refuses the next holds while it is good.
+            if let Some(at) = at {
+                seen.note(showtime, snapshot, at);
+            }
             for chosen in chosen {
                 metrics::hold_placed();
                 let held = HeldSeats {
@@ -278,8 +308,9 @@ async fn choose(
             Ok(amounts) => amounts,
             Err(unpriced) => return Err(unpriced_error(store, unpriced).await),
         };
-    snapshot.take(&positions);
     let now = store::now();
+    let expires_at = now + hold_time(&job.policy)?;
+    snapshot.take(&positions, expires_at);
     let hold = HoldDoc {
         id: job.hold_id,
         channel: job.channel.clone(),
@@ -289,7 +320,7 @@ async fn choose(
         amounts,
         unit_price: None,
         created_at: now,
-        expires_at: now + hold_time(&job.policy)?,
+        expires_at,
         extended_by: None,
         voucher: None,
         items: Vec::new(),

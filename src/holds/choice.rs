@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use chrono::{DateTime, Utc};
+
 use crate::domain::best_seats::{best_adjacent, best_scattered, Cell, SeatGrid};
 use crate::domain::ids::HoldId;
 use crate::domain::layout::{seat_label, SeatPosition};
@@ -41,6 +43,8 @@ pub(super) struct Snapshot {
     inventory: SeatInventoryDoc,
     row_labels: Vec<String>,
     grid: SeatGrid,
+    /// When the first hold it counts live expires (and its seats are free).
+    next_expiry: Option<DateTime<Utc>>,
 }
 
 impl Snapshot {
@@ -52,6 +56,10 @@ impl Snapshot {
             .filter(|hold| hold.expires_at < now)
             .map(|hold| hold.id)
             .collect();
+        let next_expiry = (inventory.holds.iter())
+            .map(|hold| hold.expires_at)
+            .filter(|&expiry| expiry >= now)
+            .min();
         let rows = inventory
             .seats
             .values()
@@ -76,7 +84,19 @@ impl Snapshot {
             row_labels: inventory.seats.keys().cloned().collect(),
             grid: SeatGrid::new(rows),
             inventory,
+            next_expiry,
         }
+    }
+
+    /// When the first hold it counts live expires: from then on it shows a seat taken that
+    /// is free to the next hold.
+    pub(super) fn next_expiry(&self) -> Option<DateTime<Utc>> {
+        self.next_expiry
+    }
+
+    /// Whether the inventory carries the showtime's cancellation.
+    pub(super) fn is_cancelled(&self) -> bool {
+        self.inventory.cancelled
     }
 
     pub(super) fn label(&self, position: SeatPosition) -> String {
@@ -106,8 +126,10 @@ impl Snapshot {
         self.inventory.fenced_holds.contains(&id)
     }
 
-    /// Counts `positions` as taken from now on (a batch's next request chooses around them).
-    pub(super) fn take(&mut self, positions: &[SeatPosition]) {
+    /// Counts `positions` as taken until `expiry`, by a hold that lasts until then (a batch's
+    /// next request chooses around them).
+    pub(super) fn take(&mut self, positions: &[SeatPosition], expiry: DateTime<Utc>) {
+        self.next_expiry = Some(self.next_expiry.map_or(expiry, |next| next.min(expiry)));
         for position in positions {
             if let Cell::Seat { free, .. } = &mut self.grid.rows[position.row][position.column] {
                 *free = false;

@@ -76,7 +76,7 @@ pub async fn hold_seats(
             policy: *policy,
             first_read: first_read.and_then(|read| read.inventory),
         };
-        return batch::hold_in_batch(store, endings, &locks.batches, showtime_id, job).await;
+        return batch::hold_in_batch(store, endings, locks, showtime_id, job).await;
     }
     // The other best-available requests of this process choose one after another (see
     // `showtime_locks`).

@@ -22,6 +22,7 @@ mod named_read;
 mod reads;
 mod release;
 pub mod rules;
+mod seen;
 mod showtime_locks;
 mod sweeper;
 
@@ -36,5 +37,6 @@ pub use named_read::{read_named_seats, FirstRead};
 pub use reads::{hold_of_channel, holds_of_channel};
 pub use release::{forget_release, release_hold};
 pub use rules::HoldPolicy;
+pub use seen::{SeenSeats, SEEN_FOR};
 pub use showtime_locks::ShowtimeLocks;
 pub use sweeper::{sweep_expired_holds, sweep_expired_holds_of};

@@ -35,9 +35,20 @@ pub struct ShowtimeLocks {
     locks: KeyedLocks<ShowtimeId>,
     /// Plain best-available holds, placed a batch at a time (`batch`).
     pub(super) batches: super::batch::Batches,
+    /// What the batches last saw of each showtime's seats (`seen`).
+    pub seen: super::seen::SeenSeats,
 }
 
 impl ShowtimeLocks {
+    /// Locks whose views of the showtimes' seats refuse holds for `kept_for` after their
+    /// read (`seen`; [`super::SEEN_FOR`] by default).
+    pub fn with_views_kept_for(kept_for: std::time::Duration) -> ShowtimeLocks {
+        ShowtimeLocks {
+            seen: super::seen::SeenSeats::kept_for(kept_for),
+            ..ShowtimeLocks::default()
+        }
+    }
+
     /// Waits for `showtime`'s lock, at most until the running request's deadline; it is
     /// released when the guard is dropped. OVERLOADED when [`MAX_WAITING`] wait already, or
     /// the deadline passes first.

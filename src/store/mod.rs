@@ -18,6 +18,7 @@ mod explain;
 mod faults;
 pub(crate) mod filters;
 mod freed;
+mod freed_marks;
 mod gate;
 mod grouped_sets;
 pub mod indexes;
@@ -45,6 +46,7 @@ pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
+pub use freed_marks::FreedMark;
 pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;
@@ -82,6 +84,8 @@ pub struct Store {
     outbox: Arc<PendingOutboxes>,
     /// Showtimes whose seats this process freed, for the waiting lists (`freed`).
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
+    /// When this process last freed seats of each showtime (`freed_marks`).
+    freed_marks: Arc<freed_marks::FreedMarks>,
     /// Showtimes a party just joined the line of through this process (`freed`).
     joined: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
     /// The documents this process writes, one write at a time each (`one_writer`).
@@ -169,6 +173,7 @@ impl Store {
             commands,
             outbox: Arc::default(),
             freed: Arc::default(),
+            freed_marks: Arc::default(),
             joined: Arc::default(),
             sets: Arc::default(),
             writers: Arc::default(),

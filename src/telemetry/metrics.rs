@@ -262,6 +262,12 @@ pub fn hold_placed() {
     counter!("boxoffice_holds_placed_total").increment(1);
 }
 
+/// A hold was refused on this process's view of its showtime's seats, with no read
+/// (`holds::seen`).
+pub fn hold_refused_on_view() {
+    counter!("boxoffice_holds_refused_on_view_total").increment(1);
+}
+
 /// An order was confirmed.
 pub fn order_confirmed() {
     counter!("boxoffice_orders_confirmed_total").increment(1);

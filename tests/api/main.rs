@@ -76,6 +76,7 @@ mod schema_file;
 mod scrape;
 mod seat_maps;
 mod seat_search;
+mod seen_refusals;
 mod sharding;
 mod shared_limits;
 mod showtimes;

@@ -183,9 +183,14 @@ impl HoldSeatsMutation {
         let endings = ctx.data_unchecked::<holds::HoldEndings>();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
-        // Named seats already taken are refused from one read, before the key is claimed.
-        let first_read = Box::pin(holds::read_named_seats(store, &request, policy)).await?;
-        let refusal = first_read.as_ref().and_then(|read| read.refusal.clone());
+        // Seats this gateway just saw taken are refused with no read (`holds::SeenSeats`);
+        // named seats already taken are refused from one read. Both before the key is claimed.
+        let seen = locks.seen.refusal(store, channel, &request, policy);
+        let first_read = match seen {
+            Some(_) => None,
+            None => Box::pin(holds::read_named_seats(store, &request, policy)).await?,
+        };
+        let refusal = seen.or_else(|| first_read.as_ref().and_then(|read| read.refusal.clone()));
         // Boxed, as every large future this resolver awaits: the resolver's own future is
         // copied whole each time async-graphql moves it (`schema::boxed_member`).
         let held = Box::pin(idempotency::once_unless_refused(

@@ -37,6 +37,8 @@ impl Store {
             &[told],
         )
         .await?;
+        // A view of its seats read before cannot refuse a hold as if it were still on sale.
+        self.note_seats_changed(showtime);
         Ok(())
     }
 
