@@ -1,6 +1,8 @@
-//! Where the process is assembled: the handlers features register with each other. A feature
-//! that must learn what happened in another registers a handler here, so the feature it hears
-//! from never names it (features depend on each other in one direction; see ARCHITECTURE.md).
+//! Where the process is assembled: the handlers features register with each other, and the
+//! indexes of every feature. A feature that must learn what happened in another registers a
+//! handler here, so the feature it hears from never names it (features depend on each other in
+//! one direction; see ARCHITECTURE.md); the shared store creates the indexes collected here
+//! and names no feature.
 
 use std::sync::Arc;
 
@@ -12,7 +14,8 @@ use crate::holds::{HoldEndings, OrdersOfHold};
 use crate::live::{ExpireOnTime, Live};
 use crate::orders::OrderLookups;
 use crate::store::documents::HoldDoc;
-use crate::store::Store;
+use crate::store::indexes::Wanted;
+use crate::store::{Readiness, Store};
 use crate::telemetry::metrics::Expirer;
 use crate::vouchers::RedemptionGivenBack;
 use crate::waiting_list::OfferDeclined;
@@ -78,5 +81,72 @@ impl ExpireOnTime for HoldsExpireOnTime {
         hold: &HoldDoc,
     ) -> Result<bool, ApiError> {
         crate::holds::expire_hold(store, &self.0, showtime, hold, Expirer::OnTime).await
+    }
+}
+
+/// Every index, each feature's declared in its own `store/indexes.rs` (the inventory's in its
+/// `store/mod.rs`), in an order that keeps each collection's indexes in the order they were
+/// always created in.
+fn indexes() -> Vec<Wanted> {
+    [
+        Store::inventory_indexes(),
+        Store::operators_indexes(),
+        Store::catalogue_indexes(),
+        Store::orders_indexes(),
+        Store::idempotency_indexes(),
+        Store::gateways_indexes(),
+        Store::channel_events_indexes(),
+        Store::webhooks_indexes(),
+        Store::want_to_see_indexes(),
+        Store::vouchers_indexes(),
+        Store::sales_indexes(),
+        Store::concessions_indexes(),
+        Store::waiting_list_indexes(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+impl Store {
+    /// Creates every feature's index that does not exist yet, so this runs at each start
+    /// (`store::indexes`).
+    #[tracing::instrument(skip(self))]
+    pub async fn ensure_indexes(&self) -> Result<(), ApiError> {
+        self.create_indexes(indexes()).await
+    }
+
+    /// Pings the database and lists the indexes of every indexed collection, concurrently,
+    /// within the operation timeout: ready when it answers and every feature's index is there.
+    #[tracing::instrument(skip_all)]
+    pub async fn readiness(&self) -> Readiness {
+        let wanted: Vec<(&'static str, &'static str)> = (indexes().into_iter())
+            .map(|w| (w.collection, w.name))
+            .collect();
+        self.readiness_of(&wanted).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::names;
+
+    #[test]
+    fn no_index_is_wanted_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for Wanted {
+            collection, name, ..
+        } in indexes()
+        {
+            assert!(seen.insert((collection, name)), "{collection}.{name} twice");
+        }
+    }
+
+    #[test]
+    fn every_indexed_collection_is_one_of_all_the_collections() {
+        for Wanted { collection, .. } in indexes() {
+            assert!(names::ALL.contains(&collection), "{collection}");
+        }
     }
 }

@@ -4,13 +4,14 @@
 //!
 //! A change a channel must hear of leaves an outbox entry in the changed document, in the same
 //! update (`store::outbox`, shared by every feature that writes seats or showtimes); the relay
-//! (`relay`) appends the entries to the channels' logs, numbered in order, and clears them; it
+//! (`relay`) appends the entries to the channels' logs, numbered in order (`append`), and clears them; it
 //! tells a handler which logs grew (`growth`: webhooks registers one, where the process is
 //! assembled, and marks the channels' endpoints due). Each channel's log has one appender among
 //! the live gateways, to which the others hand its events (`handoff`). It owns the `events` collection
 //! (`store/log.rs`). Laid out as every feature is: `rules` (pure: the event types, the cursor,
 //! the retention), the use cases (`relay`, `log`), `store`, `graphql`.
 
+mod append;
 pub mod graphql;
 pub mod growth;
 pub mod handoff;

@@ -3,7 +3,7 @@
 //! (invariant 6; the design is in `orders::store::orders`).
 
 use super::confirm_batch::{confirm_in_batch, Confirmations, Job, Outcome};
-use super::refunds::finish_refund;
+use super::refund_finish::finish_refund;
 use crate::concessions;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};

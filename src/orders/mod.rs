@@ -7,7 +7,8 @@
 //!
 //! It owns the `orders` collection (`store/`). Laid out as every feature is: `rules` (pure:
 //! the refund policy, the plan of a refund, the sales figures it moves), the use cases
-//! (`confirm`, written a batch at a time by `confirm_batch`, `refunds`, `showtime_cancel`, `reconciler`), `store`, `graphql`.
+//! (`confirm`, written a batch at a time by `confirm_batch`, `refunds` and `refund_finish`,
+//! `showtime_cancel`, `reconciler`), `store`, `graphql`.
 
 mod collect;
 mod confirm;
@@ -15,6 +16,7 @@ mod confirm_batch;
 pub mod graphql;
 mod lookups;
 mod reconciler;
+mod refund_finish;
 mod refunds;
 pub mod rules;
 mod showtime_cancel;
@@ -25,7 +27,8 @@ pub use confirm::{confirm_hold, list_orders, order_of, settle_order, Customer};
 pub use confirm_batch::Confirmations;
 pub use lookups::OrderLookups;
 pub use reconciler::{settle_orders, PENDING_GRACE};
-pub use refunds::{cancel_order, refund_under_way, CancelRequest};
+pub use refund_finish::refund_under_way;
+pub use refunds::{cancel_order, CancelRequest};
 pub use showtime_cancel::{
     begin_cancellation, cancellation_summary, resume_cancellation, resume_cancellations,
     CancelStart, ShowtimeCancellation, CANCEL_GRACE,

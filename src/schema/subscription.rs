@@ -9,5 +9,5 @@ use async_graphql::MergedSubscription;
 pub struct Subscription(
     crate::live::graphql::SeatMapSubscription,
     crate::orders::graphql::OrderSubscription,
-    crate::channel_events::graphql::EventSubscription,
+    crate::live::graphql::ChannelEventSubscription,
 );

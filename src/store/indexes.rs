@@ -1,8 +1,10 @@
 //! The indexes every query relies on, created idempotently at start-up. Each feature declares
 //! its own beside its store code (`src/<feature>/store/indexes.rs`, the inventory's in its
-//! `store/mod.rs`); this module collects them, creates them and lists them for readiness.
+//! `store/mod.rs`); the process's assembly collects them (`crate::assembly`: the
+//! `Store::ensure_indexes` and `Store::readiness` the process calls), so this module, which
+//! creates what it is given, names no feature.
 
-use bson::{doc, Document};
+use bson::Document;
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
 
@@ -46,44 +48,11 @@ pub(crate) fn unique(collection: &'static str, keys: Document, name: &'static st
     }
 }
 
-/// Every index, each feature's declared in its own `store/indexes.rs` (the inventory's in its
-/// `store/mod.rs`), in an order that keeps each collection's indexes in the order they were
-/// always created in.
-fn wanted() -> Vec<Wanted> {
-    [
-        Store::inventory_indexes(),
-        Store::operators_indexes(),
-        Store::catalogue_indexes(),
-        Store::orders_indexes(),
-        Store::idempotency_indexes(),
-        Store::gateways_indexes(),
-        Store::channel_events_indexes(),
-        Store::webhooks_indexes(),
-        Store::want_to_see_indexes(),
-        Store::vouchers_indexes(),
-        Store::sales_indexes(),
-        Store::concessions_indexes(),
-        Store::waiting_list_indexes(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-/// Every index, as (collection, name).
-pub(super) fn wanted_names() -> Vec<(&'static str, &'static str)> {
-    wanted()
-        .into_iter()
-        .map(|w| (w.collection, w.name))
-        .collect()
-}
-
 impl Store {
-    /// Creates every index that does not exist yet, so this runs at each start. Existing ones
-    /// are left alone by name: re-sending a 2dsphere spec conflicts with the stored one, which
-    /// carries the server's `2dsphereIndexVersion`.
-    #[tracing::instrument(skip(self))]
-    pub async fn ensure_indexes(&self) -> Result<(), ApiError> {
+    /// Creates each index of `wanted` that does not exist yet, so this runs at each start.
+    /// Existing ones are left alone by name: re-sending a 2dsphere spec conflicts with the
+    /// stored one, which carries the server's `2dsphereIndexVersion`.
+    pub(crate) async fn create_indexes(&self, wanted: Vec<Wanted>) -> Result<(), ApiError> {
         let mut by_collection: Vec<(&str, Vec<IndexModel>)> = Vec::new();
         let mut existing: Vec<(&str, Vec<String>)> = Vec::new();
         for Wanted {
@@ -93,7 +62,7 @@ impl Store {
             unique,
             sparse,
             expire_after,
-        } in wanted()
+        } in wanted
         {
             if !existing.iter().any(|(c, _)| *c == collection) {
                 existing.push((collection, self.existing_index_names(collection).await?));
@@ -145,30 +114,6 @@ impl Store {
                 Ok(Vec::new())
             }
             Err(error) => Err(error.into()),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::names;
-
-    #[test]
-    fn no_index_is_wanted_twice() {
-        let mut seen = std::collections::HashSet::new();
-        for Wanted {
-            collection, name, ..
-        } in wanted()
-        {
-            assert!(seen.insert((collection, name)), "{collection}.{name} twice");
-        }
-    }
-
-    #[test]
-    fn every_indexed_collection_is_one_of_all_the_collections() {
-        for Wanted { collection, .. } in wanted() {
-            assert!(names::ALL.contains(&collection), "{collection}");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Readiness: the database answers a ping, and every index `indexes` creates at start-up is
+//! Readiness: the database answers a ping, and every index created at start-up is
 //! there (compared by name, one `listIndexes` per indexed collection, all at once), within
 //! the operation timeout.
 
@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use futures::future::join_all;
 
-use super::{indexes, Store};
+use super::Store;
 
 /// What a readiness check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,11 +25,9 @@ impl Readiness {
 }
 
 impl Store {
-    /// Pings the database and lists the indexes of every indexed collection, concurrently,
-    /// within the operation timeout.
-    #[tracing::instrument(skip_all)]
-    pub async fn readiness(&self) -> Readiness {
-        let wanted = indexes::wanted_names();
+    /// Pings the database and lists the indexes of the collections of `wanted` (collection,
+    /// index name), concurrently, within the operation timeout.
+    pub(crate) async fn readiness_of(&self, wanted: &[(&'static str, &'static str)]) -> Readiness {
         let collections: BTreeSet<&'static str> = wanted.iter().map(|(c, _)| *c).collect();
         let listings = join_all(collections.iter().map(|&collection| async move {
             let names = tokio::time::timeout(self.timeout, self.existing_index_names(collection))

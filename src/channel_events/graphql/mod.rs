@@ -1,10 +1,9 @@
-//! The channel events' part of the schema: `Query.events`, `Subscription.channelEvents`,
-//! `ChannelEvent` and `ChannelEventType`.
+//! The channel events' part of the schema: `Query.events`, `ChannelEvent` and
+//! `ChannelEventType`. `Subscription.channelEvents` is the live hub's (`live::graphql`), which
+//! follows the log.
 
 pub mod query;
-pub mod subscription;
 pub mod types;
 
 pub use query::EventQuery;
-pub use subscription::EventSubscription;
 pub use types::{ChannelEvent, ChannelEventType};

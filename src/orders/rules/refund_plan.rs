@@ -1,47 +1,14 @@
-//! Refunds: which seats of an order a cancellation gives back, what each seat is refunded
-//! under the cinema's refund policy, and what an order counts for in the sales figures once
-//! its refunds are taken off. Pure rules; every amount is an integer in fen.
+//! The plan of one cancellation: which seats and product lines of an order it gives back,
+//! and what each is refunded under the policy (or in full, for a cancelled showtime).
 
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
+use super::RefundPolicy;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::ProductId;
 use crate::error::ApiError;
-
-/// The longest cut-off a cinema may set: a week.
-pub const MAX_CUTOFF_MINUTES: u32 = 7 * 24 * 60;
-/// The highest fee per seat: ¥1,000.
-pub const MAX_FEE_PER_SEAT: i64 = 100_000;
-
-/// A cinema's terms for giving money back.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RefundPolicy {
-    /// No refund within this many minutes of the start (0: until the start).
-    pub cutoff_minutes: u32,
-    /// Kept from each refunded seat's price (never more than the price).
-    pub fee_per_seat: i64,
-}
-
-impl RefundPolicy {
-    /// BAD_USER_INPUT for a cut-off beyond a week or a fee out of 0 to ¥1,000.
-    pub fn validate(&self) -> Result<(), ApiError> {
-        if self.cutoff_minutes > MAX_CUTOFF_MINUTES {
-            return Err(ApiError::bad_input(format!(
-                "refundPolicy.cutoffMinutes is 0 to {MAX_CUTOFF_MINUTES}, not {}",
-                self.cutoff_minutes
-            )));
-        }
-        if !(0..=MAX_FEE_PER_SEAT).contains(&self.fee_per_seat) {
-            return Err(ApiError::bad_input(format!(
-                "refundPolicy.feePerSeat is 0 to {MAX_FEE_PER_SEAT} fen, not {}",
-                self.fee_per_seat
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// One seat of an order: its label, what it was sold for, and whether it was refunded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,65 +224,6 @@ fn chosen_items<'a>(
         .collect()
 }
 
-/// What one order adds to the sales figures.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SalesFigure {
-    pub tickets: i64,
-    /// Everything it brought in: tickets and concessions.
-    pub revenue: i64,
-    pub orders: i64,
-    /// Concession units sold.
-    pub items: i64,
-    /// The part of `revenue` concessions brought in.
-    pub concessions: i64,
-}
-
-impl SalesFigure {
-    /// What an order counts for: a live order its remaining seats, one order, and what was
-    /// paid less what was refunded; a cancelled one only the fees it kept (and what it kept
-    /// of its products: `with_items`).
-    pub fn of_order(
-        live: bool,
-        seats: usize,
-        refunded_seats: usize,
-        total: i64,
-        refunded: i64,
-    ) -> Self {
-        SalesFigure {
-            tickets: if live {
-                (seats - refunded_seats.min(seats)) as i64
-            } else {
-                0
-            },
-            revenue: total - refunded,
-            orders: i64::from(live),
-            items: 0,
-            concessions: 0,
-        }
-    }
-
-    /// With the product units it kept and what they brought in (collected products of a
-    /// cancelled order stay sold).
-    pub fn with_items(self, items: i64, concessions: i64) -> Self {
-        SalesFigure {
-            items,
-            concessions,
-            ..self
-        }
-    }
-
-    /// `self` less `other`.
-    pub fn minus(self, other: SalesFigure) -> SalesFigure {
-        SalesFigure {
-            tickets: self.tickets - other.tickets,
-            revenue: self.revenue - other.revenue,
-            orders: self.orders - other.orders,
-            items: self.items - other.items,
-            concessions: self.concessions - other.concessions,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,39 +335,6 @@ mod tests {
         assert_eq!(refund.fee(), 5800);
     }
 
-    #[test]
-    fn an_order_counts_its_remaining_seats_and_what_it_kept() {
-        let live = SalesFigure::of_order(true, 3, 1, 10800, 3500);
-        assert_eq!(
-            live,
-            SalesFigure {
-                tickets: 2,
-                revenue: 7300,
-                orders: 1,
-                ..SalesFigure::default()
-            }
-        );
-        let cancelled = SalesFigure::of_order(false, 3, 3, 10800, 9300);
-        assert_eq!(
-            cancelled,
-            SalesFigure {
-                tickets: 0,
-                revenue: 1500,
-                orders: 0,
-                ..SalesFigure::default()
-            }
-        );
-        assert_eq!(
-            cancelled.minus(live),
-            SalesFigure {
-                tickets: -2,
-                revenue: -5800,
-                orders: -1,
-                ..SalesFigure::default()
-            }
-        );
-    }
-
     fn items() -> Vec<OrderedItem> {
         [
             (1, 2, 5000, false, false),
@@ -533,20 +408,5 @@ mod tests {
         }))
         .unwrap_err();
         assert!(twice.to_string().contains("named twice"), "{twice}");
-    }
-
-    #[test]
-    fn policies_are_bounded() {
-        assert!(POLICY.validate().is_ok());
-        let long = RefundPolicy {
-            cutoff_minutes: MAX_CUTOFF_MINUTES + 1,
-            ..POLICY
-        };
-        assert!(long.validate().is_err());
-        let negative = RefundPolicy {
-            fee_per_seat: -1,
-            ..POLICY
-        };
-        assert!(negative.validate().is_err());
     }
 }
