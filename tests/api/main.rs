@@ -32,6 +32,7 @@ mod fencing;
 mod field_order;
 mod fixtures;
 mod forwarding;
+mod grafana;
 mod hall_writes;
 mod health_probes;
 mod helpers;
