@@ -94,6 +94,25 @@ impl Snapshot {
         self.next_expiry
     }
 
+    /// Counts the seats `labels` free (this process freed them after the read). A label it
+    /// does not know is passed over.
+    pub(super) fn free(&mut self, labels: &[String]) {
+        for label in labels {
+            let position = (self.row_labels.iter().enumerate())
+                .filter(|(_, row)| label.starts_with(row.as_str()))
+                .find_map(|(row, row_label)| {
+                    let column: usize = label[row_label.len()..].parse().ok()?;
+                    Some((row, column.checked_sub(1)?))
+                });
+            let Some((row, column)) = position else {
+                continue;
+            };
+            if let Some(Cell::Seat { free, .. }) = self.grid.rows[row].get_mut(column) {
+                *free = true;
+            }
+        }
+    }
+
     /// Whether the inventory carries the showtime's cancellation.
     pub(super) fn is_cancelled(&self) -> bool {
         self.inventory.cancelled

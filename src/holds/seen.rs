@@ -14,9 +14,10 @@
 //! What a refusal on a view promises, and why it holds:
 //! - The view is at most [`SEEN_FOR`] old: the read was sent at most that long before.
 //! - It is no older than this process's own changes that free seats or cancel the showtime:
-//!   the read's `FreedMark` was taken before it was sent, and a view is not used once the
-//!   store notes such a change since (`Store::seats_freed_since`). A release answered by this
-//!   gateway is seen by the next hold at once.
+//!   the read's `FreedMark` was taken before it was sent, and before each use the view counts
+//!   free every seat the store noted freed since (`Store::seats_freed_since`; a cancellation,
+//!   or changes it forgot, end the view). A release answered by this gateway is seen by the
+//!   next hold at once, and the view goes on refusing what it still cannot serve.
 //! - A hold in it that has expired since frees its seats: a view is used only until the first
 //!   expiry of a hold it shows live.
 //! - Seats another gateway freed within the last [`SEEN_FOR`] may be refused: that is the
@@ -37,7 +38,7 @@ use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
 use crate::store::documents::{ShowtimeDoc, ShowtimeStatus};
-use crate::store::{self, FreedMark, Store};
+use crate::store::{self, FreedMark, FreedSince, Store};
 
 /// How long a view refuses holds after its read was sent: about a batch's turn on a busy
 /// database, so that a hot showtime's refusals read it a few times a second, not once each.
@@ -86,8 +87,8 @@ impl std::fmt::Debug for SeenSeats {
 
 struct View {
     showtime: ShowtimeDoc,
-    seats: Snapshot,
-    read: ReadAt,
+    /// The seats, with what this process freed since up to the mark.
+    seats: Mutex<(Snapshot, FreedMark)>,
     /// When it stops refusing: [`SEEN_FOR`] after the read, or a hold in it expires.
     until: Instant,
 }
@@ -112,8 +113,7 @@ impl SeenSeats {
         }
         let view = Arc::new(View {
             showtime: showtime.clone(),
-            seats,
-            read,
+            seats: Mutex::new((seats, read.mark)),
             until,
         });
         let mut views = self.views.lock().expect("seen seats lock");
@@ -147,20 +147,32 @@ impl SeenSeats {
             .expect("seen seats lock")
             .get(&request.showtime)
             .cloned()?;
-        if Instant::now() >= view.until || store.seats_freed_since(request.showtime, view.read.mark)
-        {
+        if Instant::now() >= view.until {
             return None;
         }
         // The showtime's own refusals come first (`hold_seats`): those go their usual way.
         let showtime = &view.showtime;
         let on_sale = showtime.status == ShowtimeStatus::Scheduled
             && showtime.sold_on(channel)
-            && showtime.starts_at > store::now()
-            && !view.seats.is_cancelled();
+            && showtime.starts_at > store::now();
         if !on_sale {
             return None;
         }
-        match view.seats.choose(&request.choice, policy) {
+        let mut seats = view.seats.lock().expect("seen seats lock");
+        let (seats, mark) = &mut *seats;
+        // What this process freed since the view's read counts free in it.
+        match store.seats_freed_since(request.showtime, *mark) {
+            (FreedSince::Nothing, _) => {}
+            (FreedSince::Seats(freed), now) => {
+                seats.free(&freed);
+                *mark = now;
+            }
+            (FreedSince::Unknown, _) => return None,
+        }
+        if seats.is_cancelled() {
+            return None;
+        }
+        match seats.choose(&request.choice, policy) {
             Err(refusal @ ApiError::SeatUnavailable { .. }) => {
                 crate::telemetry::metrics::hold_refused_on_view();
                 Some(refusal)

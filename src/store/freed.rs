@@ -7,21 +7,21 @@
 //! And the marks that tell a view of a showtime's seats read before such a change from one
 //! read after it (`freed_marks`).
 
-use super::freed_marks::FreedMark;
+use super::freed_marks::{FreedMark, FreedSince};
 use super::Store;
 use crate::domain::ids::ShowtimeId;
 
 impl Store {
-    /// Notes that seats of `showtime` just went back on sale (the change is written).
-    pub(crate) fn note_seats_freed(&self, showtime: ShowtimeId) {
-        self.note_seats_changed(showtime);
+    /// Notes that `seats` of `showtime` just went back on sale (the change is written).
+    pub(crate) fn note_seats_freed(&self, showtime: ShowtimeId, seats: &[String]) {
+        self.freed_marks.note(showtime, Some(seats));
         self.freed.note(showtime);
     }
 
-    /// Notes a written change of `showtime`'s seats after which a view read before it may
-    /// show seats taken that are not, or the showtime on sale when it is not.
-    pub(crate) fn note_seats_changed(&self, showtime: ShowtimeId) {
-        self.freed_marks.note(showtime);
+    /// Notes that `showtime` was just cancelled (the change is written): a view of its seats
+    /// read before shows it on sale.
+    pub(crate) fn note_showtime_cancelled(&self, showtime: ShowtimeId) {
+        self.freed_marks.note(showtime, None);
     }
 
     /// The mark to take before reading a showtime's seats, for [`Store::seats_freed_since`].
@@ -29,10 +29,14 @@ impl Store {
         self.freed_marks.mark()
     }
 
-    /// Whether this process may have freed seats of `showtime` (or cancelled it) since `mark`:
-    /// a view read after the mark was taken is then out of date.
-    pub fn seats_freed_since(&self, showtime: ShowtimeId, mark: FreedMark) -> bool {
-        self.freed_marks.freed_since(showtime, mark)
+    /// What this process freed of `showtime` since `mark` (see `freed_marks`), and the mark
+    /// of now.
+    pub fn seats_freed_since(
+        &self,
+        showtime: ShowtimeId,
+        mark: FreedMark,
+    ) -> (FreedSince, FreedMark) {
+        self.freed_marks.since(showtime, mark)
     }
 
     /// Waits until this process freed seats, and takes the showtimes.

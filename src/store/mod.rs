@@ -46,7 +46,7 @@ pub use explain::Plan;
 pub use faults::{CrashPoint, DelayPoint, FeedBreak, PausePoint};
 #[cfg(feature = "test-hooks")]
 pub use faults::{Faults, Pause};
-pub use freed_marks::FreedMark;
+pub use freed_marks::{FreedMark, FreedSince};
 pub use gate::Lane;
 #[cfg(feature = "test-hooks")]
 pub use gate::Occupied;

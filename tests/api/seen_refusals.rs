@@ -1,7 +1,7 @@
 //! Cheap refusals (issue 48): a hold of seats this gateway just saw taken is refused on that
 //! view, before its key is claimed: no command without a key, the key's record alone with
-//! one. And what the view may not hide: this gateway's own releases, holds that expire, and
-//! (after `SEEN_FOR`) another gateway's releases.
+//! one. And what the view may not hide: this gateway's own releases (counted in it), holds
+//! that expire, and (after `SEEN_FOR`) another gateway's releases.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,11 +99,20 @@ async fn a_hold_of_seats_the_gateway_just_saw_taken_costs_no_command_or_only_its
         "a replay gets the first answer"
     );
 
-    // The gateway's own release is seen by the next hold at once, view or not.
+    // The gateway's own release counts in the view at once: it goes on refusing what it
+    // still cannot serve (5 seats of 4), with no command, and serves what it now can.
     let released = (sale.app)
         .graphql_as(&sale.maoyan, RELEASE, json!({ "id": hold }))
         .await;
     assert_eq!(released.data()["releaseHold"].as_array().unwrap().len(), 4);
+    let five = json!({ "best": { "count": 5 } });
+    let (refused, commands) = hold_counting(&sale, &sale.wechat, five).await;
+    assert_eq!(refused.error_code(), "SEAT_UNAVAILABLE");
+    assert_eq!(
+        commands,
+        Vec::<String>::new(),
+        "the view outlived the release"
+    );
     let (held, _) = hold_counting(&sale, &sale.wechat, json!({ "best": { "count": 2 } })).await;
     assert_eq!(
         held.data()["holdSeats"]["seats"].as_array().unwrap().len(),

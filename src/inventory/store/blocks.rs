@@ -54,7 +54,7 @@ impl Store {
             .fenced_update_one(COLLECTION, filter, update, fence)
             .await?;
         if moved && direction == BlockMove::Unblock {
-            self.note_seats_freed(showtime);
+            self.note_seats_freed(showtime, labels);
         }
         Ok(moved)
     }

@@ -38,7 +38,7 @@ impl Store {
         )
         .await?;
         // A view of its seats read before cannot refuse a hold as if it were still on sale.
-        self.note_seats_changed(showtime);
+        self.note_showtime_cancelled(showtime);
         Ok(())
     }
 

@@ -334,7 +334,7 @@ impl Store {
             .update_inventory_telling(showtime, filter, update, &[told])
             .await?;
         if released {
-            self.note_seats_freed(showtime);
+            self.note_seats_freed(showtime, &hold.seats);
         }
         Ok(released)
     }
@@ -435,7 +435,7 @@ impl Store {
             .update_inventory_telling(showtime, filter, update, &[told])
             .await?;
         if expired {
-            self.note_seats_freed(showtime);
+            self.note_seats_freed(showtime, &hold.seats);
         }
         Ok(expired)
     }

@@ -82,7 +82,7 @@ impl Store {
             }
         };
         if freed && !labels.is_empty() {
-            self.note_seats_freed(order.showtime.id);
+            self.note_seats_freed(order.showtime.id, labels);
         }
         Ok(freed)
     }
