@@ -30,6 +30,7 @@ pub async fn release_hold(
     let note = attempt.keyed().then_some(request);
     if let Some(hold) = hold {
         if store.release_hold(showtime_id, &hold, note).await? {
+            crate::telemetry::metrics::hold_released();
             // Boxed: kept out of the futures of every caller (the handlers' steps are rare).
             Box::pin(endings.ended(store, &hold, Ending::Released)).await;
             store.crash_point(CrashPoint::ReleaseAfterFree)?;

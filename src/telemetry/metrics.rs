@@ -262,6 +262,11 @@ pub fn hold_placed() {
     counter!("boxoffice_holds_placed_total").increment(1);
 }
 
+/// A hold was released by its channel.
+pub fn hold_released() {
+    counter!("boxoffice_holds_released_total").increment(1);
+}
+
 /// A hold was refused on this process's view of its showtime's seats, with no read
 /// (`holds::seen`).
 pub fn hold_refused_on_view() {
