@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
 use crate::helpers::mongodb_uri;
+use crate::metrics::scrape;
 use crate::processes::GatewayProcess;
 use crate::scrape::{present, value};
 use crate::webhooks::{endpoint, local_sale, Receiver};
@@ -334,22 +335,8 @@ async fn post(
     query: &str,
     variables: Value,
 ) -> (u16, Value) {
-    let mut request = (reqwest::Client::new().post(gateway.url()))
-        .json(&json!({ "query": query, "variables": variables }));
-    if let Some(key) = key {
-        request = request.bearer_auth(key);
-    }
-    let response = request.send().await.expect("the gateway answers");
-    let status = response.status().as_u16();
-    (status, response.json().await.expect("a JSON body"))
-}
-
-async fn scrape(gateway: &GatewayProcess) -> String {
-    let response = reqwest::get(format!("http://{}/metrics", gateway.address))
-        .await
-        .expect("the gateway answers");
-    assert_eq!(response.status(), 200);
-    response.text().await.unwrap()
+    let body = json!({ "query": query, "variables": variables });
+    crate::metrics::post(gateway, key, body).await
 }
 
 #[tokio::test]

@@ -20,7 +20,7 @@ const CONFIRM: &str = "mutation ConfirmHold($hold: ID!) { confirmHold(input: { h
 const CANCEL: &str = "mutation CancelOrder($id: ID!) { cancelOrder(orderId: $id) { status } }";
 
 /// Posts an operation to `gateway`, as the channel with `key` when given.
-async fn post(gateway: &GatewayProcess, key: Option<&str>, body: Value) -> (u16, Value) {
+pub(crate) async fn post(gateway: &GatewayProcess, key: Option<&str>, body: Value) -> (u16, Value) {
     let mut request = reqwest::Client::new().post(gateway.url()).json(&body);
     if let Some(key) = key {
         request = request.bearer_auth(key);
@@ -31,7 +31,7 @@ async fn post(gateway: &GatewayProcess, key: Option<&str>, body: Value) -> (u16,
 }
 
 /// The gateway's exposition.
-async fn scrape(gateway: &GatewayProcess) -> String {
+pub(crate) async fn scrape(gateway: &GatewayProcess) -> String {
     let response = reqwest::get(format!("http://{}/metrics", gateway.address))
         .await
         .expect("the gateway answers");
