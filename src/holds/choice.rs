@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::best_seats::{best_adjacent, best_scattered, Cell, SeatGrid};
 use crate::domain::ids::HoldId;
-use crate::domain::layout::{seat_label, SeatPosition};
+use crate::domain::layout::{parse_seat_label, seat_label, SeatPosition};
 use crate::domain::seat::{SeatKind, SeatState};
 use crate::error::ApiError;
 use crate::holds::rules::{check_couple_pairs, locate_named, validate_count, HoldPolicy};
@@ -98,16 +98,13 @@ impl Snapshot {
     /// does not know is passed over.
     pub(super) fn free(&mut self, labels: &[String]) {
         for label in labels {
-            let position = (self.row_labels.iter().enumerate())
-                .filter(|(_, row)| label.starts_with(row.as_str()))
-                .find_map(|(row, row_label)| {
-                    let column: usize = label[row_label.len()..].parse().ok()?;
-                    Some((row, column.checked_sub(1)?))
-                });
-            let Some((row, column)) = position else {
+            let Ok((row_label, number)) = parse_seat_label(label) else {
                 continue;
             };
-            if let Some(Cell::Seat { free, .. }) = self.grid.rows[row].get_mut(column) {
+            let Some(row) = self.row_labels.iter().position(|row| row == row_label) else {
+                continue;
+            };
+            if let Some(Cell::Seat { free, .. }) = self.grid.rows[row].get_mut(number - 1) {
                 *free = true;
             }
         }

@@ -434,21 +434,13 @@ async fn every_metric_on_the_board_is_exported_by_a_running_gateway() {
     let (names, types) = exported(&text);
 
     let board = board();
-    let mut missing = Vec::new();
-    let mut checked = BTreeSet::new();
+    // (where, expression, the metrics it names): every panel target and query variable.
+    let mut named = Vec::new();
     for panel in panels(&board) {
         for target in panel["targets"].as_array().into_iter().flatten() {
             let expr = target["expr"].as_str().unwrap_or_default();
-            for name in metric_names(expr) {
-                if !names.contains(&name) {
-                    missing.push(format!(
-                        "panel {:?}: {}\n    in {expr}",
-                        panel["title"].as_str().unwrap_or_default(),
-                        why_missing(&name, &types)
-                    ));
-                }
-                checked.insert(name);
-            }
+            let title = panel["title"].as_str().unwrap_or_default();
+            named.push((format!("panel {title:?}"), expr, metric_names(expr)));
         }
     }
     for variable in board["templating"]["list"].as_array().into_iter().flatten() {
@@ -460,13 +452,20 @@ async fn every_metric_on_the_board_is_exported_by_a_running_gateway() {
             continue;
         }
         let query = query.unwrap_or_default();
-        for name in variable_metric_names(query) {
+        let name = variable["name"].as_str().unwrap_or_default();
+        named.push((
+            format!("variable ${name}"),
+            query,
+            variable_metric_names(query),
+        ));
+    }
+    let mut missing = Vec::new();
+    let mut checked = BTreeSet::new();
+    for (place, expr, metrics) in named {
+        for name in metrics {
             if !names.contains(&name) {
-                missing.push(format!(
-                    "variable ${}: {}\n    in {query}",
-                    variable["name"].as_str().unwrap_or_default(),
-                    why_missing(&name, &types)
-                ));
+                let why = why_missing(&name, &types);
+                missing.push(format!("{place}: {why}\n    in {expr}"));
             }
             checked.insert(name);
         }
