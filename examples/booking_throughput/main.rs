@@ -22,8 +22,8 @@
 //!
 //! ```sh
 //! MONGODB_URI='mongodb://127.0.0.1:PORT/?directConnection=true' [BENCH_DATABASE_PID=PID] \
-//!   [BENCH_DATABASE=boxoffice] cargo run --release --example booking_throughput \
-//!   [-- CLIENTS SHOWTIMES [gateway|booking|driver]]
+//!   [BENCH_DATABASE=boxoffice] [BENCH_ADMISSION_WAIT_MS=1000] \
+//!   cargo run --release --example booking_throughput [-- CLIENTS SHOWTIMES [gateway|booking|driver]]
 //! ```
 //! Without `BENCH_DATABASE` each path runs in a fresh database `bench_booking`, dropped at the
 //! end. With it, the benchmark's showtimes (and its channel `bench`) are added to that
@@ -228,9 +228,15 @@ fn main() -> anyhow::Result<()> {
     let clients_runtime = tokio::runtime::Runtime::new()?;
     let database = existing.clone().unwrap_or_else(|| DATABASE.to_owned());
     // As `boxoffice serve` connects: no command monitoring (tests turn it on).
+    let defaults = DatabaseOptions::default();
     let options = DatabaseOptions {
         monitor_commands: false,
-        ..DatabaseOptions::default()
+        // The door's wait, to weigh it (`--admission-wait-ms` of `boxoffice serve`).
+        admission_wait: std::env::var("BENCH_ADMISSION_WAIT_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(defaults.admission_wait, Duration::from_millis),
+        ..defaults
     };
     let store = servers.block_on(Store::connect_with(&uri, &database, &options))?;
     // A loaded catalogue's collections opened one after another first, as `boxoffice serve`

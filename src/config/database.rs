@@ -37,7 +37,7 @@ pub struct DatabaseArgs {
     /// How long a request may wait for its turn to use the database, in milliseconds: one
     /// whose turn would come later (by how long places are held and how many wait) is refused
     /// at once with 503 and `Retry-After`, having sent no command.
-    #[arg(long, env = "BOXOFFICE_ADMISSION_WAIT_MS", default_value_t = 1000, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, env = "BOXOFFICE_ADMISSION_WAIT_MS", default_value_t = 2000, global = true, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub admission_wait_ms: u64,
     /// Write concern `w` of every write: `majority`, or a number of nodes.
     #[arg(long, env = "BOXOFFICE_WRITE_CONCERN", default_value = "majority", global = true, value_parser = parse_write_concern)]

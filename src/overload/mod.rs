@@ -6,7 +6,7 @@
 //!   over it is refused before its body is read.
 //! - [`door`]: whether a request may use the database, decided before its first command, by
 //!   a limit ([`limit`]) that follows the database's latency; requests that finish a purchase
-//!   always pass.
+//!   always pass; [`wait_estimate`] says how long a queued request would wait.
 //! - [`deadline`]: each request's deadline, class and place at the door, carried with the
 //!   request's task, so the store's gate admits it at its first command and starts no
 //!   command the time left cannot finish.
@@ -18,6 +18,7 @@ pub mod admission;
 pub mod deadline;
 pub mod door;
 pub mod limit;
+mod wait_estimate;
 
 pub use admission::{Admission, Admitted};
 pub use door::{Class, Door, Ticket};

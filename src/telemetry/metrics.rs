@@ -139,8 +139,9 @@ fn describe() {
     );
     describe_counter!(
         "boxoffice_overload_refusals_total",
-        "Work refused rather than started past its deadline, by reason (admission: no place at \
-         the door within the wait, before any command; in_flight: the memory ceiling, before \
+        "Work refused rather than started past its deadline, by reason (admission: refused at \
+         the door, the turn too far off; admission_wait: no place within the wait in line; \
+         both before any command; in_flight: the memory ceiling, before \
          the body is read; connection_wait: no database connection before the deadline; \
          no_time_left: the request's time could not finish its next command; showtime_queue: \
          too many waiting on one showtime)"
