@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::channel_events::EventRelay;
-use crate::concessions::{StockGivenBack, StockReconciler};
+use crate::concessions::{StockOfEndedHold, StockReconciler};
 use crate::domain::ids::ShowtimeId;
 use crate::error::ApiError;
 use crate::holds::{HoldEndings, OrdersOfHold};
@@ -17,7 +17,7 @@ use crate::store::documents::HoldDoc;
 use crate::store::indexes::Wanted;
 use crate::store::{Readiness, Store};
 use crate::telemetry::metrics::Expirer;
-use crate::vouchers::RedemptionGivenBack;
+use crate::vouchers::RedemptionOfEndedHold;
 use crate::waiting_list::OfferDeclined;
 use crate::webhooks::EndpointsDue;
 
@@ -26,21 +26,22 @@ pub fn event_relay(store: &Store) -> Arc<EventRelay> {
     EventRelay::new(store.clone(), Arc::new(EndpointsDue::new(store.clone())))
 }
 
-/// Who is told when a hold ends unsold: vouchers (its redemption given back), concessions
-/// (its units given back), the waiting list (a released offer is declined).
+/// Who is told when a hold ends: vouchers (its redemption given back when unsold, redeemed
+/// when sold), concessions (its units given back, or sold), the waiting list (a released
+/// offer is declined). In this order: a sale redeems the voucher, then sells the stock.
 pub fn hold_endings() -> HoldEndings {
     the_hold_endings().clone()
 }
 
-/// The handlers of ended holds, made once (they keep nothing of their own).
+/// The handlers of ended holds, made once per process (they keep nothing of their own); the
+/// orders' reconciler pass finds them there (`HoldEndings::of_this_process`).
 fn the_hold_endings() -> &'static HoldEndings {
-    static ENDINGS: std::sync::OnceLock<HoldEndings> = std::sync::OnceLock::new();
-    ENDINGS.get_or_init(|| {
-        HoldEndings::new(vec![
-            Arc::new(RedemptionGivenBack),
-            Arc::new(StockGivenBack),
+    HoldEndings::of_process(|| {
+        vec![
+            Arc::new(RedemptionOfEndedHold),
+            Arc::new(StockOfEndedHold),
             Arc::new(OfferDeclined),
-        ])
+        ]
     })
 }
 

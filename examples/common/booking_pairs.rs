@@ -224,6 +224,7 @@ pub async fn booking_pair(
     let hold = held.hold.id;
     orders::confirm_hold(
         &store,
+        &boxoffice::assembly::hold_endings(),
         &confirmations,
         &boxoffice::domain::ticket_codes::TicketSecret::random(),
         "bench",

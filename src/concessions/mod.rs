@@ -19,7 +19,7 @@ pub mod rules;
 mod stock;
 pub mod store;
 
-pub use ended_holds::StockGivenBack;
+pub use ended_holds::StockOfEndedHold;
 pub use products::{
     create_product, insert_demo_products, list_products, look_up, product_of, update_product,
     NewProduct,

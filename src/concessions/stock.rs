@@ -17,7 +17,7 @@ use crate::domain::global_id::GlobalId;
 use crate::domain::ids::{CinemaId, HoldId, OrderId, ProductId, ResourceId, ShowtimeId};
 use crate::error::ApiError;
 use crate::store::codec::ObjectIdExt;
-use crate::store::documents::HoldItemDoc;
+use crate::store::documents::{HoldItemDoc, OrderDoc};
 use crate::store::{self, Store};
 
 /// How long a refund's return is remembered after it was made: longer than any request or
@@ -57,6 +57,15 @@ pub async fn hold_lines(
 pub fn stocked(lines: &[HoldItemDoc]) -> Vec<Units> {
     lines
         .iter()
+        .filter(|line| line.stocked)
+        .map(|line| (line.product, line.quantity))
+        .collect()
+}
+
+/// The stocked units of an order's product lines (what its hold reserved).
+pub(super) fn stocked_of_order(order: &OrderDoc) -> Vec<Units> {
+    order
+        .products()
         .filter(|line| line.stocked)
         .map(|line| (line.product, line.quantity))
         .collect()

@@ -112,6 +112,11 @@ pub async fn hold_seats(
         )));
     }
     if attempt.taken_over() {
+        // No handler of ended holds is told of a fence: the fence is set only while none of
+        // the ids is placed (`Store::fence_holds`), so a fenced hold never was a hold and
+        // carries nothing (no voucher, units or offer in an inventory). What its stalled
+        // attempt reserved before placing it, under its id, that attempt gives back when it
+        // finds itself fenced (`Carriage::settle`), or the owners' reconcilers do when it died.
         match store
             .fence_holds(showtime_id, &attempt.earlier_ids())
             .await?

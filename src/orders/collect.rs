@@ -101,7 +101,7 @@ async fn collect_once(
         }
         if order.refunding.is_some() || order.status == OrderStatus::Cancelling {
             // A refund under way decides first which lines are left: finish it.
-            super::settle_order(store, order).await?;
+            super::refund_finish::finish_refund(store, order).await?;
             continue;
         }
         if order.status != OrderStatus::Confirmed {

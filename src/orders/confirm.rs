@@ -4,7 +4,6 @@
 
 use super::confirm_batch::{confirm_in_batch, Confirmations, Job, Outcome};
 use super::refund_finish::finish_refund;
-use crate::concessions;
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::seat::SeatState;
@@ -12,14 +11,13 @@ use crate::domain::text;
 use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
-use crate::holds::with_kinds;
+use crate::holds::{with_kinds, HoldEndings};
 use crate::idempotency::Attempt;
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc, OrderStatus, ProductLineDoc,
     SeatInventoryDoc, ShowtimeDoc, ShowtimeStatus, TicketLineDoc, ORDER_SCHEMA_VERSION,
 };
 use crate::store::{self, CrashPoint, Store};
-use crate::vouchers;
 
 /// Who the tickets are for.
 #[derive(Debug, Clone)]
@@ -59,9 +57,10 @@ pub(super) fn released_by_cancellation(hold_id: HoldId, showtime_id: ShowtimeId)
 /// Confirmations of one showtime are written a batch at a time (`confirm_batch`); an attempt
 /// that took a key over confirms on its own.
 #[allow(clippy::too_many_arguments)]
-#[tracing::instrument(skip(store, confirmations, secret, customer, policy))]
+#[tracing::instrument(skip(store, endings, confirmations, secret, customer, policy))]
 pub async fn confirm_hold(
     store: &Store,
+    endings: &HoldEndings,
     confirmations: &Confirmations,
     secret: &TicketSecret,
     channel: &str,
@@ -74,7 +73,7 @@ pub async fn confirm_hold(
     let order_id = OrderId(attempt.resource_id().0);
     if attempt.taken_over() {
         if let Some(earlier) = load_order(store, channel, order_id).await? {
-            if let Some(settled) = settle_order(store, earlier).await? {
+            if let Some(settled) = settle_order(store, endings, earlier).await? {
                 return Ok(settled);
             }
         }
@@ -94,6 +93,7 @@ pub async fn confirm_hold(
         // Boxed: the batch's future is large, and most confirmations only wait in it.
         match Box::pin(confirm_in_batch(
             store,
+            endings,
             confirmations,
             secret,
             showtime_id,
@@ -112,7 +112,7 @@ pub async fn confirm_hold(
         order_id,
         may_exist: attempt.taken_over(),
     };
-    confirm_alone(store, secret, alone, customer, policy).await
+    confirm_alone(store, endings, secret, alone, customer, policy).await
 }
 
 /// What a confirmation on its own is of.
@@ -128,6 +128,7 @@ struct Alone<'a> {
 /// Confirms one hold on its own: a take-over of a key, or a confirmation a batch handed back.
 async fn confirm_alone(
     store: &Store,
+    endings: &HoldEndings,
     secret: &TicketSecret,
     alone: Alone<'_>,
     customer: CustomerDoc,
@@ -176,7 +177,7 @@ async fn confirm_alone(
     let order = new_order(secret, channel, order_id, &showtime, &hold, customer)?;
     let order = store.insert_pending_order(&order, may_exist).await?;
     store.crash_point(CrashPoint::ConfirmBeforeSell)?;
-    sell_and_confirm(store, channel, &hold, order, policy).await
+    sell_and_confirm(store, endings, channel, &hold, order, policy).await
 }
 
 /// The PENDING order of `channel` that confirms `hold` of `showtime` for `customer`.
@@ -236,6 +237,7 @@ pub(super) fn new_order(
 /// the sale does not happen, finds out why, discards the order and says so.
 pub(super) async fn sell_and_confirm(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     hold: &HoldDoc,
     mut order: OrderDoc,
@@ -245,9 +247,9 @@ pub(super) async fn sell_and_confirm(
     if store.sell_hold(showtime_id, hold, order.id).await? {
         store.crash_point(CrashPoint::ConfirmAfterSell)?;
         let id = order.id;
-        if !mark_confirmed(store, &order).await? {
+        if !mark_confirmed(store, endings, &order).await? {
             // A reconciler settled it first: return what it made of it.
-            return order_of(store, channel, id).await;
+            return order_of(store, endings, channel, id).await;
         }
         order.status = OrderStatus::Confirmed;
         return Ok(order);
@@ -258,8 +260,8 @@ pub(super) async fn sell_and_confirm(
     // so no sale to this order can happen any more and the order is discarded.
     let inventory = store.inventory(showtime_id).await?;
     if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-        mark_confirmed(store, &order).await?;
-        return order_of(store, channel, order.id).await;
+        mark_confirmed(store, endings, &order).await?;
+        return order_of(store, endings, channel, order.id).await;
     }
     store.discard_pending_order(order.id).await?;
     if inventory.as_ref().is_some_and(|i| i.cancelled) {
@@ -301,46 +303,32 @@ fn order_lines(hold: &HoldDoc) -> Vec<OrderLineDoc> {
     tickets.chain(products).collect()
 }
 
-/// The stocked units of `order`'s product lines.
-pub(super) fn stocked_units(order: &OrderDoc) -> Vec<concessions::Units> {
-    order
-        .products()
-        .filter(|line| line.stocked)
-        .map(|line| (line.product, line.quantity))
-        .collect()
-}
-
 /// Moves PENDING `order`, whose seats are sold to it, to CONFIRMED; true (and counted in
 /// the figures) when this call moved it, whichever path got there first (a confirmation, a
-/// retry of its key, the reconciler). The voucher its hold used is redeemed, and the stock
-/// its products reserved sold, by every path (each write names the hold and assumes the
-/// reservation, so once is all it does).
-async fn mark_confirmed(store: &Store, order: &OrderDoc) -> Result<bool, ApiError> {
+/// retry of its key, the reconciler). Every path tells holds of the sale (`tell_sale`).
+async fn mark_confirmed(
+    store: &Store,
+    endings: &HoldEndings,
+    order: &OrderDoc,
+) -> Result<bool, ApiError> {
     let moved = store
         .set_order_status(order.id, OrderStatus::Pending, OrderStatus::Confirmed)
         .await?;
     if moved {
         crate::telemetry::metrics::order_confirmed();
     }
-    after_confirmed(store, order).await;
+    tell_sale(store, endings, order).await;
     Ok(moved)
 }
 
-/// What every path that confirms `order` does after it: the voucher its hold used is
-/// redeemed, and the stock its products reserved sold (each write names the hold and assumes
-/// the reservation, so once is all it does).
-pub(super) async fn after_confirmed(store: &Store, order: &OrderDoc) {
-    if let Some(used) = &order.voucher {
-        // Boxed: a rare extra step, kept out of every confirmation's future.
-        Box::pin(vouchers::redeem(store, used, order.hold_id, order.id)).await;
-    }
-    let units = stocked_units(order);
-    if !units.is_empty() {
-        // A failure is left to the concessions' reconciler, which finds the order.
-        if let Err(error) = Box::pin(concessions::sell(store, &units, order.hold_id)).await {
-            tracing::warn!(order = %order.id, %error, "left an order's stock to the reconciler");
-        }
-    }
+/// What every path that confirms `order` does after it: tells the handlers of ended holds
+/// that its hold was sold (vouchers redeem the voucher it used, concessions sell the units
+/// its products reserved). Each handler's write names the hold and assumes the reservation,
+/// so telling a sale again does nothing more; a failure is logged and left to its
+/// reconciler.
+pub(super) async fn tell_sale(store: &Store, endings: &HoldEndings, order: &OrderDoc) {
+    // Boxed: a rare extra step, kept out of every confirmation's future.
+    Box::pin(endings.sold(store, order)).await;
 }
 
 /// Whether the inventory has seats of `order` SOLD under it.
@@ -373,8 +361,12 @@ pub(super) async fn load_order(
 /// - PENDING, its hold still live: a confirmation may be under way; it is left alone.
 /// - CANCELLING, or a refund under way (`refunding`): the refund was recorded; its seats are
 ///   given back and it is marked done (a CANCELLING order becomes CANCELLED).
-#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
-pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<OrderDoc>, ApiError> {
+#[tracing::instrument(skip(store, endings, order), fields(order = %order.id, status = ?order.status))]
+pub async fn settle_order(
+    store: &Store,
+    endings: &HoldEndings,
+    order: OrderDoc,
+) -> Result<Option<OrderDoc>, ApiError> {
     let id = order.id;
     match order.status {
         _ if order.refunding.is_some() => finish_refund(store, order).await.map(Some),
@@ -384,7 +376,7 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
             let showtime = order.showtime.id;
             let inventory = store.inventory(showtime).await?;
             if inventory.as_ref().is_some_and(|i| sold_to(i, &order)) {
-                mark_confirmed(store, &order).await?;
+                mark_confirmed(store, endings, &order).await?;
                 return load_order(store, &order.channel, id).await;
             }
             let hold_live = inventory
@@ -401,6 +393,7 @@ pub async fn settle_order(store: &Store, order: OrderDoc) -> Result<Option<Order
 /// NOT_FOUND.
 pub async fn order_of(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     order_id: OrderId,
 ) -> Result<OrderDoc, ApiError> {
@@ -408,7 +401,9 @@ pub async fn order_of(
     let order = load_order(store, channel, order_id)
         .await?
         .ok_or_else(not_found)?;
-    settle_order(store, order).await?.ok_or_else(not_found)
+    settle_order(store, endings, order)
+        .await?
+        .ok_or_else(not_found)
 }
 
 /// A page of `channel`'s orders, newest first. PENDING orders are not orders yet and are left

@@ -19,15 +19,14 @@
 //! a hold the batch sells) is handed back and runs on its own.
 
 use super::confirm::{
-    after_confirmed, load_order, missing_hold, new_order, released_by_cancellation,
-    sell_and_confirm,
+    load_order, missing_hold, new_order, released_by_cancellation, sell_and_confirm, tell_sale,
 };
 use crate::domain::ids::{HoldId, OrderId, ShowtimeId};
 use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::group_commit::{read_failed, Entry, Queues};
 use crate::holds::rules::HoldPolicy;
-use crate::holds::with_kinds;
+use crate::holds::{with_kinds, HoldEndings};
 use crate::store::documents::{CustomerDoc, HoldDoc, OrderDoc, OrderStatus, ShowtimeStatus};
 use crate::store::{self, CrashPoint, PausePoint, Store};
 
@@ -59,6 +58,7 @@ type Queued = Entry<Job, Outcome>;
 /// Confirms `job`'s hold of `showtime` in the next batch of this process's confirmations of it.
 pub(super) async fn confirm_in_batch(
     store: &Store,
+    endings: &HoldEndings,
     confirmations: &Confirmations,
     secret: &TicketSecret,
     showtime: ShowtimeId,
@@ -70,7 +70,7 @@ pub(super) async fn confirm_in_batch(
             job,
             || store.pause_point(PausePoint::ConfirmBatchBeforeTake),
             || store.note_confirmation_queued(),
-            |entries| write_batch(store, secret, showtime, entries),
+            |entries| write_batch(store, endings, secret, showtime, entries),
         )
         .await
 }
@@ -87,6 +87,7 @@ struct Sale {
 /// before anything was sent.
 async fn write_batch(
     store: &Store,
+    endings: &HoldEndings,
     secret: &TicketSecret,
     showtime_id: ShowtimeId,
     entries: Vec<Queued>,
@@ -159,14 +160,14 @@ async fn write_batch(
         }
     }
     if !sales.is_empty() {
-        sell(store, sales).await;
+        sell(store, endings, sales).await;
     }
     Vec::new()
 }
 
 /// Writes the orders of `sales`, sells their holds together, and confirms them; every entry
 /// is answered.
-async fn sell(store: &Store, mut sales: Vec<Sale>) {
+async fn sell(store: &Store, endings: &HoldEndings, mut sales: Vec<Sale>) {
     let orders: Vec<OrderDoc> = sales.iter().map(|sale| sale.order.clone()).collect();
     let existed = match store.insert_pending_orders(&orders).await {
         Ok(existed) => existed,
@@ -193,7 +194,7 @@ async fn sell(store: &Store, mut sales: Vec<Sale>) {
     let sold = store.sell_holds(showtime, &sold).await;
     match sold {
         Ok(true) => {}
-        Ok(false) => return sell_one_by_one(store, sales).await,
+        Ok(false) => return sell_one_by_one(store, endings, sales).await,
         Err(error) => return refuse_sales(sales, &error),
     }
     if let Err(crash) = store.crash_point(CrashPoint::ConfirmAfterSell) {
@@ -209,7 +210,7 @@ async fn sell(store: &Store, mut sales: Vec<Sale>) {
     }
     let all_moved = moved == sales.len() as u64;
     for mut sale in sales {
-        after_confirmed(store, &sale.order).await;
+        tell_sale(store, endings, &sale.order).await;
         let answer = if all_moved {
             sale.order.status = OrderStatus::Confirmed;
             Ok(Some(sale.order))
@@ -227,10 +228,11 @@ async fn sell(store: &Store, mut sales: Vec<Sale>) {
 
 /// The sale of the batch did not match: each order is sold on its own, as a lone
 /// confirmation would, to learn which hold expired or went.
-async fn sell_one_by_one(store: &Store, sales: Vec<Sale>) {
+async fn sell_one_by_one(store: &Store, endings: &HoldEndings, sales: Vec<Sale>) {
     for Sale { entry, hold, order } in sales {
         let job = &entry.job;
-        let answer = sell_and_confirm(store, &job.channel, &hold, order, &job.policy).await;
+        let policy = &job.policy;
+        let answer = sell_and_confirm(store, endings, &job.channel, &hold, order, policy).await;
         entry.answer(answer.map(|order| Outcome::Confirmed(Box::new(order))));
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::confirm::settle_order;
 use crate::error::ApiError;
+use crate::holds::HoldEndings;
 use crate::store::{self, Store};
 
 /// A PENDING order, or a refund, this young may belong to a request still under way: leave it
@@ -19,6 +20,9 @@ const BATCH: usize = 500;
 /// CANCELLING; returns how many were looked at. A young refund is left to the request
 /// recording it: finishing it too would be safe (each write is conditional) but is work, and
 /// the request, or its retry once the key's lease is out, or the order's next read, finishes it.
+/// An order it confirms is told to this process's handlers of ended holds
+/// (`HoldEndings::of_this_process`, the one caller of it: this pass keeps the two arguments
+/// every caller has always given it).
 #[tracing::instrument(skip(store))]
 pub async fn settle_orders(store: &Store, grace: Duration) -> Result<usize, ApiError> {
     let grace = chrono::TimeDelta::from_std(grace).unwrap_or(chrono::TimeDelta::MAX);
@@ -27,8 +31,9 @@ pub async fn settle_orders(store: &Store, grace: Duration) -> Result<usize, ApiE
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     let unsettled = store.unsettled_orders(before, BATCH).await?;
     let count = unsettled.len();
+    let endings = HoldEndings::of_this_process();
     for order in unsettled {
-        settle_order(store, order).await?;
+        settle_order(store, &endings, order).await?;
     }
     Ok(count)
 }

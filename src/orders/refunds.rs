@@ -15,6 +15,7 @@ use super::store::WholeCancel;
 use crate::domain::ids::{OrderId, ProductId, ResourceId};
 use crate::domain::list_caps::MAX_SEATS_PER_HOLD;
 use crate::error::ApiError;
+use crate::holds::HoldEndings;
 use crate::idempotency::Attempt;
 use crate::orders::rules::{
     plan_refund, Asked, OrderedItem, OrderedLines, OrderedSeat, RefundCause, RefundPlan,
@@ -59,9 +60,10 @@ impl CancelRequest<'_> {
 /// and the refund among `refunds`, or CANCELLED once no seat remains. A cancellation this
 /// request (any attempt of its key) made is the answer; one a crash left under way is finished
 /// first, whoever asks.
-#[tracing::instrument(skip(store))]
+#[tracing::instrument(skip(store, endings))]
 pub async fn cancel_order(
     store: &Store,
+    endings: &HoldEndings,
     channel: &str,
     request: &CancelRequest<'_>,
     attempt: Attempt,
@@ -74,7 +76,7 @@ pub async fn cancel_order(
             .await?
             .ok_or_else(not_found)?;
         if order.status == OrderStatus::Pending {
-            order = settle_order(store, order).await?.ok_or_else(not_found)?;
+            order = (settle_order(store, endings, order).await?).ok_or_else(not_found)?;
         }
         if order.refunding.is_some() || order.status == OrderStatus::Cancelling {
             // A refund under way (this request's, a crashed one's, or a concurrent one's):
@@ -281,10 +283,14 @@ async fn start(
 /// discarded if its hold is gone); a refund under way is finished; CONFIRMED gets a refund of
 /// every seat it has left, in full, under the order's own id (so every resumer records the
 /// same one), with the reason SHOWTIME_CANCELLED. True when this call cancelled it.
-#[tracing::instrument(skip(store, order), fields(order = %order.id, status = ?order.status))]
-pub(super) async fn cancel_for_showtime(store: &Store, order: OrderDoc) -> Result<bool, ApiError> {
+#[tracing::instrument(skip(store, endings, order), fields(order = %order.id, status = ?order.status))]
+pub(super) async fn cancel_for_showtime(
+    store: &Store,
+    endings: &HoldEndings,
+    order: OrderDoc,
+) -> Result<bool, ApiError> {
     let mut order = match order.status {
-        OrderStatus::Pending => match settle_order(store, order).await? {
+        OrderStatus::Pending => match settle_order(store, endings, order).await? {
             Some(settled) => settled,
             None => return Ok(false),
         },

@@ -143,7 +143,7 @@ pub async fn resume_cancellation(
             )));
         }
         for order in orders {
-            if cancel_for_showtime(store, order).await? {
+            if cancel_for_showtime(store, endings, order).await? {
                 cancelled += 1;
                 if cancelled == 1 {
                     store.crash_point(CrashPoint::ShowtimeCancelBetweenOrders)?;

@@ -23,7 +23,7 @@ pub mod store;
 pub use batches::{
     create_batch, disable_batch, list_batches, MadeBatch, NewBatch, MAX_LISTED, MAX_NAME_CHARS,
 };
-pub use ended_holds::RedemptionGivenBack;
+pub use ended_holds::RedemptionOfEndedHold;
 pub use reconciler::{settle_redemptions, REDEMPTION_GRACE};
 pub use redemption::{
     give_back, give_back_or_leave, give_back_refunded, look_up, redeem, reserve_for_hold,

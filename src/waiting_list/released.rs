@@ -13,7 +13,8 @@ pub struct OfferDeclined;
 impl HoldEnded for OfferDeclined {
     async fn ended(&self, store: &Store, hold: &HoldDoc, ending: Ending) {
         if ending != Ending::Released {
-            // An offer that lapsed or whose showtime was cancelled: the offers' pass settles it.
+            // An offer that lapsed or whose showtime was cancelled: the offers' pass settles it
+            // (as it marks a sold one ACCEPTED: this handler keeps `sold`'s default).
             return;
         }
         let Some(offer) = &hold.offer else {

@@ -667,3 +667,90 @@ async fn a_hold_expired_on_time_for_a_watched_showtime_gives_its_redemption_back
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// Confirms with an idempotency key (for a retry that takes the key over).
+const CONFIRM_WITH_KEY: &str = "mutation ($hold: ID!, $key: String) { confirmHold(input: {
+    holdId: $hold, customer: { name: \"张三\", contact: \"13800000000\" }, idempotencyKey: $key })
+    { id status } }";
+
+/// Holds `seat` as maoyan with voucher `code` and 2 units of `product`; the hold's id.
+async fn hold_carrying(sale: &Sale, seat: &str, code: &str, product: &str) -> Value {
+    let input = json!({
+        "showtimeId": sale.showtime,
+        "seats": [seat],
+        "voucher": code,
+        "items": [{ "productId": product, "quantity": 2 }],
+    });
+    let held = sale
+        .app
+        .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
+        .await;
+    held.data()["holdSeats"]["id"].clone()
+}
+
+/// Confirms `hold` under idempotency key `key`, stopped after its seats were sold: the order
+/// is left PENDING, and nothing told of the sale.
+async fn confirm_stopped_after_the_sale(sale: &Sale, hold: &Value, key: &str) {
+    sale.app
+        .store
+        .faults()
+        .crash_next_at(CrashPoint::ConfirmAfterSell);
+    let confirm = json!({ "hold": hold, "key": key });
+    let stopped = (sale.app)
+        .graphql_as(&sale.maoyan, CONFIRM_WITH_KEY, confirm)
+        .await;
+    assert_eq!(stopped.error_code(), "INTERNAL");
+}
+
+#[tokio::test]
+async fn a_sale_is_told_through_holds_whichever_path_confirms_the_order() {
+    // Orders names neither vouchers nor concessions for a sale: it tells holds, whose handlers
+    // (`ended_holds.rs` of each) redeem the voucher and sell the units the hold carried. Told
+    // by a confirmation's batch, by a retry that takes the key over, and by the reconciler.
+    use crate::concessions::{product, stock_of};
+    let sale = sale().await;
+    let operator = platform(&sale).await;
+    let (batch_id, codes) = make(&sale, &operator, batch(json!({ "amountOff": 100 }), 1, 5)).await;
+    let wanda = crate::admissions::operator(&sale).await;
+    let popcorn = product(&sale, &wanda, "爆米花", 2_500, Some(6)).await;
+
+    let hold = hold_carrying(&sale, "A1", &codes[0], &popcorn).await;
+    assert_eq!(counts(&sale, &operator, &batch_id).await, (1, 0));
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(4), 0, 1));
+    let confirmed = sale
+        .app
+        .graphql_as(&sale.maoyan, CONFIRM, json!({ "hold": hold }))
+        .await;
+    assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
+    assert_eq!(counts(&sale, &operator, &batch_id).await, (0, 1), "batch");
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(4), 2, 0), "batch");
+
+    let hold = hold_carrying(&sale, "A2", &codes[0], &popcorn).await;
+    confirm_stopped_after_the_sale(&sale, &hold, "k2").await;
+    assert_eq!(counts(&sale, &operator, &batch_id).await, (1, 1));
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(2), 2, 1));
+    let retry = json!({ "hold": hold, "key": "k2" });
+    let retried = (sale.app)
+        .graphql_as(&sale.maoyan, CONFIRM_WITH_KEY, retry)
+        .await;
+    assert_eq!(retried.data()["confirmHold"]["status"], "CONFIRMED");
+    assert_eq!(counts(&sale, &operator, &batch_id).await, (0, 2), "retry");
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(2), 4, 0), "retry");
+
+    let hold = hold_carrying(&sale, "A3", &codes[0], &popcorn).await;
+    confirm_stopped_after_the_sale(&sale, &hold, "k3").await;
+    assert_eq!(counts(&sale, &operator, &batch_id).await, (1, 2));
+    assert_eq!(stock_of(&sale, &popcorn).await, (Some(0), 4, 1));
+    let settled = boxoffice::orders::settle_orders(&sale.app.store, Duration::ZERO).await;
+    assert_eq!(settled.unwrap(), 1);
+    assert_eq!(
+        counts(&sale, &operator, &batch_id).await,
+        (0, 3),
+        "reconciler"
+    );
+    assert_eq!(
+        stock_of(&sale, &popcorn).await,
+        (Some(0), 6, 0),
+        "reconciler"
+    );
+}

@@ -13,6 +13,7 @@ use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::holds::rules::HoldPolicy;
+use crate::holds::HoldEndings;
 use crate::idempotency;
 use crate::idempotency::graphql::IdempotencyContext;
 use crate::orders::graphql::Order;
@@ -65,6 +66,7 @@ impl OrderMutation {
         let policy = ctx.data_unchecked::<HoldPolicy>();
         let secret = ctx.data_unchecked::<Arc<TicketSecret>>().as_ref();
         let confirmations = ctx.data_unchecked::<Arc<orders::Confirmations>>().as_ref();
+        let endings = ctx.data_unchecked::<HoldEndings>();
         let store = ctx.store();
         let key = input.idempotency_key.as_deref();
         let keys = ctx.key_policy();
@@ -80,6 +82,7 @@ impl OrderMutation {
                 let customer = customer.clone();
                 orders::confirm_hold(
                     store,
+                    endings,
                     confirmations,
                     secret,
                     channel,
@@ -143,6 +146,7 @@ impl OrderMutation {
             })
             .transpose()?;
         let store = ctx.store();
+        let endings = ctx.data_unchecked::<HoldEndings>();
         let key = idempotency_key.as_deref();
         let keys = ctx.key_policy();
         let request = orders::CancelRequest {
@@ -171,7 +175,7 @@ impl OrderMutation {
             key,
             "cancelOrder",
             &hashed,
-            |attempt| orders::cancel_order(store, channel, &request, attempt),
+            |attempt| orders::cancel_order(store, endings, channel, &request, attempt),
         )
         .await?;
         Ok(Order(cancelled))

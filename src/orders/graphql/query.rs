@@ -8,6 +8,7 @@ use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::{connection, page_cost};
+use crate::holds::HoldEndings;
 use crate::orders;
 use crate::orders::graphql::Order;
 
@@ -25,7 +26,10 @@ impl OrderQuery {
     ) -> Result<Order, ApiError> {
         let channel = ctx.calling_channel("reading orders")?;
         let id = global_id::order_id(&id)?;
-        Ok(Order(orders::order_of(ctx.store(), channel, id).await?))
+        let endings = ctx.data_unchecked::<HoldEndings>();
+        Ok(Order(
+            orders::order_of(ctx.store(), endings, channel, id).await?,
+        ))
     }
 
     /// The calling channel's orders, newest first.

@@ -10,6 +10,7 @@ use crate::catalogue::graphql::types::{Cinema, Movie, Showtime};
 use crate::domain::global_id;
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
+use crate::holds::HoldEndings;
 use crate::orders;
 use crate::orders::graphql::Order;
 use crate::store::documents::OrderStatus;
@@ -71,7 +72,10 @@ impl EntityQuery {
             OrderStatus::Confirmed | OrderStatus::Cancelled => Ok(Order((*order).clone())),
             // Not settled yet (a crash mid-confirm or mid-cancel): as `order(id:)` does.
             OrderStatus::Pending | OrderStatus::Cancelling => {
-                Ok(Order(orders::order_of(ctx.store(), channel, key).await?))
+                let endings = ctx.data_unchecked::<HoldEndings>();
+                Ok(Order(
+                    orders::order_of(ctx.store(), endings, channel, key).await?,
+                ))
             }
         }
     }
