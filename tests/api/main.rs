@@ -76,6 +76,7 @@ mod scheduling;
 mod schema_file;
 mod scrape;
 mod seat_maps;
+mod seat_sales;
 mod seat_search;
 mod seen_refusals;
 mod sharding;
