@@ -19,6 +19,7 @@ mod conformance;
 mod counters;
 mod crashes;
 mod customer_ids;
+mod dashboard;
 mod event_faults;
 mod event_stream;
 mod events;
