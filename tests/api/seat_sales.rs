@@ -3,6 +3,7 @@
 //! that examines the hall's showtimes of the window and nothing else; bad arguments and
 //! callers without the hall's cinema in scope are refused before anything is read.
 
+use boxoffice::store::CrashPoint;
 use serde_json::{json, Value};
 
 use crate::scheduling::{input, tomorrow_at, world, World, SCHEDULE};
@@ -12,6 +13,8 @@ const HOLD: &str = "mutation ($showtime: ID!, $seats: [String!]!) {
 const CONFIRM: &str = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
     customer: { name: \"李四\", contact: \"li@example.cn\" } }) { id } }";
 const CANCEL: &str = "mutation ($id: ID!) { cancelOrder(orderId: $id) { id } }";
+const CANCEL_SEATS: &str =
+    "mutation ($id: ID!, $seats: [String!]) { cancelOrder(orderId: $id, seats: $seats) { id } }";
 const SEAT_SALES: &str = "query ($hall: ID!, $days: Int, $before: DateTime, $showtimes: Int) {
     node(id: $hall) { ... on Hall { seatSales(days: $days, before: $before, showtimes: $showtimes) {
         showtimes seats { label showtimesSold soldShare medianSecondsToSale } } } } }";
@@ -54,8 +57,9 @@ fn hall_id(w: &World) -> String {
     crate::fixtures::global_id("Hall", w.hall.id)
 }
 
-/// Two showtimes of the hall (A1 sold in both, A2 in one, B1 sold then cancelled), one of
-/// its other hall (A1 sold): the hall's A1 sold in all, A2 in half, B1 in none.
+/// Two showtimes of the hall and one of its other hall: the hall's A1 sold in both, A2 and
+/// B2 in one; B1 sold then cancelled, B3 sold then refunded (B2 of its order kept), B4 in an
+/// order the gateway died confirming (PENDING); the other hall's A1 sold.
 async fn sold_world() -> World {
     let w = world().await;
     let (first, second) = (
@@ -70,6 +74,40 @@ async fn sold_world() -> World {
         .graphql_as(&w.channel, CANCEL, json!({ "id": cancelled }))
         .await
         .data();
+    let refunded = sell(&w, &second, &["B2", "B3"]).await;
+    w.app
+        .graphql_as(
+            &w.channel,
+            CANCEL_SEATS,
+            json!({ "id": refunded, "seats": ["B3"] }),
+        )
+        .await
+        .data();
+    let held = w
+        .app
+        .graphql_as(
+            &w.channel,
+            HOLD,
+            json!({ "showtime": first, "seats": ["B4"] }),
+        )
+        .await;
+    w.app
+        .store
+        .faults()
+        .crash_next_at(CrashPoint::ConfirmBeforeSell);
+    let crashed = w
+        .app
+        .graphql_as(
+            &w.channel,
+            CONFIRM,
+            json!({ "hold": held.data()["holdSeats"]["id"] }),
+        )
+        .await;
+    assert_eq!(
+        crashed.error_code(),
+        "INTERNAL",
+        "the order is left PENDING"
+    );
     sell(&w, &elsewhere, &["A1"]).await;
     w
 }
@@ -94,7 +132,7 @@ async fn seats_that_sold_in_more_showtimes_come_first_from_one_indexed_aggregati
         "the hall's two, not the other hall's"
     );
     let seats = figures["seats"].as_array().unwrap();
-    let shown: Vec<(&str, i64, f64)> = seats
+    let mut shown: Vec<(&str, i64, f64)> = seats
         .iter()
         .map(|seat| {
             let label = seat["label"].as_str().unwrap();
@@ -105,10 +143,12 @@ async fn seats_that_sold_in_more_showtimes_come_first_from_one_indexed_aggregati
             )
         })
         .collect();
+    assert_eq!(shown[0], ("A1", 2, 1.0), "the seat that sold in both first");
+    shown.sort_by_key(|seat| seat.0);
     assert_eq!(
         shown,
-        [("A1", 2, 1.0), ("A2", 1, 0.5)],
-        "B1's sale was cancelled"
+        [("A1", 2, 1.0), ("A2", 1, 0.5), ("B2", 1, 0.5)],
+        "not B1 (its order cancelled), B3 (refunded) nor B4 (its order PENDING)"
     );
     for seat in seats {
         // Scheduled and sold within this test: well under a minute.
