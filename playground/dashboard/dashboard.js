@@ -30,6 +30,7 @@ const SALES = `query Sales($id: ID!, $from: DateTime!, $before: DateTime!, $afte
 const HALL = `query Hall($id: ID!, $before: DateTime!) { node(id: $id) { ... on Hall { name
   layout { width rows { label seats { label column } } }
   seatSales(before: $before) { showtimes seats { label showtimesSold soldShare medianSecondsToSale } } } } }`;
+const WAITING = `query Waiting($ids: [ID!]!) { waitingListLengths(showtimeIds: $ids) { showtimeId parties people } }`;
 const COUNTS = `subscription ($id: ID!) { seatMapChanged(showtimeId: $id) {
   kind version counts { available held sold blocked capacity } } }`;
 const SEAT_MAP = `subscription ($id: ID!) { seatMapChanged(showtimeId: $id) {
@@ -137,6 +138,7 @@ async function showDay() {
     cinema = data.node;
     $('who').textContent = `${cinema.name} · ${cinema.city} · ${day}`;
     drawTimeline(cinema.showtimes.nodes, day);
+    await showWaiting(cinema.showtimes.nodes.map((s) => s.id));
     drawProducts(cinema.products.nodes);
     drawVouchers(data.voucherBatches);
     await showRevenue();
@@ -171,7 +173,9 @@ function drawTimeline(showtimes, day) {
     bar.className = 'bar';
     const figures = document.createElement('span');
     figures.className = 'figures';
-    item.append(button, bar, figures);
+    const waiting = document.createElement('span');
+    waiting.className = 'waiting';
+    item.append(button, bar, figures, waiting);
     if (showtime.status !== 'SCHEDULED') item.dataset.status = showtime.status;
     list.append(item);
     showCounts(showtime.id, showtime.seatMap.counts);
@@ -187,6 +191,19 @@ function showCounts(showtimeId, counts) {
   item.querySelector('.figures').textContent =
     `${Math.round(sold * 100)}% sold · ${count(counts.sold)} sold, ${count(counts.held)} held, ` +
     `${count(counts.available)} free of ${count(counts.capacity)}`;
+}
+
+/** Each showtime's waiting list (parties and people in line), beside its figures. */
+async function showWaiting(ids) {
+  if (!ids.length) return;
+  const lengths = (await graphql(WAITING, { ids })).waitingListLengths;
+  for (const { showtimeId, parties, people } of lengths) {
+    const item = document.querySelector(`#timeline [data-showtime="${CSS.escape(showtimeId)}"]`);
+    if (!item) continue;
+    item.dataset.waiting = parties;
+    item.querySelector('.waiting').textContent =
+      parties ? ` · waiting list: ${count(parties)} ${parties === 1 ? 'party' : 'parties'} (${count(people)} people)` : '';
+  }
 }
 
 /** Revenue by hour for the day, or the week ending with it; every page of the buckets. */

@@ -157,6 +157,7 @@ async fn the_dashboard_shows_a_cinemas_day_live_and_only_to_its_operators() {
         assert_eq!(bar[state], api[state].to_string(), "{state}: {bar}");
     }
     assert_eq!(bar["sold"], "2");
+    assert_eq!(shown["waiting"], "0", "nobody in its waiting list");
     assert!(
         shown["figures"]
             .as_str()

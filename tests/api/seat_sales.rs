@@ -258,3 +258,43 @@ async fn an_operator_lists_the_cinemas_of_its_scope_and_the_platform_every_cinem
     let anonymous = w.app.graphql(OPERATOR_CINEMAS, json!({})).await;
     assert_eq!(anonymous.error_code(), "UNAUTHENTICATED");
 }
+
+const LENGTHS: &str = "query ($ids: [ID!]!) { waitingListLengths(showtimeIds: $ids) {
+    showtimeId parties people } }";
+
+#[tokio::test]
+async fn waiting_list_lengths_come_from_one_indexed_read_in_the_order_asked() {
+    use crate::waiting_list::{joined, standard_seats_held};
+    let (sale, _) =
+        standard_seats_held(boxoffice::config::BookingArgs::default().hold_policy()).await;
+    joined(&sale, "c-1", 2, true).await;
+    joined(&sale, "c-2", 3, false).await;
+    let nobody = crate::fixtures::global_id("Showtime", [7u8; 12]);
+    sale.app.store.commands().start();
+    let read = sale
+        .app
+        .graphql(LENGTHS, json!({ "ids": [nobody, sale.showtime] }))
+        .await;
+    let sent = sale.app.store.commands().take();
+    assert_eq!(
+        read.data()["waitingListLengths"],
+        json!([
+            { "showtimeId": nobody, "parties": 0, "people": 0 },
+            { "showtimeId": sale.showtime, "parties": 2, "people": 5 },
+        ])
+    );
+    assert_eq!(sent.len(), 1, "one read: {sent:?}");
+    let plan = sale.app.store.plan_of(&sent[0]).await.unwrap().unwrap();
+    assert!(
+        !plan.collection_scan && plan.docs_examined == 2,
+        "examines the two waiting entries: {} documents, plan {}",
+        plan.docs_examined,
+        plan.winning_plan
+    );
+
+    let too_many: Vec<String> = (0..101).map(|_| sale.showtime.clone()).collect();
+    sale.app.store.commands().start();
+    let refused = sale.app.graphql(LENGTHS, json!({ "ids": too_many })).await;
+    assert_eq!(refused.error_code(), "BAD_USER_INPUT");
+    assert!(sale.app.store.commands().take().is_empty(), "nothing read");
+}

@@ -75,6 +75,7 @@ try {
     day,
     text: await page.textContent(`${item} .when`),
     figures: await page.textContent(`${item} .figures`),
+    waiting: await page.$eval(item, (i) => i.dataset.waiting),
     bar: await bar(),
     revenue: await page.evaluate(() => {
       const fen = (id) => Number(document.getElementById(id).dataset.fen);
