@@ -43,8 +43,12 @@ impl SeatSalesWindow {
             )));
         }
         let before = before.unwrap_or(now);
+        // A `before` at the edge of the calendar has no week before it (no panic then).
+        let from = before
+            .checked_sub_signed(Duration::days(i64::from(days)))
+            .ok_or_else(|| ApiError::bad_input(format!("before ({before}) is out of range")))?;
         Ok(SeatSalesWindow {
-            from: before - Duration::days(i64::from(days)),
+            from,
             before,
             limit: limit as usize,
         })
@@ -140,6 +144,7 @@ mod tests {
             assert!(SeatSalesWindow::new(days, None, showtimes, now).is_err());
         }
         assert!(SeatSalesWindow::new(None, None, Some(101), now).is_err());
+        assert!(SeatSalesWindow::new(None, Some(DateTime::<Utc>::MIN_UTC), None, now).is_err());
         let day = SeatSalesWindow::new(Some(1), Some(at(30)), Some(5), now).unwrap();
         assert_eq!((day.from, day.limit), (at(30) - Duration::days(1), 5));
     }
