@@ -183,6 +183,7 @@ async fn serve(store: Store, args: ServeArgs) -> anyhow::Result<()> {
     ));
     println!("Boxoffice is up. Playground: http://{address}/  (GraphQL endpoint: http://{address}/graphql)");
     println!("Seat picker (live seat maps): http://{address}/seats");
+    println!("Sales dashboard (an operator key): http://{address}/dashboard");
     state.shutdown.on_signal();
     let grace = args.process.shutdown_grace();
     let tally = Arc::clone(&state.tally);

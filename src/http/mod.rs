@@ -1,11 +1,13 @@
 //! HTTP: the axum routes. `POST /graphql` runs operations (with body-size and batch limits),
 //! `GET /graphql` runs queries or upgrades to a WebSocket for subscriptions (`websocket`),
 //! `GET /` serves the GraphiQL playground with the example operations, `GET /seats/{id}` the
-//! seat picker, `GET /door/{id}` the door page, `GET /health` checks the database (`/health/live`, `/health/ready` for probes),
+//! seat picker, `GET /door/{id}` the door page, `GET /dashboard` the operators' sales
+//! dashboard, `GET /health` checks the database (`/health/live`, `/health/ready` for probes),
 //! `GET /metrics` gives the Prometheus figures. Every answer carries an `x-request-id`.
 
 mod auth;
 mod body;
+mod dashboard_page;
 mod door_page;
 mod forward;
 mod graceful;
@@ -308,6 +310,8 @@ pub fn app(state: AppState) -> Router {
         .route("/seats/assets/{file}", get(seat_picker::asset))
         .route("/door/{cinema}", get(door_page::page))
         .route("/door/assets/{file}", get(door_page::asset))
+        .route("/dashboard", get(dashboard_page::page))
+        .route("/dashboard/assets/{file}", get(dashboard_page::asset))
         .route("/health", get(health::health))
         .route("/health/live", get(health::live))
         .route("/health/ready", get(health::ready))

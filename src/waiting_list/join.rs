@@ -169,3 +169,21 @@ pub async fn entry_of(
     }
     Ok(entry)
 }
+
+/// The lengths of `showtimes`' waiting lists, in the order asked: parties and people still
+/// WAITING (an offered party is no longer in line). One read whatever the number.
+pub async fn waiting_lengths(
+    store: &Store,
+    showtimes: &[ShowtimeId],
+) -> Result<Vec<(ShowtimeId, i64, i64)>, ApiError> {
+    let found = store.waiting_lengths(showtimes).await?;
+    Ok(showtimes
+        .iter()
+        .map(|showtime| {
+            let (parties, people) = (found.iter())
+                .find(|(id, _, _)| id == showtime)
+                .map_or((0, 0), |(_, parties, people)| (*parties, *people));
+            (*showtime, parties, people)
+        })
+        .collect())
+}

@@ -4,7 +4,8 @@
 //! WAITING_LIST_OFFERED event (and webhook).
 //!
 //! - `rules` (pure): what a party may ask for.
-//! - `join`: joining (a place in line), leaving (an offer declined), reading an entry.
+//! - `join`: joining (a place in line), leaving (an offer declined), reading an entry, the
+//!   lines' lengths.
 //! - `offers`: the passes that offer freed seats in line order, never skipping a party.
 //! - `lines`: which showtimes this process knows to have a line (seats freed where nobody
 //!   waits cost no read).
@@ -19,6 +20,6 @@ mod released;
 pub mod rules;
 pub mod store;
 
-pub use join::{entry_of, join, leave};
+pub use join::{entry_of, join, leave, waiting_lengths};
 pub use offers::{serve_showtime, settle_offer, Offers, PASS_EVERY};
 pub use released::OfferDeclined;

@@ -46,14 +46,14 @@ async fn the_seat_picker_and_its_assets_are_served_by_the_gateway() {
 }
 
 /// Runs `node SCRIPT ARGS…` in `tests/browser` and parses its JSON summary.
-async fn run(script: &str, args: &[&str]) -> Value {
+pub async fn run(script: &str, args: &[&str]) -> Value {
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let packages = ["graphql-ws", "ws", "playwright-core"];
     crate::helpers::node_summary("browser", &packages, script, &args).await
 }
 
 /// Fails with a hint when there is no Chromium to drive.
-fn assert_chromium() {
+pub fn assert_chromium() {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
     assert!(
         Path::new(&chromium).exists(),

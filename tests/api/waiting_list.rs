@@ -32,7 +32,7 @@ const OFFERS: &str = "query { events(first: 50, types: [WAITING_LIST_OFFERED]) {
     edges { node { type holdId seats customerId } } } }";
 
 /// Joins `customer` with a party of `size` (`together` or not) as maoyan.
-async fn join(sale: &Sale, customer: &str, size: i64, together: bool) -> GqlResponse {
+pub async fn join(sale: &Sale, customer: &str, size: i64, together: bool) -> GqlResponse {
     let input = json!({ "showtimeId": sale.showtime, "partySize": size, "kind": "STANDARD",
                         "together": together, "customerId": customer });
     sale.app
@@ -40,7 +40,7 @@ async fn join(sale: &Sale, customer: &str, size: i64, together: bool) -> GqlResp
         .await
 }
 
-async fn joined(sale: &Sale, customer: &str, size: i64, together: bool) -> Value {
+pub async fn joined(sale: &Sale, customer: &str, size: i64, together: bool) -> Value {
     join(sale, customer, size, together).await.data()["joinWaitingList"].clone()
 }
 
@@ -103,7 +103,7 @@ async fn release(sale: &Sale, hold: &Value) {
 
 /// A sale whose standard seats (rows A and B, an aisle in B) wechat holds all; the couple
 /// seats of row C are free. The hold of B1-B3 is returned, to release.
-async fn standard_seats_held(policy: HoldPolicy) -> (Sale, Value) {
+pub async fn standard_seats_held(policy: HoldPolicy) -> (Sale, Value) {
     let sale = sale_with(policy).await;
     sale.hold_id(&sale.wechat, &["A1", "A2", "A3", "A4", "A5", "A6"])
         .await;

@@ -20,6 +20,8 @@ pub struct CinemaFilter {
     /// multikey `regionIds`.
     pub region: Option<RegionId>,
     pub name_contains: Option<String>,
+    /// Only these cinemas (an operator's scope).
+    pub ids: Option<Vec<CinemaId>>,
 }
 
 /// Sort key of the city-and-name list.
@@ -71,6 +73,10 @@ impl Store {
         }
         if let Some(text) = &filter.name_contains {
             query.insert("name", filters::contains_text(text));
+        }
+        if let Some(ids) = &filter.ids {
+            let ids: Vec<_> = ids.iter().map(|id| id.oid()).collect();
+            query.insert("_id", doc! { "$in": ids });
         }
         self.find_page(
             names::CINEMAS,

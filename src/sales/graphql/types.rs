@@ -55,3 +55,47 @@ impl From<HourlySalesDoc> for HourlySales {
         }
     }
 }
+
+/// Which seats of a hall sell first, over its showtimes of a window (`Hall.seatSales`).
+#[derive(SimpleObject)]
+pub struct HallSeatSales {
+    /// The showtimes counted: the hall's in the window, not cancelled, at most the limit
+    /// asked for (the latest).
+    pub showtimes: i32,
+    /// The seats sold in at least one of them, those that sell first first: the largest
+    /// `soldShare`, then the shortest `medianSecondsToSale`. A seat not listed never sold.
+    pub seats: Vec<SeatSales>,
+}
+
+/// How one seat sold across a hall's showtimes.
+#[derive(SimpleObject)]
+pub struct SeatSales {
+    /// The seat's label, e.g. "D7".
+    pub label: String,
+    /// In how many of the showtimes it sold (each once, however often it was refunded and
+    /// sold again).
+    pub showtimes_sold: i32,
+    /// `showtimesSold` over `HallSeatSales.showtimes`: 0 to 1.
+    pub sold_share: f64,
+    /// The median, over the showtimes in which it sold, of the seconds from the showtime
+    /// going on sale (when it was scheduled) to the seat's first confirmed order.
+    pub median_seconds_to_sale: i64,
+}
+
+impl From<crate::sales::HallSeatSales> for HallSeatSales {
+    fn from(figures: crate::sales::HallSeatSales) -> Self {
+        HallSeatSales {
+            showtimes: i32::try_from(figures.showtimes).unwrap_or(i32::MAX),
+            seats: figures
+                .seats
+                .into_iter()
+                .map(|seat| SeatSales {
+                    label: seat.label,
+                    showtimes_sold: i32::try_from(seat.showtimes_sold).unwrap_or(i32::MAX),
+                    sold_share: seat.share,
+                    median_seconds_to_sale: seat.median_seconds,
+                })
+                .collect(),
+        }
+    }
+}

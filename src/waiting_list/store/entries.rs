@@ -27,6 +27,46 @@ const ENDED: [EntryStateDoc; 5] = [
 ];
 
 impl Store {
+    /// How many parties, and people, wait in each of `showtimes`' lines: one aggregation
+    /// (index `showtime_state_seq`); showtimes nobody waits for are left out.
+    #[tracing::instrument(skip(self))]
+    pub(in crate::waiting_list) async fn waiting_lengths(
+        &self,
+        showtimes: &[ShowtimeId],
+    ) -> Result<Vec<(ShowtimeId, i64, i64)>, ApiError> {
+        let ids: Vec<_> = showtimes.iter().map(|id| id.oid()).collect();
+        let pipeline = [
+            doc! { "$match": { "showtime": { "$in": ids }, "state": state(EntryStateDoc::Waiting)? } },
+            doc! { "$group": {
+                "_id": "$showtime",
+                "parties": { "$sum": 1 },
+                "people": { "$sum": "$partySize" },
+            } },
+        ];
+        let entries = self.collection::<Document>(names::WAITING_LIST);
+        let groups: Vec<Document> = self
+            .bounded(Call::new(names::WAITING_LIST, "aggregate"), async {
+                entries.aggregate(pipeline).await?.try_collect().await
+            })
+            .await?;
+        let count = |group: &Document, field: &str| match group.get(field) {
+            Some(bson::Bson::Int32(n)) => i64::from(*n),
+            Some(bson::Bson::Int64(n)) => *n,
+            _ => 0,
+        };
+        Ok(groups
+            .iter()
+            .filter_map(|group| {
+                let showtime = group.get_object_id("_id").ok()?;
+                Some((
+                    id_of(showtime),
+                    count(group, "parties"),
+                    count(group, "people"),
+                ))
+            })
+            .collect())
+    }
+
     /// The next place in line of `showtime`'s waiting list (1, 2, …): one atomic increment.
     #[tracing::instrument(skip(self))]
     pub(in crate::waiting_list) async fn next_waiting_seq(

@@ -11,6 +11,7 @@ use crate::domain::{global_id, text};
 use crate::error::ApiError;
 use crate::graphql::context::ContextExt;
 use crate::graphql::types::page_cost;
+use crate::operators::{operator_scope, rules::OperatorScope};
 
 #[derive(Default)]
 pub struct CinemaQuery;
@@ -53,6 +54,35 @@ impl CinemaQuery {
             city: text::optional("city", city)?,
             region: region.map(|id| global_id::region_id(&id)).transpose()?,
             name_contains: text::optional("nameContains", name_contains)?,
+            ids: None,
+        };
+        Cinema::list(ctx, &filter, first, after).await
+    }
+
+    /// The cinemas the calling operator writes, in city, then name order: every cinema for
+    /// the platform, its own for a chain (what the dashboard at `/dashboard` shows). Needs
+    /// an operator's API key.
+    #[tracing::instrument(skip(self, ctx))]
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
+    async fn operator_cinemas(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "How many cinemas (default 20, at most the configured cap).")]
+        first: Option<i32>,
+        #[graphql(desc = "The `cursor` of the last cinema of the previous page.")] after: Option<
+            String,
+        >,
+    ) -> Result<Connection<Cursor, Cinema>, ApiError> {
+        let operator = ctx.calling_operator("listing an operator's cinemas")?;
+        // Checked before the scope is read: a bad page reads nothing.
+        ctx.page(first, after.clone())?;
+        let ids = match operator_scope(ctx.store(), operator).await? {
+            OperatorScope::All => None,
+            OperatorScope::Cinemas(ids) => Some(ids),
+        };
+        let filter = CinemaFilter {
+            ids,
+            ..CinemaFilter::default()
         };
         Cinema::list(ctx, &filter, first, after).await
     }

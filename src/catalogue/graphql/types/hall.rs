@@ -3,16 +3,21 @@
 use std::sync::Arc;
 
 use async_graphql::{ComplexObject, Context, Object, SimpleObject, ID};
+use chrono::{DateTime, Utc};
 
 use super::Cinema;
 use crate::domain::global_id::GlobalId;
 use crate::domain::ids::HallId;
-use crate::domain::layout::seat_label;
+use crate::domain::layout::{seat_label, MAX_CAPACITY};
 use crate::error::ApiError;
+use crate::graphql::context::ContextExt;
 use crate::graphql::types::lazy::Lazy;
 use crate::graphql::types::list_cost;
 use crate::graphql::types::SeatKind;
 use crate::live::graphql::seat_map::{ROWS_COST, ROW_SEATS_COST};
+use crate::operators::authorize;
+use crate::sales::graphql::HallSeatSales;
+use crate::sales::rules::SeatSalesWindow;
 use crate::store::documents::{HallDoc, HallRef};
 
 /// A hall (screening room) of a cinema, with its 2-D seat layout.
@@ -162,5 +167,32 @@ impl Hall {
             rows,
             width: doc.layout.width() as i32,
         })
+    }
+
+    /// Which seats sell first: per seat, the share of the hall's showtimes starting in the
+    /// `days` days before `before` in which it sold, and its median time from on-sale to
+    /// sold, computed by one aggregation. Needs an operator key whose scope holds the
+    /// hall's cinema (FORBIDDEN otherwise); out-of-range arguments are BAD_USER_INPUT and
+    /// read nothing.
+    #[graphql(
+        complexity = "list_cost(MAX_CAPACITY, child_complexity)",
+        cache_control(no_cache)
+    )]
+    async fn seat_sales(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The window's length in days, 1 to 7 (default 7).")] days: Option<i32>,
+        #[graphql(desc = "The window's end (default now): showtimes starting before it.")]
+        before: Option<DateTime<Utc>>,
+        #[graphql(desc = "At most this many showtimes, the latest: 1 to 100 (default 100).")]
+        showtimes: Option<i32>,
+    ) -> Result<HallSeatSales, ApiError> {
+        let operator = ctx.calling_operator("reading which seats sell first")?;
+        let window = SeatSalesWindow::new(days, before, showtimes, Utc::now())?;
+        let hall = self.full(ctx).await?;
+        Box::pin(authorize(ctx.store(), operator, hall.cinema_id)).await?;
+        let figures =
+            Box::pin(crate::sales::hall_seat_sales(ctx.store(), hall.id, &window)).await?;
+        Ok(figures.into())
     }
 }
