@@ -259,6 +259,7 @@ impl EventRelay {
         if let Relayer::Live(_) = relayer {
             self.hand_off(&mut logs).await;
         }
+        let oldest = logs.values().flatten().map(|entry| entry.at).min();
         for (channel, entries) in logs {
             let added = self.append_all(&channel, &entries).await?;
             if added > 0 {
@@ -267,6 +268,9 @@ impl EventRelay {
             }
         }
         crate::telemetry::metrics::events_appended(appended);
+        if let (true, Some(oldest)) = (appended > 0, oldest) {
+            crate::telemetry::metrics::event_relay_lag(chrono::Utc::now() - oldest);
+        }
         // Pulled off (now, or with the live relay's next pull), then the handler told which
         // logs grew.
         match relayer {

@@ -12,7 +12,8 @@
 //! `boxoffice_orders_cancelled_total`, `boxoffice_tickets_admitted_total`,
 //! `boxoffice_items_collected_total`,
 //! `boxoffice_events_appended_total`, `boxoffice_webhook_deliveries_total{outcome}`,
-//! `boxoffice_webhook_lag_seconds`, `boxoffice_holds_expired_total{by}`,
+//! `boxoffice_webhook_lag_seconds`, `boxoffice_webhook_backlog_seconds`,
+//! `boxoffice_event_relay_lag_seconds`, `boxoffice_holds_expired_total{by}`,
 //! `boxoffice_rate_limited_total{kind}`, `boxoffice_overload_refusals_total{reason}`,
 //! `boxoffice_db_connection_wait_duration_seconds{lane}`, `boxoffice_requests_in_flight`, and the gauges of [`super::lag`] and of the live hub.
 
@@ -124,6 +125,18 @@ fn describe() {
         "boxoffice_webhook_lag_seconds",
         Unit::Seconds,
         "From an event's change to its webhook POST"
+    );
+    describe_gauge!(
+        "boxoffice_webhook_backlog_seconds",
+        Unit::Seconds,
+        "How long past its due time the longest-waiting webhook endpoint with events to \
+         deliver has waited, at this gateway's last look (0: none due)"
+    );
+    describe_histogram!(
+        "boxoffice_event_relay_lag_seconds",
+        Unit::Seconds,
+        "From a seat change to its events' append to the channels' logs (per relay round, \
+         its oldest change)"
     );
     describe_counter!(
         "boxoffice_orders_cancelled_total",
@@ -314,6 +327,19 @@ pub fn webhook_attempt(delivered: bool, lag: chrono::Duration) {
     let outcome = if delivered { "sent" } else { "failed" };
     counter!("boxoffice_webhook_deliveries_total", "outcome" => outcome).increment(1);
     histogram!("boxoffice_webhook_lag_seconds")
+        .record(lag.num_milliseconds().max(0) as f64 / 1000.0);
+}
+
+/// The longest-waiting due webhook endpoint this gateway found has waited `behind` past
+/// its due time (zero when none is due).
+pub fn webhook_backlog(behind: chrono::Duration) {
+    metrics::gauge!("boxoffice_webhook_backlog_seconds")
+        .set(behind.num_milliseconds().max(0) as f64 / 1000.0);
+}
+
+/// A relay round appended events whose oldest change was `lag` ago.
+pub fn event_relay_lag(lag: chrono::Duration) {
+    histogram!("boxoffice_event_relay_lag_seconds")
         .record(lag.num_milliseconds().max(0) as f64 / 1000.0);
 }
 

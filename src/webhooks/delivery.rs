@@ -79,7 +79,13 @@ impl Deliverer {
         if free == 0 {
             return Ok(0);
         }
-        let due = self.store.due_webhook_endpoints(Utc::now(), free).await?;
+        let now = Utc::now();
+        let due = self.store.due_webhook_endpoints(now, free).await?;
+        // Oldest due first: how far behind the deliveries are.
+        let oldest = due.first().and_then(|endpoint| endpoint.due_at);
+        crate::telemetry::metrics::webhook_backlog(
+            oldest.map_or(chrono::Duration::zero(), |at| now - at),
+        );
         let mut started = 0;
         for endpoint in due {
             if !self.busy.lock().expect("busy").insert(endpoint.id) {
