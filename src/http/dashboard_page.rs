@@ -6,8 +6,9 @@
 //! so the API decides what it shows.
 
 use axum::extract::Path;
-use axum::http::{header, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{Html, Response};
+
+use super::page_assets::{self, CSS, JAVASCRIPT};
 
 /// `GET /dashboard`: one page; the operator's key is entered there, never in the address.
 pub async fn page() -> Html<&'static str> {
@@ -16,26 +17,23 @@ pub async fn page() -> Html<&'static str> {
 
 /// `GET /dashboard/assets/{file}`: the page's scripts and style sheet.
 pub async fn asset(Path(file): Path<String>) -> Response {
-    let javascript = "text/javascript; charset=utf-8";
-    let (body, content_type): (&'static str, &str) = match file.as_str() {
-        "dashboard.js" => (
+    page_assets::reply(match file.as_str() {
+        "dashboard.js" => Some((
             include_str!("../../playground/dashboard/dashboard.js"),
-            javascript,
-        ),
-        "charts.js" => (
+            JAVASCRIPT,
+        )),
+        "charts.js" => Some((
             include_str!("../../playground/dashboard/charts.js"),
-            javascript,
-        ),
-        "format.js" => (
+            JAVASCRIPT,
+        )),
+        "format.js" => Some((
             include_str!("../../playground/dashboard/format.js"),
-            javascript,
-        ),
-        "dashboard.css" => (
+            JAVASCRIPT,
+        )),
+        "dashboard.css" => Some((
             include_str!("../../playground/dashboard/dashboard.css"),
-            "text/css; charset=utf-8",
-        ),
-        _ => return StatusCode::NOT_FOUND.into_response(),
-    };
-    let cache = (header::CACHE_CONTROL, "public, max-age=300");
-    ([(header::CONTENT_TYPE, content_type), cache], body).into_response()
+            CSS,
+        )),
+        _ => None,
+    })
 }

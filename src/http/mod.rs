@@ -18,6 +18,7 @@ mod json_lists;
 pub mod listener;
 mod media;
 mod metrics_route;
+mod page_assets;
 mod persisted_queries;
 mod playground;
 mod rate_limit;

@@ -5,6 +5,7 @@
 //! with [`ObjectIdExt::oid`] and instants into BSON dates with [`date`].
 
 use bson::oid::ObjectId;
+use bson::Bson;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -211,6 +212,17 @@ pub mod optional_time {
             }
         }
         Ok(Option::<Present>::deserialize(deserializer)?.map(|Present(at)| at))
+    }
+}
+
+/// A count as the server wrote it (an aggregation's `$sum`, an explain's figures): an int32,
+/// an int64 or a double.
+pub(crate) fn count(value: &Bson) -> Option<i64> {
+    match value {
+        Bson::Int32(n) => Some(i64::from(*n)),
+        Bson::Int64(n) => Some(*n),
+        Bson::Double(n) => Some(*n as i64),
+        _ => None,
     }
 }
 

@@ -61,7 +61,7 @@ impl Store {
         let count = |name: &str| {
             stats
                 .and_then(|stats| stats.get(name))
-                .and_then(as_count)
+                .and_then(super::codec::count)
                 .unwrap_or(0)
         };
         let winning_plan = explained
@@ -85,16 +85,6 @@ impl Store {
 fn first_stage_cursor(explained: &Document) -> Option<&Document> {
     match explained.get_array("stages").ok()?.first()? {
         Bson::Document(stage) => stage.get_document("$cursor").ok(),
-        _ => None,
-    }
-}
-
-/// A count as the server wrote it: an int32, an int64 or a double.
-fn as_count(value: &Bson) -> Option<i64> {
-    match value {
-        Bson::Int32(n) => Some(i64::from(*n)),
-        Bson::Int64(n) => Some(*n),
-        Bson::Double(n) => Some(*n as i64),
         _ => None,
     }
 }

@@ -406,11 +406,7 @@ impl Store {
             let (Ok(batch), Ok(state)) = (key.get_object_id("batch"), key.get_str("state")) else {
                 continue;
             };
-            let n = match group.get("n") {
-                Some(bson::Bson::Int32(n)) => i64::from(*n),
-                Some(bson::Bson::Int64(n)) => *n,
-                _ => 0,
-            };
+            let n = group.get("n").and_then(codec::count).unwrap_or(0);
             let batch: VoucherBatchId = codec::id_of(batch);
             if let Some((_, count)) = counts.iter_mut().find(|(b, _)| *b == batch) {
                 match state {

@@ -9,7 +9,7 @@ use futures::TryStreamExt;
 use super::documents::{EntryStateDoc, WaitingEntryDoc};
 use crate::domain::ids::{HoldId, ShowtimeId, WaitingEntryId};
 use crate::error::ApiError;
-use crate::store::codec::{date, id_of, ObjectIdExt};
+use crate::store::codec::{self, date, id_of, ObjectIdExt};
 use crate::store::command_metrics::Call;
 use crate::store::{is_duplicate_key, names, Store};
 
@@ -49,19 +49,15 @@ impl Store {
                 entries.aggregate(pipeline).await?.try_collect().await
             })
             .await?;
-        let count = |group: &Document, field: &str| match group.get(field) {
-            Some(bson::Bson::Int32(n)) => i64::from(*n),
-            Some(bson::Bson::Int64(n)) => *n,
-            _ => 0,
-        };
+        let count = |group: &Document, field: &str| group.get(field).and_then(codec::count);
         Ok(groups
             .iter()
             .filter_map(|group| {
                 let showtime = group.get_object_id("_id").ok()?;
                 Some((
                     id_of(showtime),
-                    count(group, "parties"),
-                    count(group, "people"),
+                    count(group, "parties").unwrap_or(0),
+                    count(group, "people").unwrap_or(0),
                 ))
             })
             .collect())
