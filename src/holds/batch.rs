@@ -318,7 +318,6 @@ async fn choose(
         seats: seats.into_iter().map(|(label, _)| label).collect(),
         ticket_types: job.ticket_types.clone(),
         amounts,
-        unit_price: None,
         created_at: now,
         expires_at,
         extended_by: None,

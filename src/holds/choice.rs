@@ -191,14 +191,11 @@ impl Snapshot {
         }
     }
 
-    /// The hold `id` of `channel`, if it is live, with its seats' kinds.
+    /// The hold `id` of `channel`, if it is live.
     pub(super) fn existing_hold(&self, id: HoldId, channel: &str) -> Option<HoldDoc> {
-        let hold = self
-            .inventory
-            .holds
-            .iter()
-            .find(|hold| hold.id == id && hold.channel == channel)?;
-        self.inventory.with_kinds(hold)
+        (self.inventory.holds.iter())
+            .find(|hold| hold.id == id && hold.channel == channel)
+            .cloned()
     }
 
     /// The expired holds that still hold some of `positions`.

@@ -123,8 +123,10 @@ pub async fn hold_seats(
         {
             HoldFence::Fenced => {}
             HoldFence::Live(hold) => {
-                let hold = with_kinds(store, showtime_id, *hold).await?;
-                return Ok(HeldSeats { showtime, hold });
+                return Ok(HeldSeats {
+                    showtime,
+                    hold: *hold,
+                });
             }
             HoldFence::NoInventory => {
                 return Err(ApiError::internal(format!(
@@ -250,7 +252,6 @@ async fn place(
             seats: seats.into_iter().map(|(label, _)| label).collect(),
             ticket_types: ticket_types.to_vec(),
             amounts,
-            unit_price: None,
             created_at: now,
             expires_at: now + ttl,
             extended_by: None,
@@ -303,20 +304,4 @@ pub(super) fn cancelled(showtime_id: ShowtimeId) -> ApiError {
     ApiError::bad_input(format!(
         "showtime {showtime_id} was cancelled: its seats can no longer be held"
     ))
-}
-
-/// `hold` with its seats' kinds (a hold made before holds kept them is looked up).
-pub async fn with_kinds(
-    store: &Store,
-    showtime_id: ShowtimeId,
-    hold: HoldDoc,
-) -> Result<HoldDoc, ApiError> {
-    if hold.kinds.len() == hold.seats.len() {
-        return Ok(hold);
-    }
-    store
-        .inventory(showtime_id)
-        .await?
-        .and_then(|inventory| inventory.with_kinds(&hold))
-        .ok_or_else(|| ApiError::internal(format!("hold {}'s seats are not all there", hold.id)))
 }

@@ -32,7 +32,7 @@ pub use endings::{Ending, HoldEnded, HoldEndings};
 pub use expire::{expire_hold, release_for_cancel};
 pub use extension::extend_hold;
 pub use fate::{fate_in_inventory, hold_fate, HoldFate, OrdersOfHold};
-pub use hold::{hold_seats, hold_time, with_kinds, HeldSeats, HoldRequest};
+pub use hold::{hold_seats, hold_time, HeldSeats, HoldRequest};
 pub use named_read::{read_named_seats, FirstRead};
 pub use reads::{hold_of_channel, holds_of_channel};
 pub use release::{forget_release, release_hold};

@@ -2,7 +2,7 @@
 //! picker recovers a hold after a reload. Holds live in their showtime's inventory, so each
 //! read is one `find` of that document (its `holds` only) beside one of the showtime.
 
-use super::hold::{with_kinds, HeldSeats};
+use super::hold::HeldSeats;
 use crate::domain::cursor::Cursor;
 use crate::domain::ids::{HoldId, ShowtimeId};
 use crate::domain::paging::{Page, PageRequest};
@@ -29,7 +29,7 @@ pub async fn hold_of_channel(
         .ok_or_else(not_found)?;
     let showtime_doc = showtimes.into_iter().next().ok_or_else(not_found)?;
     Ok(HeldSeats {
-        hold: with_kinds(store, showtime, found).await?,
+        hold: found,
         showtime: showtime_doc,
     })
 }
@@ -67,14 +67,12 @@ pub async fn holds_of_channel(
         .collect();
     holds.sort_by_key(|hold| hold.id.0);
     holds.truncate(page.first + 1);
-    let mut held = Vec::with_capacity(holds.len());
-    for hold in holds {
-        // Only a hold made before holds kept their seats' kinds reads the seats.
-        held.push(HeldSeats {
+    let held: Vec<HeldSeats> = (holds.into_iter())
+        .map(|hold| HeldSeats {
             showtime: showtime_doc.clone(),
-            hold: with_kinds(store, showtime, hold).await?,
-        });
-    }
+            hold,
+        })
+        .collect();
     Ok(Page::from_fetched(held, page, |held: &HeldSeats| {
         let id = held.hold.id;
         Cursor::lazy(move || id.to_string())

@@ -11,7 +11,7 @@ use crate::domain::text;
 use crate::domain::ticket_codes::{self, TicketSecret};
 use crate::error::ApiError;
 use crate::holds::rules::HoldPolicy;
-use crate::holds::{with_kinds, HoldEndings};
+use crate::holds::HoldEndings;
 use crate::idempotency::Attempt;
 use crate::store::documents::{
     CustomerDoc, HoldDoc, OrderDoc, OrderLineDoc, OrderShowtimeDoc, OrderStatus, ProductLineDoc,
@@ -173,7 +173,6 @@ async fn confirm_alone(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::internal(format!("showtime {showtime_id} is gone")))?;
-    let hold = with_kinds(store, showtime_id, hold).await?;
     let order = new_order(secret, channel, order_id, &showtime, &hold, customer)?;
     let order = store.insert_pending_order(&order, may_exist).await?;
     store.crash_point(CrashPoint::ConfirmBeforeSell)?;

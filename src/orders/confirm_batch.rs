@@ -26,7 +26,7 @@ use crate::domain::ticket_codes::TicketSecret;
 use crate::error::ApiError;
 use crate::group_commit::{read_failed, Entry, Queues};
 use crate::holds::rules::HoldPolicy;
-use crate::holds::{with_kinds, HoldEndings};
+use crate::holds::HoldEndings;
 use crate::store::documents::{CustomerDoc, HoldDoc, OrderDoc, OrderStatus, ShowtimeStatus};
 use crate::store::{self, CrashPoint, PausePoint, Store};
 
@@ -142,20 +142,16 @@ async fn write_batch(
             entry.answer(Err(refusal));
             continue;
         }
-        let made = match with_kinds(store, showtime_id, hold).await {
-            Ok(hold) => new_order(
-                secret,
-                &job.channel,
-                job.order_id,
-                &showtime,
-                &hold,
-                job.customer.clone(),
-            )
-            .map(|order| (hold, order)),
-            Err(error) => Err(error),
-        };
+        let made = new_order(
+            secret,
+            &job.channel,
+            job.order_id,
+            &showtime,
+            &hold,
+            job.customer.clone(),
+        );
         match made {
-            Ok((hold, order)) => sales.push(Sale { entry, hold, order }),
+            Ok(order) => sales.push(Sale { entry, hold, order }),
             Err(error) => entry.answer(Err(error)),
         }
     }
