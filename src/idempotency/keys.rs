@@ -27,8 +27,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::answers::{replay, stored};
 use super::rules::KeyPolicy;
-use super::store::{Claim, KeyFence, KeyState, NewKey, Outcome, StoredAdmission, StoredError};
+use super::store::{Claim, KeyFence, KeyState, NewKey, Outcome};
 use crate::domain::ids::{HoldId, ResourceId};
 use crate::error::ApiError;
 use crate::store::{PausePoint, Store};
@@ -207,6 +208,8 @@ where
         lease: policy.lease,
     };
     let id = new_key.id.as_str();
+    // No later than the record's creation, if this request makes it (attempt 1).
+    let claimed_at = chrono::Utc::now();
     let claim = match &refusal {
         Some(refused) => {
             store
@@ -235,7 +238,8 @@ where
         step = match step {
             Step::Run(attempt) => {
                 let result = run_attempt(store, policy, id, attempt, &body).await;
-                match finish(store, id, attempt, result).await? {
+                let created = (attempt.number == 1).then_some(claimed_at);
+                match finish(store, &new_key, attempt, created, result).await? {
                     Some(answer) => return answer,
                     // Replaced: the attempt that owns the key now answers; wait for it.
                     None => {
@@ -369,10 +373,12 @@ impl Drop for AbandonOnDrop {
 /// does not count.
 async fn finish<T: Serialize>(
     store: &Store,
-    id: &str,
+    key: &NewKey,
     attempt: Attempt,
+    created: Option<chrono::DateTime<chrono::Utc>>,
     result: Result<T, ApiError>,
 ) -> Result<Option<Result<T, ApiError>>, ApiError> {
+    let id = key.id.as_str();
     let outcome = match &result {
         Err(ApiError::Fenced { .. }) => return Ok(None),
         Err(error) if error.effect_unknown() => {
@@ -384,7 +390,10 @@ async fn finish<T: Serialize>(
         Ok(value) => Outcome::Ok(value),
         Err(error) => Outcome::Error(stored(error)),
     };
-    if store.finish_key(id, attempt.number, &outcome).await? {
+    if store
+        .finish_key(key, attempt.number, created, &outcome)
+        .await?
+    {
         Ok(Some(result))
     } else {
         tracing::info!(
@@ -393,55 +402,6 @@ async fn finish<T: Serialize>(
             "a replaced attempt finished late"
         );
         Ok(None)
-    }
-}
-
-/// A refusal as its key's record keeps it, for replays.
-fn stored(error: &ApiError) -> StoredError {
-    StoredError {
-        code: error.code().as_str().to_owned(),
-        message: error.client_message(),
-        seats: error.seats().to_vec(),
-        reason: error.reason().or(error.product()).map(str::to_owned),
-        admitted: match error {
-            ApiError::AlreadyAdmitted { at, door, .. }
-            | ApiError::AlreadyCollected { at, door, .. } => Some(StoredAdmission {
-                at: *at,
-                door: door.clone(),
-            }),
-            _ => None,
-        },
-    }
-}
-
-fn replay<T>(outcome: Outcome<T>) -> Result<T, ApiError> {
-    match outcome {
-        Outcome::Ok(value) => Ok(value),
-        Outcome::Error(StoredError {
-            admitted: Some(admitted),
-            message,
-            code,
-            ..
-        }) if code == "ALREADY_COLLECTED" => Err(ApiError::AlreadyCollected {
-            message,
-            at: admitted.at,
-            door: admitted.door,
-        }),
-        Outcome::Error(StoredError {
-            admitted: Some(admitted),
-            message,
-            ..
-        }) => Err(ApiError::AlreadyAdmitted {
-            message,
-            at: admitted.at,
-            door: admitted.door,
-        }),
-        Outcome::Error(error) => Err(ApiError::from_stored(
-            &error.code,
-            error.message,
-            error.seats,
-            error.reason,
-        )),
     }
 }
 

@@ -5,9 +5,11 @@
 //! made on a key's behalf carries the key's ownership in its transaction (`KeyFence`).
 //!
 //! It owns the `idempotency_keys` collection (`store/`). Laid out as every feature is:
-//! `rules` (pure: the policy and how long keys are kept), the use case (`keys`), `store`,
+//! `rules` (pure: the policy and how long keys are kept), the use case (`keys`), answers as
+//! stored and replayed (`answers`), `store`,
 //! `graphql` (the key policy in a resolver's context).
 
+mod answers;
 pub mod graphql;
 mod keys;
 pub mod rules;

@@ -17,8 +17,10 @@ mod errors;
 mod explain;
 mod faults;
 pub(crate) mod filters;
+mod final_records;
 mod freed;
 mod freed_marks;
+pub(crate) use final_records::FinalRecords;
 mod gate;
 mod grouped_sets;
 pub mod indexes;
@@ -86,6 +88,8 @@ pub struct Store {
     freed: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
     /// When this process last freed seats of each showtime (`freed_marks`).
     freed_marks: Arc<freed_marks::FreedMarks>,
+    /// Records this process knows to be final: answered idempotency keys (`final_records`).
+    final_records: Arc<final_records::FinalRecords>,
     /// Showtimes a party just joined the line of through this process (`freed`).
     joined: Arc<notes::Notes<std::collections::HashSet<crate::domain::ids::ShowtimeId>>>,
     /// The documents this process writes, one write at a time each (`one_writer`).
@@ -174,6 +178,7 @@ impl Store {
             outbox: Arc::default(),
             freed: Arc::default(),
             freed_marks: Arc::default(),
+            final_records: Arc::default(),
             joined: Arc::default(),
             sets: Arc::default(),
             writers: Arc::default(),
@@ -313,6 +318,11 @@ impl Store {
         self.gate.took(took);
         call.record(matches!(answer, Ok(Ok(_))), took);
         answer
+    }
+
+    /// The records this process knows to be final (`final_records`).
+    pub(crate) fn final_records(&self) -> &FinalRecords {
+        &self.final_records
     }
 
     /// The commands sent so far (for round-trip accounting).

@@ -193,3 +193,50 @@ async fn keys_are_kept_at_least_a_day_and_validated() {
     };
     assert!(seconds >= 24 * 3600, "{seconds}");
 }
+
+/// The gateway that answered a key replays it from memory: the replay sends no command to the
+/// keys and is the first answer, and the key with another request is refused, also without
+/// one (an answered record never changes). A gateway that never saw the answer reads it from
+/// the database, and answers the same.
+#[tokio::test]
+async fn a_replay_on_the_gateway_that_answered_it_costs_no_command() {
+    let sale = sale().await;
+    let other = sale.app.another_gateway().await;
+    let first = sale
+        .hold_with_key(&sale.maoyan, &["A1", "A2"], "memo")
+        .await;
+    let refused = sale.hold_with_key(&sale.maoyan, &["A2"], "memo-late").await;
+    assert_eq!(refused.error_code(), "SEAT_UNAVAILABLE");
+
+    let keys = |sent: Vec<boxoffice::store::SentCommand>| -> Vec<String> {
+        (sent.into_iter())
+            .filter(|command| command.collection.as_deref() == Some("idempotency_keys"))
+            .map(|command| command.name)
+            .collect()
+    };
+    sale.app.store.commands().start();
+    let again = sale
+        .hold_with_key(&sale.maoyan, &["A1", "A2"], "memo")
+        .await;
+    let refused_again = sale.hold_with_key(&sale.maoyan, &["A2"], "memo-late").await;
+    let reused = sale.hold_with_key(&sale.maoyan, &["A3"], "memo").await;
+    assert_eq!(keys(sale.app.store.commands().take()), Vec::<String>::new());
+    assert_eq!(again.data(), first.data());
+    assert_eq!(refused_again.error_code(), "SEAT_UNAVAILABLE");
+    assert_eq!(
+        refused_again.errors()[0]["extensions"]["seats"],
+        json!(["A2"])
+    );
+    assert_eq!(reused.error_code(), "IDEMPOTENCY_KEY_REUSED");
+
+    other.store.commands().start();
+    let input =
+        json!({ "showtimeId": sale.showtime, "seats": ["A1", "A2"], "idempotencyKey": "memo" });
+    let elsewhere = other
+        .graphql_as(&sale.maoyan, HOLD, json!({ "input": input }))
+        .await;
+    assert_eq!(keys(other.store.commands().take()), ["insert", "find"]);
+    assert_eq!(elsewhere.data(), first.data());
+    let inventory = sale.inventory().await;
+    assert_eq!((inventory.holds.len(), inventory.counts.held), (1, 2));
+}

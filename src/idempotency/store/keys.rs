@@ -6,8 +6,12 @@
 //! answer. A retry takes the key over (attempt + 1) only once the lease has lapsed by the
 //! database's clock, and every write on the record is conditional on the attempt that makes
 //! it, so a late attempt's writes match nothing. A TTL index keeps records 48 hours.
+//!
+//! So an answered record never changes: the process that wrote or read an answer keeps the
+//! record in memory for a while (`store::final_records`), and a replay it receives is
+//! answered from there, with no command.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bson::{doc, Bson, Document};
 use chrono::{DateTime, Utc};
@@ -16,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::ids::ResourceId;
 use crate::error::ApiError;
+use crate::idempotency::rules::KEEP_SECONDS;
 use crate::store::command_metrics::Call;
 use crate::store::{codec, is_duplicate_key, names, Store};
 
@@ -137,6 +142,14 @@ fn lease_from_now(lease: Duration) -> Document {
 }
 
 impl KeyDoc {
+    /// What claiming the key for `key`'s request finds in this record.
+    fn claim_for<T: DeserializeOwned>(self, key: &NewKey) -> Result<Claim<T>, ApiError> {
+        if self.operation != key.operation || self.request_hash != key.request_hash {
+            return Ok(Claim::Reused);
+        }
+        self.state().map(Claim::Existing)
+    }
+
     fn state<T: DeserializeOwned>(self) -> Result<KeyState<T>, ApiError> {
         Ok(KeyState {
             resource_id: self.resource_id,
@@ -176,6 +189,9 @@ impl Store {
         key: &NewKey,
         outcome: Option<Bson>,
     ) -> Result<Claim<T>, ApiError> {
+        if let Some(known) = self.known_answered(&key.id) {
+            return known.claim_for(key);
+        }
         let keys = self.collection::<KeyDoc>(names::IDEMPOTENCY_KEYS);
         let now = Utc::now();
         let record = KeyDoc {
@@ -195,7 +211,10 @@ impl Store {
             )
             .await?
         {
-            Ok(_) => Ok(Claim::Fresh),
+            Ok(_) => {
+                self.keep_if_answered(&record);
+                Ok(Claim::Fresh)
+            }
             Err(error) if is_duplicate_key(&error) => {
                 let existing = self
                     .bounded(
@@ -206,11 +225,8 @@ impl Store {
                     .ok_or_else(|| {
                         ApiError::internal("an idempotency key vanished while claimed")
                     })?;
-                if existing.operation != key.operation || existing.request_hash != key.request_hash
-                {
-                    return Ok(Claim::Reused);
-                }
-                existing.state().map(Claim::Existing)
+                self.keep_if_answered(&existing);
+                existing.claim_for(key)
             }
             Err(error) => Err(error.into()),
         }
@@ -228,7 +244,10 @@ impl Store {
                 .find_one(doc! { "_id": id }),
         )
         .await?
-        .map(KeyDoc::state)
+        .map(|record| {
+            self.keep_if_answered(&record);
+            record.state()
+        })
         .transpose()
     }
 
@@ -297,19 +316,61 @@ impl Store {
         Ok(())
     }
 
-    /// Stores the answer of `attempt`. False when the attempt no longer owns the key (it was
-    /// taken over): the answer of the attempt that did counts, not this one.
-    #[tracing::instrument(skip(self, outcome))]
+    /// Stores the answer of `attempt` of `key`'s request. False when the attempt no longer
+    /// owns the key (it was taken over): the answer of the attempt that did counts, not this
+    /// one. `created`: when the record was made, if known (by attempt 1, which made it).
+    #[tracing::instrument(skip(self, key, outcome), fields(id = %key.id))]
     pub(in crate::idempotency) async fn finish_key<T: Serialize>(
         &self,
-        id: &str,
+        key: &NewKey,
         attempt: i32,
+        created: Option<DateTime<Utc>>,
         outcome: &Outcome<T>,
     ) -> Result<bool, ApiError> {
+        let outcome = bson::to_bson(outcome)?;
         // Sent with the other answers that come meanwhile (a batch's requests end together).
-        let set = doc! { "outcome": bson::to_bson(outcome)? };
-        self.set_grouped(names::IDEMPOTENCY_KEYS, owned_by(id, attempt, None), set)
-            .await
+        let set = doc! { "outcome": outcome.clone() };
+        let stored = (self.set_grouped(
+            names::IDEMPOTENCY_KEYS,
+            owned_by(&key.id, attempt, None),
+            set,
+        ))
+        .await?;
+        if let (true, Some(created_at)) = (stored, created) {
+            self.keep_if_answered(&KeyDoc {
+                id: key.id.clone(),
+                operation: key.operation.clone(),
+                request_hash: key.request_hash.clone(),
+                resource_id: key.resource_id,
+                attempt,
+                lease_until: created_at,
+                outcome: Some(outcome),
+                created_at,
+            });
+        }
+        Ok(stored)
+    }
+
+    /// Keeps `record` in memory if it is answered (so final), never past the moment the TTL
+    /// index may remove it from the database.
+    fn keep_if_answered(&self, record: &KeyDoc) {
+        if record.outcome.is_none() {
+            return;
+        }
+        let age = (Utc::now() - record.created_at)
+            .to_std()
+            .unwrap_or_default();
+        let left = Duration::from_secs(KEEP_SECONDS).saturating_sub(age);
+        if let Ok(document) = bson::to_document(record) {
+            self.final_records()
+                .keep(&record.id, &document, Instant::now() + left);
+        }
+    }
+
+    /// Key `id`'s record, if this process knows it answered.
+    fn known_answered(&self, id: &str) -> Option<KeyDoc> {
+        let document = self.final_records().get(id)?;
+        bson::from_document(document).ok()
     }
 }
 
