@@ -7,13 +7,15 @@
 //! Bounded in entries ([`FINAL_RECORDS_KEPT`]) and in bytes ([`FINAL_RECORD_BYTES_KEPT`]), the
 //! oldest dropped first, and in time (each entry until the moment its caller gives, never past
 //! the record's own life), so no caller can make it grow without bound. Records are kept as
-//! their BSON bytes: a parsed document takes several times the room. Per [`crate::store::Store`]: one per database a process uses.
+//! their BSON bytes: a parsed document takes several times the room. One per
+//! [`crate::store::Store`], so one per database a process uses.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use bson::Document;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 /// The most records kept.
 pub const FINAL_RECORDS_KEPT: usize = 8_192;
@@ -51,7 +53,7 @@ impl Inner {
 impl FinalRecords {
     /// Keeps record `id` until `until` (and at most [`FINAL_RECORD_KEPT_FOR`]). A record
     /// kept already stays as it is: a final record does not change.
-    pub fn keep(&self, id: &str, record: &Document, until: Instant) {
+    pub fn keep(&self, id: &str, record: &impl Serialize, until: Instant) {
         let until = until.min(Instant::now() + FINAL_RECORD_KEPT_FOR);
         let Ok(record) = bson::to_vec(record) else {
             return;
@@ -75,7 +77,7 @@ impl FinalRecords {
     }
 
     /// Record `id`, if it is kept and its time has not run out.
-    pub fn get(&self, id: &str) -> Option<Document> {
+    pub fn get<T: DeserializeOwned>(&self, id: &str) -> Option<T> {
         let mut inner = self.inner.lock().expect("final records lock");
         let now = Instant::now();
         // The oldest first: drop those whose time ran out.
@@ -95,7 +97,7 @@ impl FinalRecords {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
+    use bson::{doc, Document};
 
     #[test]
     fn a_record_is_kept_until_its_time_and_not_changed_once_kept() {
@@ -104,9 +106,9 @@ mod tests {
         records.keep("maoyan:k1", &doc! { "outcome": 1 }, later);
         records.keep("maoyan:k1", &doc! { "outcome": 2 }, later);
         assert_eq!(records.get("maoyan:k1"), Some(doc! { "outcome": 1 }));
-        assert_eq!(records.get("maoyan:k2"), None);
+        assert_eq!(records.get::<Document>("maoyan:k2"), None);
         records.keep("maoyan:gone", &doc! {}, Instant::now());
-        assert_eq!(records.get("maoyan:gone"), None);
+        assert_eq!(records.get::<Document>("maoyan:gone"), None);
     }
 
     #[test]
@@ -120,7 +122,7 @@ mod tests {
         assert_eq!(inner.records.len(), FINAL_RECORDS_KEPT);
         assert_eq!(inner.order.len(), FINAL_RECORDS_KEPT);
         drop(inner);
-        assert_eq!(records.get("c:9"), None);
+        assert_eq!(records.get::<Document>("c:9"), None);
         assert_eq!(records.get("c:10"), Some(doc! { "n": 10_i64 }));
     }
 
@@ -138,10 +140,10 @@ mod tests {
         assert!(inner.bytes <= FINAL_RECORD_BYTES_KEPT, "{}", inner.bytes);
         assert_eq!(inner.bytes, inner.records.len() * size);
         drop(inner);
-        assert_eq!(records.get("c:0"), None);
+        assert_eq!(records.get::<Document>("c:0"), None);
         // A record too large to be worth its room is not kept.
         let huge = doc! { "outcome": "x".repeat(FINAL_RECORD_BYTES_KEPT / 32) };
         records.keep("c:huge", &huge, later);
-        assert_eq!(records.get("c:huge"), None);
+        assert_eq!(records.get::<Document>("c:huge"), None);
     }
 }
