@@ -236,6 +236,7 @@ fn main() -> anyhow::Result<()> {
             .ok()
             .and_then(|ms| ms.parse().ok())
             .map_or(defaults.admission_wait, Duration::from_millis),
+        latency_probes: true,
         ..defaults
     };
     let store = servers.block_on(Store::connect_with(&uri, &database, &options))?;

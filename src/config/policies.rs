@@ -23,6 +23,7 @@ impl DatabaseArgs {
             monitor_commands: false,
             max_pool_size: self.db_max_pool_size,
             admission_wait: Duration::from_millis(self.admission_wait_ms),
+            latency_probes: true,
             open_connections_at_start: true,
         }
     }

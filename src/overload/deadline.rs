@@ -221,7 +221,7 @@ mod tests {
                 command(None, true),
                 "once; a command beside it waits for the outcome"
             );
-            let door = super::super::Door::new(1, Duration::from_secs(1));
+            let door = super::super::Door::new(1, Duration::from_secs(1), false);
             let (admitted, ()) = tokio::join!(admission_settled(), async {
                 keep(
                     door.admit(Class::Finish, Duration::from_secs(1))

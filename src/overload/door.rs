@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::limit::AdaptiveLimit;
+use super::limit::{in_probe_slot, AdaptiveLimit};
 use super::wait_estimate::WaitEstimate;
 use crate::error::ApiError;
 
@@ -68,6 +68,8 @@ pub struct Door {
 #[derive(Debug)]
 struct State {
     limit: AdaptiveLimit,
+    /// Whether the limit probes the database in the wall clock's slots (`limit`).
+    probes: bool,
     in_flight: usize,
     waiting: VecDeque<oneshot::Sender<Ticket>>,
     /// Requests that finish a purchase, served before `waiting`.
@@ -97,13 +99,15 @@ impl Drop for Ticket {
 
 impl Door {
     /// A door whose limit moves between [`MIN_LIMIT`] and `ceiling` (the connections there
-    /// are), where a request waits at most `wait` for a place.
-    pub fn new(ceiling: usize, wait: Duration) -> Self {
+    /// are), where a request waits at most `wait` for a place, and whose limit measures the
+    /// database in probe slots if `probes` (production; tests that set a limit do not).
+    pub fn new(ceiling: usize, wait: Duration, probes: bool) -> Self {
         let now = Instant::now();
         let ceiling = ceiling.max(1);
         Door {
             inner: Arc::new(Mutex::new(State {
                 limit: AdaptiveLimit::new(ceiling.div_ceil(2), MIN_LIMIT, ceiling, now),
+                probes,
                 in_flight: 0,
                 waiting: VecDeque::new(),
                 finishing: VecDeque::new(),
@@ -121,7 +125,7 @@ impl Door {
             let mut state = self.inner.lock().expect("door");
             state.waiting.retain(|waiter| !waiter.is_closed());
             state.finishing.retain(|waiter| !waiter.is_closed());
-            let limit = state.limit.get();
+            let limit = state.limit_now();
             let ahead = state.finishing.len()
                 + match class {
                     Class::Finish => 0,
@@ -166,7 +170,10 @@ impl Door {
     pub fn answered(&self, latency: Duration) {
         let mut state = self.inner.lock().expect("door");
         let in_flight = state.in_flight;
-        state.limit.sample(latency, in_flight, Instant::now());
+        let probing = state.probing();
+        state
+            .limit
+            .sample(latency, in_flight, Instant::now(), probing);
         hand_over(&self.inner, &mut state);
     }
 
@@ -175,9 +182,9 @@ impl Door {
         self.inner.lock().expect("door").limit.timed_out();
     }
 
-    /// The limit now.
+    /// The limit now (outside a probe slot).
     pub fn limit(&self) -> usize {
-        self.inner.lock().expect("door").limit.get()
+        self.inner.lock().expect("door").limit.get(false)
     }
 
     /// Requests waiting for a place: those finishing a purchase, and the others.
@@ -214,16 +221,32 @@ impl Door {
 }
 
 impl State {
-    /// How long a request with `ahead` requests before it would wait for its place.
+    /// How long a request with `ahead` requests before it would wait for its place (by the
+    /// limit outside probe slots: a slot is over before a turn is due).
     fn expected_wait(&self, ahead: usize, now: Instant) -> Duration {
-        (self.estimate).expected(ahead, self.waiting.len(), self.limit.get(), now)
+        (self.estimate).expected(ahead, self.waiting.len(), self.limit.get(false), now)
+    }
+
+    /// Whether the limit is probing the database now.
+    fn probing(&self) -> bool {
+        self.probes
+            && in_probe_slot(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default(),
+            )
+    }
+
+    /// How many requests may be in flight now.
+    fn limit_now(&self) -> usize {
+        self.limit.get(self.probing())
     }
 }
 
 /// Gives free places to waiters: those finishing a purchase first, then the others, each
 /// line oldest first.
 fn hand_over(door: &Arc<Mutex<State>>, state: &mut State) {
-    while state.in_flight < state.limit.get() {
+    while state.in_flight < state.limit_now() {
         let (waiter, of_line) = match state.finishing.pop_front() {
             Some(waiter) => (waiter, false),
             None => match state.waiting.pop_front() {
@@ -295,7 +318,7 @@ mod tests {
     /// A door whose limit is `limit` (its ceiling; the limit starts at half of it, so it is
     /// raised by commands answered quickly while the door is full).
     async fn door_of(limit: usize) -> Door {
-        let door = Door::new(limit, Duration::from_millis(100));
+        let door = Door::new(limit, Duration::from_millis(100), false);
         let places = door.occupy(limit);
         let mut now = 0;
         while door.limit() < limit {
@@ -459,7 +482,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_whose_turn_would_come_too_late_is_refused_at_once() {
-        let door = Door::new(1, Duration::from_millis(100));
+        let door = Door::new(1, Duration::from_millis(100), false);
         // Places have been held 60 ms on average: one waiter's turn comes in time, the
         // second's (120 ms) would not.
         (door.inner.lock().unwrap().estimate).place_held(Duration::from_millis(60));
@@ -496,5 +519,53 @@ mod tests {
         for waiter in waiters {
             let _ = waiter.await.unwrap();
         }
+    }
+
+    /// The time since the Unix epoch, and how far into the probe cycle it is.
+    fn into_cycle() -> Duration {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        let every = super::super::limit::PROBE_EVERY;
+        Duration::from_nanos((wall.as_nanos() % every.as_nanos()) as u64)
+    }
+
+    #[tokio::test]
+    async fn in_a_probe_slot_a_few_are_let_in_and_the_line_goes_on_after_it() {
+        use super::super::limit::{PROBE_EVERY, PROBE_LIMIT, PROBE_SLOT};
+        let door = Door::new(16, LONG, true);
+        assert_eq!(door.limit(), 8, "half the ceiling");
+        // A slow machine can miss a slot's end while checking it: then the next slot.
+        for _ in 0..3 {
+            tokio::time::sleep(PROBE_EVERY - into_cycle() + Duration::from_millis(5)).await;
+            let mut admitted = Vec::new();
+            for _ in 0..PROBE_LIMIT {
+                let ticket = door.admit(Class::Read, LONG).now_or_never();
+                admitted.push(ticket.expect("a place free").unwrap());
+            }
+            let next = {
+                let door = door.clone();
+                tokio::spawn(async move { door.admit(Class::Start, LONG).await })
+            };
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            door.answered(Duration::from_millis(1));
+            let waited_in_the_slot = !next.is_finished();
+            if into_cycle() >= PROBE_SLOT {
+                drop(admitted);
+                next.await.unwrap().unwrap();
+                continue;
+            }
+            assert!(
+                waited_in_the_slot,
+                "{PROBE_LIMIT} in flight are all a slot lets in"
+            );
+            tokio::time::sleep(PROBE_SLOT - into_cycle() + Duration::from_millis(5)).await;
+            door.answered(Duration::from_millis(1));
+            let third = next.await.unwrap().expect("let in once the slot is over");
+            assert_eq!(door.in_flight(), PROBE_LIMIT + 1);
+            drop((admitted, third));
+            return;
+        }
+        panic!("three probe slots ended before the test could look at them");
     }
 }

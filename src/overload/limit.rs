@@ -23,9 +23,21 @@
 //!
 //! Samples are grouped into windows of [`WINDOW_TIME`] (with at least [`MIN_SAMPLES`]
 //! commands), so the limit moves at a pace that does not depend on how many commands a second
-//! the gateway sends. The long-term average spans about half a minute: a database that
-//! slows down is seen as queueing for that long, not taken for the new normal in a second;
-//! once it is faster again the average comes down quickly. A window in which the gateway used less than half
+//! the gateway sends.
+//!
+//! What `long` is. An average of what the gateway sees drifts up under a crowd that lasts:
+//! after half a minute of queueing, queueing is the average, the gradient is 1 again and the
+//! limit grows to the ceiling (measured, issue 48: at 600 clients the limit sat at its ceiling
+//! of 32, the database's commands took twice as long as at 10 clients and it spent 15% more
+//! CPU per seat change; with the ceiling set to 6 by hand, none of that). So `long` is what
+//! the database takes when little queues, measured as TCP's BBR measures its round trip
+//! (ProbeRTT): every [`PROBE_EVERY`] of the wall clock, for [`PROBE_SLOT`], the limit is at
+//! most [`PROBE_LIMIT`], and a window in which no more were in flight is a probe; `long` is
+//! the lowest of the last [`PROBES_KEPT`] probes. The slots are on the wall clock so that every
+//! gateway on the database probes at once, and none measures another's queue as its own.
+//! Until the first probe, `long` is the average of the windows, spanning about half a minute
+//! (a database that slows down is seen as queueing for that long; once it is faster again
+//! the average comes down quickly). A window in which the gateway used less than half
 //! its limit says nothing about the database at the limit: the limit does not grow then
 //! (otherwise a quiet evening would raise it to the ceiling and the first crowd would meet it).
 
@@ -37,6 +49,16 @@ pub const TOLERANCE: f64 = 2.0;
 const SMOOTHING: f64 = 0.2;
 /// Windows the long-term latency averages over (an exponential average): 30 s of windows.
 const LONG_WINDOWS: f64 = 600.0;
+/// How often, on the wall clock, the limit measures the database with little queueing...
+pub const PROBE_EVERY: Duration = Duration::from_secs(5);
+/// ...for this long at most...
+pub const PROBE_SLOT: Duration = Duration::from_millis(250);
+/// ...with this many requests at most in flight (a twentieth of the time at two requests:
+/// the database stays nearly as busy, and little queues in it).
+pub const PROBE_LIMIT: usize = 2;
+/// How many probes `long` is the lowest of: the last 15 s, so a database that became slower
+/// for good (a bigger document, a busier neighbour) is the new normal within that.
+const PROBES_KEPT: usize = 3;
 /// A window closes after this long...
 pub const WINDOW_TIME: Duration = Duration::from_millis(50);
 /// ...once it has at least this many commands.
@@ -50,7 +72,14 @@ pub struct AdaptiveLimit {
     max: f64,
     /// The long-term average latency, in microseconds (0 until the first window).
     long_micros: f64,
+    /// The latest probes' latencies, in microseconds, oldest first.
+    probes: std::collections::VecDeque<f64>,
     window: Window,
+}
+
+/// Whether `wall` (the time since the Unix epoch) falls in a probe slot.
+pub fn in_probe_slot(wall: Duration) -> bool {
+    wall.as_millis() % PROBE_EVERY.as_millis() < PROBE_SLOT.as_millis()
 }
 
 #[derive(Debug, Clone)]
@@ -60,15 +89,18 @@ struct Window {
     total_micros: f64,
     /// The most requests in flight seen while the window was open.
     busiest: usize,
+    /// Whether every sample came in a probe slot.
+    probing: bool,
 }
 
 impl Window {
-    fn new(now: Instant) -> Self {
+    fn new(now: Instant, probing: bool) -> Self {
         Window {
             opened: now,
             samples: 0,
             total_micros: 0.0,
             busiest: 0,
+            probing,
         }
     }
 }
@@ -83,35 +115,58 @@ impl AdaptiveLimit {
             min,
             max,
             long_micros: 0.0,
-            window: Window::new(now),
+            probes: std::collections::VecDeque::with_capacity(PROBES_KEPT + 1),
+            window: Window::new(now, false),
         }
     }
 
-    /// The limit now: how many requests may use the database at once.
-    pub fn get(&self) -> usize {
-        self.limit as usize
+    /// How many requests may use the database at once: the limit, or in a probe slot at most
+    /// [`PROBE_LIMIT`].
+    pub fn get(&self, probing: bool) -> usize {
+        let limit = self.limit as usize;
+        if probing {
+            limit.min(PROBE_LIMIT)
+        } else {
+            limit
+        }
     }
 
-    /// The long-term latency the limit compares windows with (zero before the first window).
+    /// The latency the limit compares windows with: the lowest recent probe, or before any,
+    /// the long-term average (zero before the first window).
     pub fn long_latency(&self) -> Duration {
-        Duration::from_micros(self.long_micros as u64)
+        Duration::from_micros(self.long() as u64)
     }
 
-    /// One command answered in `latency` while `in_flight` requests were admitted; moves the
-    /// limit when it closes a window.
-    pub fn sample(&mut self, latency: Duration, in_flight: usize, now: Instant) {
+    fn long(&self) -> f64 {
+        (self.probes.iter().copied())
+            .fold(None, |lowest: Option<f64>, probe| {
+                Some(lowest.map_or(probe, |lowest| lowest.min(probe)))
+            })
+            .unwrap_or(self.long_micros)
+    }
+
+    /// One command answered in `latency` while `in_flight` requests were admitted, in a probe
+    /// slot or not; moves the limit, or records a probe, when it closes a window.
+    pub fn sample(&mut self, latency: Duration, in_flight: usize, now: Instant, probing: bool) {
         let window = &mut self.window;
         window.samples += 1;
         window.total_micros += latency.as_secs_f64() * 1e6;
         window.busiest = window.busiest.max(in_flight);
+        window.probing &= probing;
         let age = now.saturating_duration_since(window.opened);
         if age < WINDOW_TIME || window.samples < MIN_SAMPLES {
             return;
         }
-        let short = window.total_micros / f64::from(window.samples);
-        let busiest = window.busiest;
-        self.window = Window::new(now);
-        self.close_window(short.max(1.0), busiest);
+        let short = (window.total_micros / f64::from(window.samples)).max(1.0);
+        let closed = std::mem::replace(&mut self.window, Window::new(now, probing));
+        if closed.probing && closed.busiest <= PROBE_LIMIT {
+            if self.probes.len() == PROBES_KEPT {
+                self.probes.pop_front();
+            }
+            self.probes.push_back(short);
+        } else if !closed.probing {
+            self.close_window(short, closed.busiest);
+        }
     }
 
     /// A command that got no answer in time: the database is past its capacity, whatever
@@ -131,7 +186,7 @@ impl AdaptiveLimit {
         if self.long_micros / short > 2.0 {
             self.long_micros *= 0.95;
         }
-        let gradient = (TOLERANCE * self.long_micros / short).clamp(0.5, 1.0);
+        let gradient = (TOLERANCE * self.long() / short).clamp(0.5, 1.0);
         let app_limited = (busiest as f64) * 2.0 < self.limit;
         if app_limited && gradient >= 1.0 {
             return;
@@ -161,7 +216,7 @@ mod tests {
     ) {
         for _ in 0..windows * MIN_SAMPLES {
             *now += WINDOW_TIME / MIN_SAMPLES;
-            limit.sample(Duration::from_millis(latency_ms), in_flight, *now);
+            limit.sample(Duration::from_millis(latency_ms), in_flight, *now, false);
         }
     }
 
@@ -170,7 +225,7 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(4, 2, 32, now);
         feed(&mut limit, &mut now, 2, 32, 200);
-        assert_eq!(limit.get(), 32);
+        assert_eq!(limit.get(false), 32);
     }
 
     #[test]
@@ -178,18 +233,18 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(16, 2, 32, now);
         feed(&mut limit, &mut now, 2, 16, 20);
-        let before = limit.get();
+        let before = limit.get(false);
         feed(&mut limit, &mut now, 20, 16, 5);
-        assert!(limit.get() < before, "{} < {before}", limit.get());
+        assert!(limit.get(false) < before, "{} < {before}", limit.get(false));
         feed(&mut limit, &mut now, 200, 16, 40);
         assert_eq!(
-            limit.get(),
+            limit.get(false),
             2,
             "sustained tenfold latency reaches the floor"
         );
         // The database recovers: the long average comes down and the limit grows again.
         feed(&mut limit, &mut now, 2, 32, 400);
-        assert_eq!(limit.get(), 32);
+        assert_eq!(limit.get(false), 32);
     }
 
     #[test]
@@ -197,9 +252,9 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(8, 2, 64, now);
         feed(&mut limit, &mut now, 4, 8, 10);
-        let before = limit.get();
+        let before = limit.get(false);
         feed(&mut limit, &mut now, 7, 64, 3);
-        assert!(limit.get() >= before);
+        assert!(limit.get(false) >= before);
     }
 
     #[test]
@@ -207,7 +262,7 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(10, 2, 64, now);
         feed(&mut limit, &mut now, 2, 3, 100);
-        assert_eq!(limit.get(), 10);
+        assert_eq!(limit.get(false), 10);
     }
 
     #[test]
@@ -215,11 +270,106 @@ mod tests {
         let now = Instant::now();
         let mut limit = AdaptiveLimit::new(20, 3, 32, now);
         limit.timed_out();
-        assert_eq!(limit.get(), 10);
+        assert_eq!(limit.get(false), 10);
         for _ in 0..10 {
             limit.timed_out();
         }
-        assert_eq!(limit.get(), 3);
+        assert_eq!(limit.get(false), 3);
+    }
+
+    /// A quiet evening at 1 ms, then 60 s of windows at 4 ms with the gateway at its limit,
+    /// and, if `probes`, every 5 s a probe window at 1 ms (what the database takes with
+    /// little queued); the limit at the end.
+    fn after_a_crowd_that_lasts(probes: bool) -> usize {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(16, 2, 32, now);
+        feed(&mut limit, &mut now, 1, 16, 20);
+        for _ in 0..12 {
+            if probes {
+                for _ in 0..2 * MIN_SAMPLES {
+                    now += WINDOW_TIME / MIN_SAMPLES;
+                    limit.sample(Duration::from_millis(1), PROBE_LIMIT, now, true);
+                }
+                // The window open when the slot ends has samples of both: not a probe.
+                now += WINDOW_TIME;
+                limit.sample(Duration::from_millis(4), 32, now, false);
+            }
+            let busy = limit.get(false);
+            feed(&mut limit, &mut now, 4, busy, 100);
+        }
+        limit.get(false)
+    }
+
+    #[test]
+    fn a_crowd_that_lasts_does_not_become_the_databases_normal() {
+        assert_eq!(
+            after_a_crowd_that_lasts(true),
+            2,
+            "four times the probed latency keeps the limit at its floor"
+        );
+        assert!(
+            after_a_crowd_that_lasts(false) > 16,
+            "an average alone takes the queueing for the normal and grows the limit again"
+        );
+    }
+
+    #[test]
+    fn a_probe_counts_only_when_few_requests_were_in_flight() {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(16, 2, 32, now);
+        feed(&mut limit, &mut now, 8, 16, 1);
+        let mut window = |in_flight: usize, limit: &mut AdaptiveLimit| {
+            for _ in 0..MIN_SAMPLES {
+                now += WINDOW_TIME / MIN_SAMPLES;
+                limit.sample(Duration::from_millis(2), in_flight, now, true);
+            }
+            limit.long_latency()
+        };
+        // The window open when the slot starts, then one while more than the probe's limit
+        // are still in flight: neither is a probe, `long` is still the average.
+        window(PROBE_LIMIT + 1, &mut limit);
+        assert!(window(PROBE_LIMIT + 1, &mut limit) > Duration::from_millis(4));
+        assert_eq!(window(PROBE_LIMIT, &mut limit), Duration::from_millis(2));
+    }
+
+    #[test]
+    fn long_is_the_lowest_of_the_last_probes() {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(16, 2, 32, now);
+        let mut probe = |latency_ms: u64, limit: &mut AdaptiveLimit| {
+            for _ in 0..MIN_SAMPLES {
+                now += WINDOW_TIME / MIN_SAMPLES;
+                limit.sample(Duration::from_millis(latency_ms), 1, now, true);
+            }
+            limit.long_latency().as_millis()
+        };
+        assert_eq!(probe(3, &mut limit), 3);
+        assert_eq!(probe(1, &mut limit), 1);
+        assert_eq!(probe(4, &mut limit), 1);
+        assert_eq!(probe(5, &mut limit), 1);
+        assert_eq!(
+            probe(6, &mut limit),
+            4,
+            "the 1 ms probe is {PROBES_KEPT} probes old"
+        );
+    }
+
+    #[test]
+    fn in_a_probe_slot_the_limit_is_at_most_the_probe_limit() {
+        let limit = AdaptiveLimit::new(16, 2, 32, Instant::now());
+        assert_eq!((limit.get(false), limit.get(true)), (16, PROBE_LIMIT));
+        let small = AdaptiveLimit::new(1, 1, 1, Instant::now());
+        assert_eq!(small.get(true), 1);
+    }
+
+    #[test]
+    fn probe_slots_are_the_same_on_every_gateway_s_wall_clock() {
+        let at = |millis: u64| in_probe_slot(Duration::from_millis(millis));
+        assert!(at(1_800_000_000_000));
+        assert!(at(1_800_000_000_249));
+        assert!(!at(1_800_000_000_250));
+        assert!(!at(1_800_000_004_999));
+        assert!(at(1_800_000_005_000));
     }
 
     #[test]
@@ -228,7 +378,7 @@ mod tests {
         let mut limit = AdaptiveLimit::new(8, 1, 16, now);
         for _ in 0..MIN_SAMPLES - 1 {
             now += WINDOW_TIME;
-            limit.sample(Duration::from_millis(3), 8, now);
+            limit.sample(Duration::from_millis(3), 8, now, false);
         }
         assert_eq!(
             limit.long_latency(),
@@ -236,7 +386,7 @@ mod tests {
             "too few to say anything"
         );
         now += WINDOW_TIME;
-        limit.sample(Duration::from_millis(3), 8, now);
+        limit.sample(Duration::from_millis(3), 8, now, false);
         assert_eq!(limit.long_latency(), Duration::from_millis(3));
     }
 }

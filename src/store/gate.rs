@@ -81,14 +81,14 @@ pub(crate) struct Pass {
 
 impl Gate {
     /// A gate of `size` permits; on the requests' lane, with a door where a request waits at
-    /// most `admission_wait` for a place.
-    pub(crate) fn new(lane: Lane, size: usize, admission_wait: Duration) -> Self {
+    /// most `admission_wait` for a place, whose limit probes the database if `probes`.
+    pub(crate) fn new(lane: Lane, size: usize, admission_wait: Duration, probes: bool) -> Self {
         let size = size.max(1);
         Gate {
             lane,
             permits: Arc::new(Semaphore::new(size)),
             size,
-            door: (lane == Lane::Requests).then(|| Door::new(size, admission_wait)),
+            door: (lane == Lane::Requests).then(|| Door::new(size, admission_wait, probes)),
             typical_micros: AtomicU64::new(0),
         }
     }
@@ -254,7 +254,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_classified_request_is_admitted_at_its_first_command_or_refused_having_sent_none() {
-        let gate = Arc::new(Gate::new(Lane::Requests, 2, WAIT));
+        let gate = Arc::new(Gate::new(Lane::Requests, 2, WAIT, false));
         let full = gate.occupy_door_for_tests();
         let started = Instant::now();
         let refused = deadline::within(Instant::now() + LONG, async {
@@ -288,7 +288,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_command_beside_a_refused_first_one_is_refused_without_a_connection() {
-        let gate = Gate::new(Lane::Requests, 2, WAIT);
+        let gate = Gate::new(Lane::Requests, 2, WAIT, false);
         let _full = gate.occupy_door_for_tests();
         let (first, second) = deadline::within(Instant::now() + LONG, async {
             deadline::classify(crate::overload::Class::Read);
@@ -305,7 +305,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_later_command_of_a_started_request_waits_until_a_connection_comes_free() {
-        let gate = Arc::new(Gate::new(Lane::Requests, 1, WAIT));
+        let gate = Arc::new(Gate::new(Lane::Requests, 1, WAIT, false));
         let busy = gate.enter(LONG).await.expect("the one connection");
         let waiting = {
             let gate = Arc::clone(&gate);
@@ -324,7 +324,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_command_starts_that_the_time_left_cannot_finish() {
-        let gate = Gate::new(Lane::Requests, 4, WAIT);
+        let gate = Gate::new(Lane::Requests, 4, WAIT, false);
         gate.took(Duration::from_millis(300));
         let refused = deadline::within(
             Instant::now() + Duration::from_millis(100),
@@ -346,7 +346,7 @@ mod tests {
 
     #[tokio::test]
     async fn background_commands_wait_up_to_the_timeout_whatever_the_request() {
-        let gate = Gate::new(Lane::Background, 1, WAIT);
+        let gate = Gate::new(Lane::Background, 1, WAIT, false);
         let pass = deadline::within(Instant::now(), gate.enter(LONG))
             .await
             .expect("a background lane ignores request deadlines");
@@ -370,7 +370,7 @@ mod tests {
 
     #[test]
     fn the_typical_time_follows_commands() {
-        let gate = Gate::new(Lane::Requests, 1, WAIT);
+        let gate = Gate::new(Lane::Requests, 1, WAIT, false);
         gate.took(Duration::from_millis(8));
         assert_eq!(gate.typical(), Duration::from_millis(8));
         for _ in 0..100 {

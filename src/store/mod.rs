@@ -158,6 +158,7 @@ impl Store {
                     Lane::Requests,
                     settings.max_pool_size as usize,
                     settings.admission_wait,
+                    settings.latency_probes,
                 )),
             ),
             background: (
@@ -166,6 +167,7 @@ impl Store {
                     Lane::Background,
                     BACKGROUND_POOL as usize,
                     settings.timeout,
+                    false,
                 )),
             ),
         });

@@ -26,6 +26,9 @@ pub struct DatabaseOptions {
     pub max_pool_size: u32,
     /// How long a request may wait at the door for a place (see `overload::door`).
     pub admission_wait: Duration,
+    /// Whether the door's limit measures the database in the wall clock's probe slots
+    /// (`overload::limit`): the gateway, yes; tests, which set the limit they need, no.
+    pub latency_probes: bool,
     /// Whether the requests' connections are all opened at start, so a cold gateway meeting a
     /// crowd does not open them under it (the gateway: yes; tests, with a pool per test: no).
     pub open_connections_at_start: bool,
@@ -60,6 +63,7 @@ impl Default for DatabaseOptions {
             monitor_commands: cfg!(feature = "test-hooks"),
             max_pool_size: 32,
             admission_wait: crate::overload::door::WAIT,
+            latency_probes: false,
             open_connections_at_start: false,
         }
     }
