@@ -76,6 +76,15 @@
 //! The clients, the gateways and the database share the machine: on a small one the clients'
 //! own CPU (printed) is part of the picture. The commands are the server's: nothing else
 //! should use it during a run. Each step's database is dropped at the end of the run.
+//!
+//! The test server slows with its history, whatever the crowd: SecantusDB prunes its oplog
+//! an entry at a time once it holds `--oplog-max-entries` (100,000 by default: about a minute
+//! into a run at these rates), where MongoDB drops whole truncation markers. Measured (issue
+//! 48, 2 showtimes, one gateway, `BENCH_CLIENTS=10,10,10,10,600,10`): 329, 322, 298, 282, 254,
+//! 245 seat changes/s by default, the last 10-client step below the 600-client one; 340, 325,
+//! 329, 317, 286, 310 with `--oplog-max-entries 20000000`. For steps that compare with each
+//! other, start the server with that, and end with a step like the first
+//! (`BENCH_CLIENTS=10,40,150,300,600,10`) to see what the server itself lost meanwhile.
 
 #[path = "../common/bench_catalogue.rs"]
 #[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
