@@ -229,12 +229,7 @@ impl State {
 
     /// Whether the limit is probing the database now.
     fn probing(&self) -> bool {
-        self.probes
-            && in_probe_slot(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default(),
-            )
+        self.probes && in_probe_slot(since_epoch())
     }
 
     /// How many requests may be in flight now.
@@ -243,10 +238,19 @@ impl State {
     }
 }
 
+/// The wall clock's time: probe slots fall on it, the same on every gateway.
+fn since_epoch() -> Duration {
+    (std::time::SystemTime::now())
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
 /// Gives free places to waiters: those finishing a purchase first, then the others, each
 /// line oldest first.
 fn hand_over(door: &Arc<Mutex<State>>, state: &mut State) {
-    while state.in_flight < state.limit_now() {
+    // Nothing moves the limit while places are handed over: read it (and the clock) once.
+    let limit = state.limit_now();
+    while state.in_flight < limit {
         let (waiter, of_line) = match state.finishing.pop_front() {
             Some(waiter) => (waiter, false),
             None => match state.waiting.pop_front() {
@@ -521,13 +525,10 @@ mod tests {
         }
     }
 
-    /// The time since the Unix epoch, and how far into the probe cycle it is.
+    /// How far into the probe cycle the wall clock is.
     fn into_cycle() -> Duration {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap();
         let every = super::super::limit::PROBE_EVERY;
-        Duration::from_nanos((wall.as_nanos() % every.as_nanos()) as u64)
+        Duration::from_nanos((since_epoch().as_nanos() % every.as_nanos()) as u64)
     }
 
     #[tokio::test]
