@@ -85,6 +85,12 @@
 //! 329, 317, 286, 310 with `--oplog-max-entries 20000000`. For steps that compare with each
 //! other, start the server with that, and end with a step like the first
 //! (`BENCH_CLIENTS=10,40,150,300,600,10`) to see what the server itself lost meanwhile.
+//! Steps of one configuration still differ by up to half from one minute to the next on a
+//! shared machine (issue 48: every kind of command took twice as long in one run as in the
+//! run before it, with as many commands per seat change). To compare a crowd with a quiet
+//! evening, alternate them
+//! (`BENCH_CLIENTS=10,600,10,600,10,600`): the run then prints the means of each number of
+//! clients, and the crowd's goodput against the quiet steps'.
 
 #[path = "../common/bench_catalogue.rs"]
 #[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
@@ -236,6 +242,7 @@ async fn main() -> anyhow::Result<()> {
             ),
             &rows,
         );
+        report::repeated(&rows);
         // The knee on the hot showtimes (or on the first scenario, without 2).
         if showtimes == 2 || knee.is_none() {
             knee = knee_of(&rows).map(|clients| (showtimes, clients));

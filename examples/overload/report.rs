@@ -93,6 +93,50 @@ pub fn table(title: &str, rows: &[Row]) {
     }
 }
 
+/// When a scenario ran some number of clients more than once (`BENCH_CLIENTS=10,600,10,600`),
+/// the means of each number's steps, and the largest number's goodput against the smallest's.
+/// Alternated steps share the server's drift (its history, the machine's speed from one
+/// minute to the next), which a single sequence from few clients to many lays on its last
+/// steps. Measured (issue 48, 64 showtimes, 2 gateways): the 10-client steps of four runs
+/// within ten minutes served 197 to 388 seat changes/s.
+pub fn repeated(rows: &[Row]) {
+    let mut counts: Vec<usize> = rows.iter().map(|row| row.clients).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.len() == rows.len() {
+        return;
+    }
+    println!("\nmeans of the steps of each number of clients:\n");
+    println!("| clients | steps | goodput/s | db CPU ms/change |");
+    println!("|---:|---:|---:|---:|");
+    let mut goodputs = Vec::new();
+    for &clients in &counts {
+        let steps: Vec<&Row> = rows.iter().filter(|row| row.clients == clients).collect();
+        let n = steps.len() as f64;
+        let goodput = steps.iter().map(|row| row.figures.goodput()).sum::<f64>() / n;
+        let cpu: Vec<f64> = (steps.iter())
+            .filter_map(|row| row.spent.database_cpu_per_change())
+            .map(|cpu| cpu.as_secs_f64() * 1000.0)
+            .collect();
+        let cpu = match cpu.len() {
+            0 => "-".into(),
+            len => format!("{:.2}", cpu.iter().sum::<f64>() / len as f64),
+        };
+        println!("| {clients} | {} | {goodput:.0} | {cpu} |", steps.len());
+        goodputs.push(goodput);
+    }
+    if let (Some(fewest), Some(most)) = (goodputs.first(), goodputs.last()) {
+        if *fewest > 0.0 {
+            println!(
+                "\n{} clients served {:.0}% of what {} did",
+                counts[counts.len() - 1],
+                100.0 * most / fewest,
+                counts[0]
+            );
+        }
+    }
+}
+
 /// The counts behind a step's row, and the clients' own CPU.
 pub fn summary_line(f: &Figures, load_cpu: Duration) -> String {
     format!(
