@@ -61,6 +61,9 @@ impl Membership {
                     tracing::info!(gateways = live, before, "live gateways changed");
                 }
                 self.share.set(live);
+                // The gateways probe the database's latency at the same moments: each with
+                // its part of the requests, so that together they measure it with few queued.
+                store.set_gateways(live);
             }
             Err(error) => tracing::warn!(%error, "the gateway heartbeat failed"),
         }

@@ -177,6 +177,21 @@ impl Door {
         hand_over(&self.inner, &mut state);
     }
 
+    /// `gateways` live gateways share the database: each probes it with its part
+    /// ([`super::limit::PROBE_LIMIT`]).
+    pub fn set_gateways(&self, gateways: usize) {
+        self.inner
+            .lock()
+            .expect("door")
+            .limit
+            .set_gateways(gateways);
+    }
+
+    /// How many requests the door lets in during a probe slot at most.
+    pub fn probe_limit(&self) -> usize {
+        self.inner.lock().expect("door").limit.probe_limit()
+    }
+
     /// A command that got no answer within its time.
     pub fn timed_out(&self) {
         self.inner.lock().expect("door").limit.timed_out();

@@ -58,8 +58,12 @@ const LONG_WINDOWS: f64 = 600.0;
 pub const PROBE_EVERY: Duration = Duration::from_secs(5);
 /// ...for this long at most...
 pub const PROBE_SLOT: Duration = Duration::from_millis(250);
-/// ...with this many requests at most in flight (a twentieth of the time at two requests:
-/// the database stays nearly as busy, and little queues in it).
+/// ...with this many requests at most in flight on the database (a twentieth of the time at
+/// two requests: the database stays nearly as busy, and little queues in it). The gateways
+/// probe at once, so each takes its part, one request at least (`set_gateways`): two gateways
+/// probing with two each measured the database with four in flight, and settled at two to
+/// three times the requests in flight of one gateway (issue 48, 150 impatient clients: 15 and
+/// 22 against 8), each command paying for the queue.
 pub const PROBE_LIMIT: usize = 2;
 /// How many probes `long` is the lowest of: the last 15 s, so a database that became slower
 /// for good (a bigger document, a busier neighbour) is the new normal within that.
@@ -79,6 +83,8 @@ pub struct AdaptiveLimit {
     long_micros: f64,
     /// The latest probes' latencies, in microseconds, oldest first.
     probes: std::collections::VecDeque<f64>,
+    /// This gateway's part of [`PROBE_LIMIT`].
+    probe_limit: usize,
     window: Window,
 }
 
@@ -121,16 +127,28 @@ impl AdaptiveLimit {
             max,
             long_micros: 0.0,
             probes: std::collections::VecDeque::with_capacity(PROBES_KEPT + 1),
+            probe_limit: PROBE_LIMIT,
             window: Window::new(now, false),
         }
     }
 
+    /// `gateways` live gateways share the database (this one among them): in a probe slot,
+    /// each lets its part of [`PROBE_LIMIT`] in, one at least.
+    pub fn set_gateways(&mut self, gateways: usize) {
+        self.probe_limit = (PROBE_LIMIT / gateways.max(1)).max(1);
+    }
+
+    /// How many requests this gateway lets in during a probe slot at most.
+    pub fn probe_limit(&self) -> usize {
+        self.probe_limit
+    }
+
     /// How many requests may use the database at once: the limit, or in a probe slot at most
-    /// [`PROBE_LIMIT`].
+    /// this gateway's part of [`PROBE_LIMIT`].
     pub fn get(&self, probing: bool) -> usize {
         let limit = self.limit as usize;
         if probing {
-            limit.min(PROBE_LIMIT)
+            limit.min(self.probe_limit)
         } else {
             limit
         }
@@ -162,7 +180,7 @@ impl AdaptiveLimit {
         }
         let short = (window.total_micros / f64::from(window.samples)).max(1.0);
         let closed = std::mem::replace(&mut self.window, Window::new(now, probing));
-        if closed.probing && closed.busiest <= PROBE_LIMIT {
+        if closed.probing && closed.busiest <= self.probe_limit {
             if self.probes.len() == PROBES_KEPT {
                 self.probes.pop_front();
             }
@@ -363,6 +381,31 @@ mod tests {
         assert_eq!((limit.get(false), limit.get(true)), (16, PROBE_LIMIT));
         let small = AdaptiveLimit::new(1, 1, 1, Instant::now());
         assert_eq!(small.get(true), 1);
+    }
+
+    #[test]
+    fn gateways_probing_together_each_take_their_part_of_the_probe() {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(16, 2, 32, now);
+        feed(&mut limit, &mut now, 8, 16, 1);
+        limit.set_gateways(2);
+        assert_eq!((limit.get(false), limit.get(true)), (16, 1));
+        let mut window = |in_flight: usize, limit: &mut AdaptiveLimit| {
+            for _ in 0..MIN_SAMPLES {
+                now += WINDOW_TIME / MIN_SAMPLES;
+                limit.sample(Duration::from_millis(2), in_flight, now, true);
+            }
+            limit.long_latency()
+        };
+        // With two in flight here (and as many on the other gateway), not a probe.
+        window(2, &mut limit);
+        assert!(window(2, &mut limit) > Duration::from_millis(4));
+        assert_eq!(window(1, &mut limit), Duration::from_millis(2));
+        // Many gateways: one request each at least; alone again: the whole probe.
+        limit.set_gateways(5);
+        assert_eq!(limit.get(true), 1);
+        limit.set_gateways(1);
+        assert_eq!(limit.get(true), PROBE_LIMIT);
     }
 
     #[test]

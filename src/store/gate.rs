@@ -200,6 +200,19 @@ impl Gate {
         self.door.as_ref().map_or((0, 0), Door::waiting)
     }
 
+    /// Tells the door how many gateways share the database (the requests' lane).
+    pub(crate) fn set_gateways(&self, gateways: usize) {
+        if let Some(door) = &self.door {
+            door.set_gateways(gateways);
+        }
+    }
+
+    /// How many requests the door lets in during a probe slot (the requests' lane; the
+    /// permits elsewhere).
+    pub(crate) fn admission_probe_limit(&self) -> usize {
+        self.door.as_ref().map_or(self.size, Door::probe_limit)
+    }
+
     /// The door's limit now (the requests' lane; the permits elsewhere).
     pub(crate) fn admission_limit(&self) -> usize {
         self.door.as_ref().map_or(self.size, Door::limit)

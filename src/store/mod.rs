@@ -233,6 +233,18 @@ impl Store {
         self.lanes.requests.1.admission_limit()
     }
 
+    /// `gateways` live gateways share this database: the door's probes of its latency take
+    /// this one's part (`overload::limit`).
+    pub fn set_gateways(&self, gateways: u32) {
+        (self.lanes.requests.1).set_gateways(gateways as usize);
+    }
+
+    /// How many requests the door lets use the database at most while it probes the
+    /// database's latency: its part of the probe, from the live gateways.
+    pub fn admission_probe_limit(&self) -> usize {
+        self.lanes.requests.1.admission_probe_limit()
+    }
+
     /// The same database, keeping channels' events for `retention`.
     pub fn with_event_retention(&self, retention: Retention) -> Store {
         Store {

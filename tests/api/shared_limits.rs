@@ -291,3 +291,38 @@ async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// Gateways on one database probe its latency at the same moments (`overload::limit`): each
+/// heartbeat tells the door how many are live, and each lets its part of the probe's two
+/// requests in, so that two gateways measure the database with two in flight, as one does.
+#[tokio::test]
+async fn gateways_probe_the_database_with_their_part_of_the_probe() {
+    use boxoffice::gateways::Membership;
+
+    let name = fresh_database_name();
+    let uri = crate::helpers::mongodb_uri();
+    let (first, second) = (
+        Store::connect(&uri, &name).await.unwrap(),
+        Store::connect(&uri, &name).await.unwrap(),
+    );
+    let interval = Duration::from_secs(2);
+    let (one, two) = (
+        Membership::new(Arc::default(), interval, None),
+        Membership::new(Arc::default(), interval, None),
+    );
+    one.heartbeat(&first).await;
+    assert_eq!(first.admission_probe_limit(), 2, "alone: the whole probe");
+    two.heartbeat(&second).await;
+    one.heartbeat(&first).await;
+    assert_eq!(
+        (
+            first.admission_probe_limit(),
+            second.admission_probe_limit()
+        ),
+        (1, 1)
+    );
+    two.leave(&second).await;
+    one.heartbeat(&first).await;
+    assert_eq!(first.admission_probe_limit(), 2, "alone again");
+    first.drop_database().await.unwrap();
+}
