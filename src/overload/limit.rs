@@ -241,6 +241,21 @@ mod tests {
         }
     }
 
+    /// Feeds one full window of commands taking `latency` with `in_flight` admitted, in a
+    /// probe slot; the latency the limit then compares with.
+    fn in_slot(
+        limit: &mut AdaptiveLimit,
+        now: &mut Instant,
+        latency_ms: u64,
+        in_flight: usize,
+    ) -> Duration {
+        for _ in 0..MIN_SAMPLES {
+            *now += WINDOW_TIME / MIN_SAMPLES;
+            limit.sample(Duration::from_millis(latency_ms), in_flight, *now, true);
+        }
+        limit.long_latency()
+    }
+
     #[test]
     fn a_database_that_keeps_pace_lets_the_limit_grow_to_the_ceiling() {
         let mut now = Instant::now();
@@ -307,10 +322,8 @@ mod tests {
         feed(&mut limit, &mut now, 1, 16, 20);
         for _ in 0..12 {
             if probes {
-                for _ in 0..2 * MIN_SAMPLES {
-                    now += WINDOW_TIME / MIN_SAMPLES;
-                    limit.sample(Duration::from_millis(1), PROBE_LIMIT, now, true);
-                }
+                in_slot(&mut limit, &mut now, 1, PROBE_LIMIT);
+                in_slot(&mut limit, &mut now, 1, PROBE_LIMIT);
                 // The window open when the slot ends has samples of both: not a probe.
                 now += WINDOW_TIME;
                 limit.sample(Duration::from_millis(4), 32, now, false);
@@ -339,13 +352,8 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(16, 2, 32, now);
         feed(&mut limit, &mut now, 8, 16, 1);
-        let mut window = |in_flight: usize, limit: &mut AdaptiveLimit| {
-            for _ in 0..MIN_SAMPLES {
-                now += WINDOW_TIME / MIN_SAMPLES;
-                limit.sample(Duration::from_millis(2), in_flight, now, true);
-            }
-            limit.long_latency()
-        };
+        let mut window =
+            |in_flight: usize, limit: &mut AdaptiveLimit| in_slot(limit, &mut now, 2, in_flight);
         // The window open when the slot starts, then one while more than the probe's limit
         // are still in flight: neither is a probe, `long` is still the average.
         window(PROBE_LIMIT + 1, &mut limit);
@@ -358,11 +366,7 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(16, 2, 32, now);
         let mut probe = |latency_ms: u64, limit: &mut AdaptiveLimit| {
-            for _ in 0..MIN_SAMPLES {
-                now += WINDOW_TIME / MIN_SAMPLES;
-                limit.sample(Duration::from_millis(latency_ms), 1, now, true);
-            }
-            limit.long_latency().as_millis()
+            in_slot(limit, &mut now, latency_ms, 1).as_millis()
         };
         assert_eq!(probe(3, &mut limit), 3);
         assert_eq!(probe(1, &mut limit), 1);
@@ -390,13 +394,8 @@ mod tests {
         feed(&mut limit, &mut now, 8, 16, 1);
         limit.set_gateways(2);
         assert_eq!((limit.get(false), limit.get(true)), (16, 1));
-        let mut window = |in_flight: usize, limit: &mut AdaptiveLimit| {
-            for _ in 0..MIN_SAMPLES {
-                now += WINDOW_TIME / MIN_SAMPLES;
-                limit.sample(Duration::from_millis(2), in_flight, now, true);
-            }
-            limit.long_latency()
-        };
+        let mut window =
+            |in_flight: usize, limit: &mut AdaptiveLimit| in_slot(limit, &mut now, 2, in_flight);
         // With two in flight here (and as many on the other gateway), not a probe.
         window(2, &mut limit);
         assert!(window(2, &mut limit) > Duration::from_millis(4));
