@@ -197,6 +197,7 @@ async fn deliver(
             due_at: None,
             lease: None,
             failures: 0,
+            asked: 0,
             redeliver: Vec::new(),
             cap_slot: None,
         };

@@ -67,6 +67,9 @@ pub enum PausePoint {
     /// A webhook delivery holds its endpoint's lease and is about to send an event: a
     /// gateway stalled mid-delivery, whose lease lapses.
     WebhookBeforeSend,
+    /// A webhook delivery found nothing more to send and has not given up its lease: a
+    /// redelivery or an event asked for meanwhile must not be forgotten by the release.
+    WebhookBeforeRelease,
     /// A want-to-see mark is on the customer's list (ADDING), not on the movie's side yet: a
     /// slow mark that an unmark of the same pair can overtake.
     MarkBetweenSides,

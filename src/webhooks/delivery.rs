@@ -169,8 +169,9 @@ impl Run<'_> {
             let events =
                 crate::channel_events::events_after(store, channel, done, None, BATCH).await?;
             if events.is_empty() {
+                store.pause_point(PausePoint::WebhookBeforeRelease).await;
                 store
-                    .release_webhook_endpoint(id, self.token, self.endpoint.due_at)
+                    .release_webhook_endpoint(id, self.token, self.endpoint.asked)
                     .await?;
                 return Ok(sent);
             }

@@ -42,6 +42,7 @@ pub async fn create_webhook_endpoint(
         due_at: None,
         lease: None,
         failures: 0,
+        asked: 0,
         redeliver: Vec::new(),
         cap_slot: None,
     };

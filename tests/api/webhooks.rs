@@ -289,6 +289,45 @@ async fn every_event_reaches_the_endpoint_signed_and_in_order_across_a_30_second
     assert_eq!(receiver.received().len(), count);
 }
 
+/// A redelivery asked as a delivery ends (it found nothing more to send and has not given
+/// its lease up) is sent: the endpoint was already due, so marking it due again left its
+/// `dueAt` as it was, and the release took that for "nothing asked meanwhile" (a flaky
+/// "never redelivered" above, on a busy machine).
+#[tokio::test]
+async fn a_redelivery_asked_as_a_delivery_ends_is_sent() {
+    let sale = local_sale().await;
+    let receiver = Receiver::start().await;
+    let (id, secret) = endpoint(&sale, &receiver.url()).await;
+    let ending = sale
+        .app
+        .store
+        .faults()
+        .pause_next_at(PausePoint::WebhookBeforeRelease);
+    deliver_from(&sale.app.store, Duration::from_secs(30));
+    sale.hold(&sale.maoyan, &["A1"]).await.data();
+    receive(&receiver, &secret, 1, Duration::from_secs(10)).await;
+    ending.reached().await;
+    let log = log_of(&sale.app, &sale.maoyan, 1).await;
+    let again = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            REDELIVER,
+            json!({ "endpoint": id, "event": log[0]["id"] }),
+        )
+        .await;
+    assert_eq!(again.data()["redeliverWebhookEvent"], true);
+    ending.resume();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while receiver.received().len() < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "never redelivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let posts = receiver.received();
+    assert_eq!(posts.len(), 2);
+    assert_eq!(posts[1].event_id, log[0]["id"].as_str().unwrap());
+}
+
 #[tokio::test]
 async fn two_gateways_share_an_endpoint_and_a_stalled_one_sends_nothing_after_its_lease() {
     let sale = local_sale().await;

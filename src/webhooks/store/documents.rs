@@ -40,6 +40,12 @@ pub struct WebhookEndpointDoc {
     /// Failed attempts in a row at the event after `delivered`.
     #[serde(default)]
     pub failures: i32,
+    /// How many times something was asked of it (events appended to its channel's log, a
+    /// redelivery): a delivery gives its lease up as "nothing to do" only if this did not
+    /// grow since it took the endpoint. `dueAt` cannot say so: an endpoint being delivered to
+    /// is due already, and marking it due again (`$min`) leaves `dueAt` as it was.
+    #[serde(default)]
+    pub asked: i64,
     /// Events the channel asked to have sent again (their log ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redeliver: Vec<String>,

@@ -104,6 +104,7 @@ impl Store {
                         doc! {
                             "$addToSet": { "redeliver": event },
                             "$min": { "dueAt": date(crate::store::now()) },
+                            "$inc": { "asked": 1 },
                         },
                     ),
             )
@@ -141,7 +142,10 @@ impl Store {
             self.collection::<Document>(names::WEBHOOK_ENDPOINTS)
                 .update_many(
                     doc! { "channel": { "$in": channels }, "failures": 0 },
-                    doc! { "$min": { "dueAt": date(crate::store::now()) } },
+                    doc! {
+                        "$min": { "dueAt": date(crate::store::now()) },
+                        "$inc": { "asked": 1 },
+                    },
                 )
                 .comment(BACKGROUND),
         )
@@ -278,15 +282,17 @@ impl Store {
     }
 
     /// Gives up lease `token` on endpoint `id`, with nothing left to send: it is no longer
-    /// due, unless it was marked due again since `due_at` (events appended meanwhile).
+    /// due, unless something was asked of it since it was `asked` that often (events
+    /// appended, a redelivery), which the next delivery takes.
     pub(in crate::webhooks) async fn release_webhook_endpoint(
         &self,
         id: WebhookId,
         token: ResourceId,
-        due_at: Option<DateTime<Utc>>,
+        asked: i64,
     ) -> Result<(), ApiError> {
         let done = doc! { "$unset": { "lease": "", "dueAt": "" } };
-        let unchanged = doc! { "dueAt": due_at.map(date) };
+        // Absent in endpoints nothing was asked of yet: not greater matches them too.
+        let unchanged = doc! { "asked": { "$not": { "$gt": asked } } };
         if !self
             .leased_webhook_write(id, token, unchanged, done)
             .await?
