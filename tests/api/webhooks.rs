@@ -172,6 +172,28 @@ pub fn deduplicated(received: &[Received], secret: &WebhookSecret) -> Vec<Value>
 }
 
 /// Waits until the receiver holds `count` distinct events (fails after `within`).
+/// The channel asks for event `event` to be sent to endpoint `id` again.
+async fn ask_redelivery(sale: &Sale, id: &Value, event: &Value) {
+    let again = sale
+        .app
+        .graphql_as(
+            &sale.maoyan,
+            REDELIVER,
+            json!({ "endpoint": id, "event": event }),
+        )
+        .await;
+    assert_eq!(again.data()["redeliverWebhookEvent"], true);
+}
+
+/// Waits (10 s at most) until the receiver has had `posts` posts.
+async fn redelivered(receiver: &Receiver, posts: usize) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while receiver.received().len() < posts {
+        assert!(tokio::time::Instant::now() < deadline, "never redelivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 pub async fn receive(
     receiver: &Receiver,
     secret: &WebhookSecret,
@@ -260,21 +282,9 @@ async fn every_event_reaches_the_endpoint_signed_and_in_order_across_a_30_second
     );
 
     // A redelivery the channel asks for comes again, with the same id.
-    let again = sale
-        .app
-        .graphql_as(
-            &sale.maoyan,
-            REDELIVER,
-            json!({ "endpoint": id, "event": log[1]["id"] }),
-        )
-        .await;
-    assert_eq!(again.data()["redeliverWebhookEvent"], true);
     let before = receiver.received().len();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while receiver.received().len() == before {
-        assert!(tokio::time::Instant::now() < deadline, "never redelivered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    ask_redelivery(&sale, &id, &log[1]["id"]).await;
+    redelivered(&receiver, before + 1).await;
     let last = receiver.received().pop().unwrap();
     assert_eq!(last.event_id, log[1]["id"].as_str().unwrap());
     // Deleted, it is sent nothing more.
@@ -308,21 +318,9 @@ async fn a_redelivery_asked_as_a_delivery_ends_is_sent() {
     receive(&receiver, &secret, 1, Duration::from_secs(10)).await;
     ending.reached().await;
     let log = log_of(&sale.app, &sale.maoyan, 1).await;
-    let again = sale
-        .app
-        .graphql_as(
-            &sale.maoyan,
-            REDELIVER,
-            json!({ "endpoint": id, "event": log[0]["id"] }),
-        )
-        .await;
-    assert_eq!(again.data()["redeliverWebhookEvent"], true);
+    ask_redelivery(&sale, &id, &log[0]["id"]).await;
     ending.resume();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while receiver.received().len() < 2 {
-        assert!(tokio::time::Instant::now() < deadline, "never redelivered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    redelivered(&receiver, 2).await;
     let posts = receiver.received();
     assert_eq!(posts.len(), 2);
     assert_eq!(posts[1].event_id, log[0]["id"].as_str().unwrap());
