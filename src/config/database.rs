@@ -27,11 +27,12 @@ pub struct DatabaseArgs {
     /// milliseconds; past it the request is answered UNAVAILABLE (HTTP 503).
     #[arg(long, env = "BOXOFFICE_DB_TIMEOUT_MS", default_value_t = 2000, global = true, value_parser = clap::value_parser!(u64).range(50..=600_000))]
     pub db_timeout_ms: u64,
-    /// Database connections a gateway process opens for requests (the driver's pool; its own
-    /// default is 10): the ceiling of how many requests it lets use the database at once. The
-    /// limit itself follows the database's latency (`overload::limit`), so several gateways
-    /// on one database settle together without this being set by hand. Background passes,
-    /// the event relay and the change feeds have a small pool of their own.
+    /// Database connections the live gateways together use for requests (the driver's pool;
+    /// its own default is 10): the ceiling of how many commands they keep in flight at once,
+    /// each gateway its part (1 ÷ N of it, 2 at least, by the gateways its heartbeat counts).
+    /// The limit itself follows the database's latency (`overload::limit`), so several
+    /// gateways on one database settle together without this being set by hand. Background
+    /// passes, the event relay and the change feeds have a small pool of their own.
     #[arg(long, env = "BOXOFFICE_DB_MAX_POOL_SIZE", default_value_t = 32, global = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub db_max_pool_size: u32,
     /// How long a request may wait for its turn to use the database, in milliseconds: one

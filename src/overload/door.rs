@@ -178,13 +178,14 @@ impl Door {
     }
 
     /// `gateways` live gateways share the database: each probes it with its part
-    /// ([`super::limit::PROBE_LIMIT`]).
-    pub fn set_gateways(&self, gateways: usize) {
-        self.inner
-            .lock()
-            .expect("door")
-            .limit
-            .set_gateways(gateways);
+    /// ([`super::limit::PROBE_LIMIT`]) and lets in at most its part of the ceiling; that part.
+    pub fn set_gateways(&self, gateways: usize) -> usize {
+        let mut state = self.inner.lock().expect("door");
+        state.limit.set_gateways(gateways);
+        let ceiling = state.limit.ceiling();
+        // A larger part may have places for those waiting now.
+        hand_over(&self.inner, &mut state);
+        ceiling
     }
 
     /// How many requests the door lets in during a probe slot at most.

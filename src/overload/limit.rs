@@ -65,6 +65,11 @@ pub const PROBE_SLOT: Duration = Duration::from_millis(250);
 /// three times the requests in flight of one gateway (issue 48, 150 impatient clients: 15 and
 /// 22 against 8), each command paying for the queue.
 pub const PROBE_LIMIT: usize = 2;
+/// The ceiling (the requests' pool, `--db-max-pool-size`) is shared the same way: each of N
+/// gateways lets at most its part of it in, so N gateways never keep more commands in flight
+/// together than one gateway may (issue 48, 150 impatient clients on two gateways: with each
+/// at the whole pool of 16 they sold 0.79 to 0.87 of what one gateway sold, with each at 8,
+/// 0.95 and 1.19).
 /// How many probes `long` is the lowest of: the last 15 s, so a database that became slower
 /// for good (a bigger document, a busier neighbour) is the new normal within that.
 const PROBES_KEPT: usize = 3;
@@ -85,6 +90,8 @@ pub struct AdaptiveLimit {
     probes: std::collections::VecDeque<f64>,
     /// This gateway's part of [`PROBE_LIMIT`].
     probe_limit: usize,
+    /// The ceiling of all gateways together; `max` is this gateway's part of it.
+    ceiling: f64,
     window: Window,
 }
 
@@ -128,14 +135,24 @@ impl AdaptiveLimit {
             long_micros: 0.0,
             probes: std::collections::VecDeque::with_capacity(PROBES_KEPT + 1),
             probe_limit: PROBE_LIMIT,
+            ceiling: max,
             window: Window::new(now, false),
         }
     }
 
     /// `gateways` live gateways share the database (this one among them): in a probe slot,
-    /// each lets its part of [`PROBE_LIMIT`] in, one at least.
+    /// each lets its part of [`PROBE_LIMIT`] in, one at least, and at other times its part of
+    /// the ceiling, the limit's floor at least.
     pub fn set_gateways(&mut self, gateways: usize) {
-        self.probe_limit = (PROBE_LIMIT / gateways.max(1)).max(1);
+        let gateways = gateways.max(1);
+        self.probe_limit = (PROBE_LIMIT / gateways).max(1);
+        self.max = (self.ceiling / gateways as f64).floor().max(self.min);
+        self.limit = self.limit.min(self.max);
+    }
+
+    /// The most requests this gateway lets in: its part of the ceiling.
+    pub fn ceiling(&self) -> usize {
+        self.max as usize
     }
 
     /// How many requests this gateway lets in during a probe slot at most.
@@ -405,6 +422,27 @@ mod tests {
         assert_eq!(limit.get(true), 1);
         limit.set_gateways(1);
         assert_eq!(limit.get(true), PROBE_LIMIT);
+    }
+
+    #[test]
+    fn gateways_together_keep_within_one_ceiling() {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(32, 2, 32, now);
+        feed(&mut limit, &mut now, 2, 32, 5);
+        assert_eq!(limit.get(false), 32);
+        limit.set_gateways(2);
+        assert_eq!((limit.ceiling(), limit.get(false)), (16, 16));
+        // A database that keeps pace grows it to this gateway's part, no further.
+        feed(&mut limit, &mut now, 2, 16, 200);
+        assert_eq!(limit.get(false), 16);
+        // Many gateways: the floor each at least.
+        limit.set_gateways(40);
+        assert_eq!((limit.ceiling(), limit.get(false)), (2, 2));
+        // Alone again: the whole ceiling, reached as the database keeps pace.
+        limit.set_gateways(1);
+        assert_eq!(limit.ceiling(), 32);
+        feed(&mut limit, &mut now, 2, 32, 200);
+        assert_eq!(limit.get(false), 32);
     }
 
     #[test]

@@ -13,9 +13,12 @@
 //!
 //! Requests and background passes each have a gate and a pool of their own (`Lane`), so
 //! background passes cannot take the connections requests need.
+//!
+//! The requests' pool (`--db-max-pool-size`) is what all live gateways together may keep in
+//! flight: each takes its part, the door's ceiling ([`Gate::set_gateways`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -48,7 +51,12 @@ impl Lane {
 pub(crate) struct Gate {
     lane: Lane,
     permits: Arc<Semaphore>,
+    /// The permits of all gateways together (the pool).
     size: usize,
+    /// The permits this gateway has now: its part of `size`.
+    part: Mutex<usize>,
+    /// Permits to withdraw as their commands end (the part shrank while they were in use).
+    owed: AtomicUsize,
     /// Admits requests before their first command (the requests' lane only).
     door: Option<Door>,
     /// A moving average of how long commands took, in microseconds.
@@ -74,9 +82,26 @@ impl Drop for Admitting {
 }
 
 /// A command's right to a connection, and the time it may take.
-pub(crate) struct Pass {
-    _permit: OwnedSemaphorePermit,
+pub(crate) struct Pass<'a> {
+    permit: Option<OwnedSemaphorePermit>,
+    owed: &'a AtomicUsize,
     pub(crate) budget: Duration,
+}
+
+impl Drop for Pass<'_> {
+    fn drop(&mut self) {
+        if self.owed.load(Ordering::Relaxed) > 0
+            && (self.owed)
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |owed| {
+                    owed.checked_sub(1)
+                })
+                .is_ok()
+        {
+            if let Some(permit) = self.permit.take() {
+                permit.forget();
+            }
+        }
+    }
 }
 
 impl Gate {
@@ -88,6 +113,8 @@ impl Gate {
             lane,
             permits: Arc::new(Semaphore::new(size)),
             size,
+            part: Mutex::new(size),
+            owed: AtomicUsize::new(0),
             door: (lane == Lane::Requests).then(|| Door::new(size, admission_wait, probes)),
             typical_micros: AtomicU64::new(0),
         }
@@ -96,7 +123,7 @@ impl Gate {
     /// A pass for one command that may take `timeout` at most; OVERLOADED when the door
     /// refuses the request, no connection comes free in time, or the request's time left
     /// cannot finish a command.
-    pub(crate) async fn enter(&self, timeout: Duration) -> Result<Pass, ApiError> {
+    pub(crate) async fn enter(&self, timeout: Duration) -> Result<Pass<'_>, ApiError> {
         let arrived = Instant::now();
         let request = match self.lane {
             Lane::Requests => deadline::next_command(),
@@ -165,7 +192,8 @@ impl Gate {
             None => timeout,
         };
         Ok(Pass {
-            _permit: permit,
+            permit: Some(permit),
+            owed: &self.owed,
             budget,
         })
     }
@@ -200,11 +228,38 @@ impl Gate {
         self.door.as_ref().map_or((0, 0), Door::waiting)
     }
 
-    /// Tells the door how many gateways share the database (the requests' lane).
+    /// Tells the door how many gateways share the database (the requests' lane), and keeps
+    /// as many permits as the door's ceiling, this gateway's part of the pool.
     pub(crate) fn set_gateways(&self, gateways: usize) {
         if let Some(door) = &self.door {
-            door.set_gateways(gateways);
+            self.resize(door.set_gateways(gateways));
         }
+    }
+
+    /// Gives this gate `part` permits: at once when it grows, as commands end when they are
+    /// in use.
+    fn resize(&self, part: usize) {
+        let mut now = self.part.lock().expect("part");
+        if part > *now {
+            let grow = part - *now;
+            // Permits still owed stay instead.
+            let kept = (self.owed)
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |owed| {
+                    Some(owed - owed.min(grow))
+                })
+                .map_or(0, |owed| owed.min(grow));
+            self.permits.add_permits(grow - kept);
+        } else if part < *now {
+            let shrink = *now - part;
+            let forgotten = self.permits.forget_permits(shrink);
+            self.owed.fetch_add(shrink - forgotten, Ordering::AcqRel);
+        }
+        *now = part;
+    }
+
+    /// How many commands this lane may have in flight at once now.
+    pub(crate) fn permits(&self) -> usize {
+        *self.part.lock().expect("part")
     }
 
     /// How many requests the door lets in during a probe slot (the requests' lane; the
@@ -225,7 +280,8 @@ impl Gate {
 
     /// Connections of this lane in use now.
     pub(crate) fn in_use(&self) -> usize {
-        self.size - self.permits.available_permits()
+        (self.permits() + self.owed.load(Ordering::Acquire))
+            .saturating_sub(self.permits.available_permits())
     }
 
     /// Takes `count` permits until the guard is dropped (tests: a pool with no free
@@ -379,6 +435,42 @@ mod tests {
             }
             taken
         }
+    }
+
+    #[tokio::test]
+    async fn each_gateway_keeps_its_part_of_the_pool_in_flight() {
+        let gate = Gate::new(Lane::Requests, 8, WAIT, false);
+        let all: Vec<_> = futures::future::try_join_all((0..8).map(|_| gate.enter(LONG)))
+            .await
+            .expect("alone: the whole pool");
+        gate.set_gateways(2);
+        assert_eq!((gate.permits(), gate.admission_limit()), (4, 4));
+        assert_eq!(gate.in_use(), 8, "commands in flight run to their end");
+        drop(all);
+        assert_eq!(gate.in_use(), 0);
+        let part: Vec<_> = futures::future::try_join_all((0..4).map(|_| gate.enter(LONG)))
+            .await
+            .expect("the part");
+        assert!(
+            Arc::clone(&gate.permits).try_acquire_owned().is_err(),
+            "no fifth permit: the four that ended were withdrawn"
+        );
+        // Alone again: the whole pool at once.
+        gate.set_gateways(1);
+        let more: Vec<_> = futures::future::try_join_all((0..4).map(|_| gate.enter(LONG)))
+            .await
+            .expect("the rest of the pool");
+        assert_eq!(gate.in_use(), 8);
+        assert!(Arc::clone(&gate.permits).try_acquire_owned().is_err());
+        drop((part, more));
+        // Shrinking and growing back before any ended owes nothing.
+        let held: Vec<_> = futures::future::try_join_all((0..8).map(|_| gate.enter(LONG)))
+            .await
+            .unwrap();
+        gate.set_gateways(4);
+        gate.set_gateways(1);
+        drop(held);
+        assert_eq!(gate.permits.available_permits(), 8);
     }
 
     #[test]

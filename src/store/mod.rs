@@ -233,10 +233,16 @@ impl Store {
         self.lanes.requests.1.admission_limit()
     }
 
-    /// `gateways` live gateways share this database: the door's probes of its latency take
-    /// this one's part (`overload::limit`).
+    /// `gateways` live gateways share this database: the door's probes of its latency, and
+    /// the requests' pool, are this one's part (`overload::limit`).
     pub fn set_gateways(&self, gateways: u32) {
         (self.lanes.requests.1).set_gateways(gateways as usize);
+    }
+
+    /// How many commands this gateway's requests may have in flight at once: its part of the
+    /// requests' pool (`--db-max-pool-size`) among the live gateways.
+    pub fn request_connections(&self) -> usize {
+        self.lanes.requests.1.permits()
     }
 
     /// How many requests the door lets use the database at most while it probes the

@@ -296,7 +296,7 @@ async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
 /// heartbeat tells the door how many are live, and each lets its part of the probe's two
 /// requests in, so that two gateways measure the database with two in flight, as one does.
 #[tokio::test]
-async fn gateways_probe_the_database_with_their_part_of_the_probe() {
+async fn gateways_probe_the_database_and_use_its_pool_each_with_their_part() {
     use boxoffice::gateways::Membership;
 
     let name = fresh_database_name();
@@ -310,8 +310,13 @@ async fn gateways_probe_the_database_with_their_part_of_the_probe() {
         Membership::new(Arc::default(), interval, None),
         Membership::new(Arc::default(), interval, None),
     );
+    let pool = first.request_connections();
     one.heartbeat(&first).await;
-    assert_eq!(first.admission_probe_limit(), 2, "alone: the whole probe");
+    assert_eq!(
+        (first.admission_probe_limit(), first.request_connections()),
+        (2, pool),
+        "alone: the whole probe and pool"
+    );
     two.heartbeat(&second).await;
     one.heartbeat(&first).await;
     assert_eq!(
@@ -321,8 +326,18 @@ async fn gateways_probe_the_database_with_their_part_of_the_probe() {
         ),
         (1, 1)
     );
+    assert_eq!(
+        (first.request_connections(), second.request_connections()),
+        (pool / 2, pool / 2),
+        "together within one pool"
+    );
+    assert!(first.admission_limit() <= pool / 2);
     two.leave(&second).await;
     one.heartbeat(&first).await;
-    assert_eq!(first.admission_probe_limit(), 2, "alone again");
+    assert_eq!(
+        (first.admission_probe_limit(), first.request_connections()),
+        (2, pool),
+        "alone again"
+    );
     first.drop_database().await.unwrap();
 }
