@@ -29,6 +29,10 @@ pub trait Appenders: Send + Sync {
     /// beside other gateways that do the same).
     fn one_per_log(&self) -> bool;
 
+    /// How many gateways share the logs out, this one among them (1 when it appends every log
+    /// it has events for).
+    fn sharing(&self) -> usize;
+
     /// Hands `logs` to gateway `to`, which appends them before it answers; an error when it
     /// may not have (the caller appends them itself: the log takes each event once).
     async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError>;

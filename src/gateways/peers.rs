@@ -90,6 +90,11 @@ impl Peers {
         *self.live.write().expect("peers lock") = live;
     }
 
+    /// How many live gateways take other gateways' work, this one among them (1 at least).
+    pub fn taking_work(&self) -> usize {
+        self.live.read().expect("peers lock").len().max(1)
+    }
+
     /// Whether any other gateway takes writes (else none is sent anywhere).
     pub fn knows_others(&self) -> bool {
         let live = self.live.read().expect("peers lock");

@@ -55,6 +55,14 @@ impl Appenders for PeerAppenders {
         self.peers.url().is_some()
     }
 
+    fn sharing(&self) -> usize {
+        if self.one_per_log() {
+            self.peers.taking_work()
+        } else {
+            1
+        }
+    }
+
     async fn hand(&self, to: &str, logs: &Handed) -> Result<(), ApiError> {
         let peer = (self.peers.peer(to))
             .ok_or_else(|| ApiError::internal(format!("gateway {to} left")))?;
