@@ -62,8 +62,9 @@ pub const CLEAR_AFTER: Duration = Duration::from_millis(100);
 /// telling of the grown logs for all of them). The first change after a quiet spell goes at once.
 /// N gateways sharing the logs out each relay at most once per N times this: each round
 /// inserts into every log it has events for, its own or handed to the log's appender, so N
-/// relays at this pace each inserted N times as often into each log as one relay (issue 48:
-/// 0.76 inserts per seat change with two gateways, 0.59 with one).
+/// relays at this pace each inserted N times as often into each log as one relay (issue 48,
+/// impatient clients: 0.71 to 0.81 inserts per seat change with two gateways, 0.54 to 0.62
+/// with one; paced, two gateways made 0.48 to 0.62).
 pub const LIVE_EVERY: Duration = Duration::from_millis(20);
 
 /// The slowest pace of the live relay, in [`LIVE_EVERY`]s, however many gateways share the logs.

@@ -64,7 +64,7 @@ pub const PROBE_SLOT: Duration = Duration::from_millis(250);
 /// probing with two each measured the database with four in flight, and settled at two to
 /// three times the requests in flight of one gateway (issue 48, 150 impatient clients: 15 and
 /// 22 against 8), each command paying for the queue.
-pub const PROBE_LIMIT: usize = 2;
+///
 /// The ceiling (the requests' pool, `--db-max-pool-size`) is shared the same way: each of N
 /// gateways lets at most its part of it in, so N gateways never keep more commands in flight
 /// together than one gateway may. Issue 48, 150 impatient clients on two gateways, pool 16,
@@ -72,6 +72,7 @@ pub const PROBE_LIMIT: usize = 2;
 /// flight and they sold 0.60 to 0.98 of one gateway's seat changes (mean 0.83); with each at
 /// 8, 8.5 to 10 and 0.91 to 1.04 (mean 0.98). The cost: a gateway that owns every hot
 /// showtime is held to its part while the other's is idle (40 clients: 0.91 against 0.96).
+pub const PROBE_LIMIT: usize = 2;
 /// How many probes `long` is the lowest of: the last 15 s, so a database that became slower
 /// for good (a bigger document, a busier neighbour) is the new normal within that.
 const PROBES_KEPT: usize = 3;
