@@ -51,9 +51,8 @@ impl Lane {
 pub(crate) struct Gate {
     lane: Lane,
     permits: Arc<Semaphore>,
-    /// The permits of all gateways together (the pool).
-    size: usize,
-    /// The permits this gateway has now: its part of `size`.
+    /// The permits this lane has now: on the requests' lane, this gateway's part of the pool
+    /// (the door's ceiling); elsewhere the pool.
     part: Mutex<usize>,
     /// Permits to withdraw as their commands end (the part shrank while they were in use).
     owed: AtomicUsize,
@@ -112,7 +111,6 @@ impl Gate {
         Gate {
             lane,
             permits: Arc::new(Semaphore::new(size)),
-            size,
             part: Mutex::new(size),
             owed: AtomicUsize::new(0),
             door: (lane == Lane::Requests).then(|| Door::new(size, admission_wait, probes)),
@@ -265,12 +263,16 @@ impl Gate {
     /// How many requests the door lets in during a probe slot (the requests' lane; the
     /// permits elsewhere).
     pub(crate) fn admission_probe_limit(&self) -> usize {
-        self.door.as_ref().map_or(self.size, Door::probe_limit)
+        self.door
+            .as_ref()
+            .map_or_else(|| self.permits(), Door::probe_limit)
     }
 
     /// The door's limit now (the requests' lane; the permits elsewhere).
     pub(crate) fn admission_limit(&self) -> usize {
-        self.door.as_ref().map_or(self.size, Door::limit)
+        self.door
+            .as_ref()
+            .map_or_else(|| self.permits(), Door::limit)
     }
 
     /// How long commands have lately taken.
