@@ -7,10 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::rate_limit::Share;
+use crate::overload::limit::share_of_ceiling;
 use crate::store::Store;
 
 use super::peers::Peers;
 use super::rules::LIVE_WITHIN_HEARTBEATS;
+use super::store::Seen;
 
 /// This process's membership: its id, how often it beats, and the share it keeps up to date.
 #[derive(Debug, Clone)]
@@ -48,13 +50,18 @@ impl Membership {
         self.interval
     }
 
-    /// One heartbeat: records this process alive, takes its share of the live gateways and
-    /// learns which take writes. A failed heartbeat keeps what it had (logged); the next one
-    /// tries again.
+    /// One heartbeat: records this process alive and what it wants of the database, takes
+    /// its share of the live gateways and learns which take writes. A failed heartbeat keeps
+    /// what it had (logged); the next one tries again.
     pub async fn heartbeat(&self, store: &Store) {
         let window = self.interval * LIVE_WITHIN_HEARTBEATS;
-        match (store.gateway_heartbeat(self.id(), self.peers.url(), window)).await {
-            Ok((live, reachable)) => {
+        let demand = store.take_request_demand();
+        match (store.gateway_heartbeat(self.id(), self.peers.url(), window, demand)).await {
+            Ok(Seen {
+                live,
+                reachable,
+                demands,
+            }) => {
                 self.peers.set_live(reachable);
                 let before = self.share.get();
                 if live != before {
@@ -63,7 +70,9 @@ impl Membership {
                 self.share.set(live);
                 // The gateways probe the database's latency at the same moments: each with
                 // its part of the requests, so that together they measure it with few queued.
-                store.set_gateways(live);
+                // The pool they share goes by what each wants: writes go to a showtime's
+                // owner, so one may have all the work.
+                store.set_gateways(live, share_of_ceiling(demand, &demands));
             }
             Err(error) => tracing::warn!(%error, "the gateway heartbeat failed"),
         }

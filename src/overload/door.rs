@@ -76,6 +76,49 @@ struct State {
     finishing: VecDeque<oneshot::Sender<Ticket>>,
     /// How long a turn takes to come, from what places and the line did lately.
     estimate: WaitEstimate,
+    /// How many requests were in flight or waiting, over time.
+    load: Load,
+}
+
+/// The requests in flight or waiting, integrated over time: what this gateway wanted of the
+/// database on average since it was last asked (`Door::take_demand`).
+#[derive(Debug)]
+struct Load {
+    /// Request-seconds since `from`, counted up to `at`.
+    area: f64,
+    at: Instant,
+    from: Instant,
+}
+
+impl Load {
+    fn new(now: Instant) -> Self {
+        Load {
+            area: 0.0,
+            at: now,
+            from: now,
+        }
+    }
+
+    /// `requests` were in flight or waiting since the last count.
+    fn count(&mut self, requests: usize, now: Instant) {
+        let since = now.saturating_duration_since(self.at);
+        self.area += since.as_secs_f64() * requests as f64;
+        self.at = self.at.max(now);
+    }
+
+    /// The average since the last time it was taken (`requests` now, over no time), and
+    /// starts again.
+    fn take(&mut self, requests: usize, now: Instant) -> f64 {
+        self.count(requests, now);
+        let span = now.saturating_duration_since(self.from).as_secs_f64();
+        let average = if span > 0.0 {
+            self.area / span
+        } else {
+            requests as f64
+        };
+        *self = Load::new(now);
+        average
+    }
 }
 
 /// A request's place, given back when dropped.
@@ -90,6 +133,7 @@ impl Drop for Ticket {
         if let Some(door) = self.door.take() {
             let held = self.since.elapsed();
             let mut state = door.lock().expect("door");
+            state.count_load();
             state.in_flight -= 1;
             state.estimate.place_held(held);
             hand_over(&door, &mut state);
@@ -112,6 +156,7 @@ impl Door {
                 waiting: VecDeque::new(),
                 finishing: VecDeque::new(),
                 estimate: WaitEstimate::new(now),
+                load: Load::new(now),
             })),
             wait,
         }
@@ -123,6 +168,7 @@ impl Door {
     pub async fn admit(&self, class: Class, left: Duration) -> Result<Ticket, ApiError> {
         let receiver = {
             let mut state = self.inner.lock().expect("door");
+            state.count_load();
             state.waiting.retain(|waiter| !waiter.is_closed());
             state.finishing.retain(|waiter| !waiter.is_closed());
             let limit = state.limit_now();
@@ -169,6 +215,7 @@ impl Door {
     /// A command of an admitted request answered in `latency`.
     pub fn answered(&self, latency: Duration) {
         let mut state = self.inner.lock().expect("door");
+        state.count_load();
         let in_flight = state.in_flight;
         let probing = state.probing();
         state
@@ -178,14 +225,27 @@ impl Door {
     }
 
     /// `gateways` live gateways share the database: each probes it with its part
-    /// ([`super::limit::PROBE_LIMIT`]) and lets in at most its part of the ceiling; that part.
-    pub fn set_gateways(&self, gateways: usize) -> usize {
+    /// ([`super::limit::PROBE_LIMIT`]) and lets in at most `share` of the ceiling
+    /// ([`super::limit::share_of_ceiling`]); that part.
+    pub fn set_gateways(&self, gateways: usize, share: f64) -> usize {
         let mut state = self.inner.lock().expect("door");
-        state.limit.set_gateways(gateways);
+        state.count_load();
+        state.limit.set_gateways(gateways, share);
         let ceiling = state.limit.ceiling();
         // A larger part may have places for those waiting now.
         hand_over(&self.inner, &mut state);
         ceiling
+    }
+
+    /// How many requests were in flight or waiting here, on average since the last call:
+    /// what this gateway wants of the database, for its share of the ceiling.
+    pub fn take_demand(&self) -> f64 {
+        let mut state = self.inner.lock().expect("door");
+        state.count_load();
+        state.waiting.retain(|waiter| !waiter.is_closed());
+        state.finishing.retain(|waiter| !waiter.is_closed());
+        let requests = state.requests();
+        state.load.take(requests, Instant::now())
     }
 
     /// How many requests the door lets in during a probe slot at most.
@@ -206,6 +266,7 @@ impl Door {
     /// Requests waiting for a place: those finishing a purchase, and the others.
     pub fn waiting(&self) -> (usize, usize) {
         let mut state = self.inner.lock().expect("door");
+        state.count_load();
         state.waiting.retain(|waiter| !waiter.is_closed());
         state.finishing.retain(|waiter| !waiter.is_closed());
         (state.finishing.len(), state.waiting.len())
@@ -222,7 +283,10 @@ impl Door {
     pub fn occupy(&self, count: usize) -> Vec<Ticket> {
         (0..count)
             .map(|_| {
-                self.inner.lock().expect("door").in_flight += 1;
+                let mut state = self.inner.lock().expect("door");
+                state.count_load();
+                state.in_flight += 1;
+                drop(state);
                 self.ticket()
             })
             .collect()
@@ -237,6 +301,18 @@ impl Door {
 }
 
 impl State {
+    /// Requests in flight or waiting (a waiter that gave up counts until it is dropped from
+    /// its line).
+    fn requests(&self) -> usize {
+        self.in_flight + self.waiting.len() + self.finishing.len()
+    }
+
+    /// Counts the load up to now: called before anything changes the requests.
+    fn count_load(&mut self) {
+        let requests = self.requests();
+        self.load.count(requests, Instant::now());
+    }
+
     /// How long a request with `ahead` requests before it would wait for its place (by the
     /// limit outside probe slots: a slot is over before a turn is due).
     fn expected_wait(&self, ahead: usize, now: Instant) -> Duration {
@@ -350,6 +426,44 @@ mod tests {
         }
         drop(places);
         door
+    }
+
+    #[test]
+    fn the_load_is_the_time_average_of_the_requests_since_it_was_last_taken() {
+        let start = Instant::now();
+        let at = |millis: u64| start + Duration::from_millis(millis);
+        let mut load = Load::new(start);
+        // 4 requests for 100 ms, then 10 for 300 ms: 8.5 on average.
+        load.count(4, at(100));
+        assert!((load.take(10, at(400)) - 8.5).abs() < 1e-9);
+        // Counted afresh: 2 for the next 200 ms.
+        load.count(2, at(600));
+        assert!((load.take(2, at(600)) - 2.0).abs() < 1e-9);
+        // Taken twice at once: what is there now.
+        assert!((load.take(3, at(600)) - 3.0).abs() < 1e-9);
+    }
+
+    #[tokio::test]
+    async fn places_held_and_requests_waiting_are_what_the_door_wants() {
+        // Places for one (a fresh door's limit) and no wait that runs out during the test.
+        let door = Door::new(2, LONG, false);
+        door.take_demand();
+        let held = door.occupy(2);
+        let waiter = {
+            let door = door.clone();
+            tokio::spawn(async move { door.admit(Class::Start, LONG).await.map(drop) })
+        };
+        while door.inner.lock().unwrap().waiting.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Two in flight and one waiting for nearly all the time since it was last taken.
+        let wanted = door.take_demand();
+        assert!((2.2..=3.0).contains(&wanted), "{wanted}");
+        drop(held);
+        waiter.await.unwrap().unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(door.take_demand() < 0.5, "nothing since");
     }
 
     #[tokio::test]

@@ -81,6 +81,34 @@ pub const WINDOW_TIME: Duration = Duration::from_millis(50);
 /// ...once it has at least this many commands.
 pub const MIN_SAMPLES: u32 = 8;
 
+/// The requests each gateway may count on besides those it was seen to want: a gateway
+/// whose load grows is not held to nothing until its next heartbeat, and gateways that want
+/// nothing split the ceiling evenly.
+pub const HEADROOM: f64 = 1.0;
+
+/// The share of the ceiling a gateway takes when it wanted `own` requests at once (in flight
+/// or waiting at its door, on average since its last heartbeat) and the other live gateways
+/// last said they wanted `others` (None: a gateway that does not say, an older build).
+/// Writes go to a showtime's owner, so one gateway may have all the work while another has
+/// none: an even split would hold the first to half the pool while the other half idles.
+/// Each wish counts with [`HEADROOM`] more; when any gateway's wish is unknown, the split is
+/// even, as every gateway then computes the same.
+pub fn share_of_ceiling(own: f64, others: &[Option<f64>]) -> f64 {
+    let gateways = (others.len() + 1) as f64;
+    let known: Option<Vec<f64>> = others.iter().copied().collect();
+    let Some(others) = known else {
+        return 1.0 / gateways;
+    };
+    let wish = |wanted: f64| {
+        if wanted.is_finite() {
+            wanted.max(0.0) + HEADROOM
+        } else {
+            HEADROOM
+        }
+    };
+    wish(own) / (wish(own) + others.into_iter().map(wish).sum::<f64>())
+}
+
 /// The limit and what it has learnt of the database's latency.
 #[derive(Debug, Clone)]
 pub struct AdaptiveLimit {
@@ -144,12 +172,15 @@ impl AdaptiveLimit {
     }
 
     /// `gateways` live gateways share the database (this one among them): in a probe slot,
-    /// each lets its part of [`PROBE_LIMIT`] in, one at least, and at other times its part of
-    /// the ceiling, the limit's floor at least.
-    pub fn set_gateways(&mut self, gateways: usize) {
+    /// each lets its part of [`PROBE_LIMIT`] in, one at least, and at other times `share` of
+    /// the ceiling ([`share_of_ceiling`]), the limit's floor at least.
+    pub fn set_gateways(&mut self, gateways: usize, share: f64) {
         let gateways = gateways.max(1);
         self.probe_limit = (PROBE_LIMIT / gateways).max(1);
-        self.max = (self.ceiling / gateways as f64).floor().max(self.min);
+        let share = if share.is_finite() { share } else { 0.0 };
+        self.max = (self.ceiling * share.clamp(0.0, 1.0))
+            .round()
+            .clamp(self.min, self.ceiling);
         self.limit = self.limit.min(self.max);
     }
 
@@ -412,7 +443,7 @@ mod tests {
         let mut now = Instant::now();
         let mut limit = AdaptiveLimit::new(16, 2, 32, now);
         feed(&mut limit, &mut now, 8, 16, 1);
-        limit.set_gateways(2);
+        limit.set_gateways(2, 1.0 / 2.0);
         assert_eq!((limit.get(false), limit.get(true)), (16, 1));
         let mut window =
             |in_flight: usize, limit: &mut AdaptiveLimit| in_slot(limit, &mut now, 2, in_flight);
@@ -421,9 +452,9 @@ mod tests {
         assert!(window(2, &mut limit) > Duration::from_millis(4));
         assert_eq!(window(1, &mut limit), Duration::from_millis(2));
         // Many gateways: one request each at least; alone again: the whole probe.
-        limit.set_gateways(5);
+        limit.set_gateways(5, 1.0 / 5.0);
         assert_eq!(limit.get(true), 1);
-        limit.set_gateways(1);
+        limit.set_gateways(1, 1.0);
         assert_eq!(limit.get(true), PROBE_LIMIT);
     }
 
@@ -433,19 +464,66 @@ mod tests {
         let mut limit = AdaptiveLimit::new(32, 2, 32, now);
         feed(&mut limit, &mut now, 2, 32, 5);
         assert_eq!(limit.get(false), 32);
-        limit.set_gateways(2);
+        limit.set_gateways(2, 1.0 / 2.0);
         assert_eq!((limit.ceiling(), limit.get(false)), (16, 16));
         // A database that keeps pace grows it to this gateway's part, no further.
         feed(&mut limit, &mut now, 2, 16, 200);
         assert_eq!(limit.get(false), 16);
         // Many gateways: the floor each at least.
-        limit.set_gateways(40);
+        limit.set_gateways(40, 1.0 / 40.0);
         assert_eq!((limit.ceiling(), limit.get(false)), (2, 2));
         // Alone again: the whole ceiling, reached as the database keeps pace.
-        limit.set_gateways(1);
+        limit.set_gateways(1, 1.0);
         assert_eq!(limit.ceiling(), 32);
         feed(&mut limit, &mut now, 2, 32, 200);
         assert_eq!(limit.get(false), 32);
+    }
+
+    #[test]
+    fn a_gateway_with_the_work_takes_most_of_the_ceiling_and_gives_it_back() {
+        let mut now = Instant::now();
+        let mut limit = AdaptiveLimit::new(16, 2, 16, now);
+        // Owner of both hot showtimes: 20 requests wanted here, none on the other gateway.
+        limit.set_gateways(2, share_of_ceiling(20.0, &[Some(0.0)]));
+        assert_eq!(limit.ceiling(), 15);
+        feed(&mut limit, &mut now, 2, 15, 200);
+        assert_eq!(limit.get(false), 15);
+        // The other gateway, seen from there: its floor, not nothing.
+        let mut other = AdaptiveLimit::new(16, 2, 16, now);
+        other.set_gateways(2, share_of_ceiling(0.0, &[Some(20.0)]));
+        assert_eq!(other.ceiling(), 2);
+        // The work moves to the other gateway: the part shrinks at once.
+        limit.set_gateways(2, share_of_ceiling(1.0, &[Some(20.0)]));
+        assert_eq!((limit.ceiling(), limit.get(false)), (2, 2));
+        // A share past the bounds, or not a number, stays within the floor and the ceiling.
+        limit.set_gateways(2, 7.0);
+        assert_eq!(limit.ceiling(), 16);
+        limit.set_gateways(2, f64::NAN);
+        assert_eq!(limit.ceiling(), 2);
+    }
+
+    #[test]
+    fn the_ceiling_is_shared_by_what_each_gateway_wants_with_headroom() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // Nobody wants anything, or everybody the same: an even split.
+        assert!(close(share_of_ceiling(0.0, &[Some(0.0)]), 0.5));
+        assert!(close(
+            share_of_ceiling(6.0, &[Some(6.0), Some(6.0)]),
+            1.0 / 3.0
+        ));
+        // Alone: the whole ceiling.
+        assert!(close(share_of_ceiling(3.0, &[]), 1.0));
+        // Uneven: by the wishes, each with the headroom.
+        assert!(close(share_of_ceiling(9.0, &[Some(1.0)]), 10.0 / 12.0));
+        assert!(close(share_of_ceiling(1.0, &[Some(9.0)]), 2.0 / 12.0));
+        // One gateway that does not say: every gateway splits evenly.
+        assert!(close(share_of_ceiling(9.0, &[Some(1.0), None]), 1.0 / 3.0));
+        // Nonsense from another gateway counts as wanting nothing.
+        assert!(close(share_of_ceiling(1.0, &[Some(-5.0)]), 2.0 / 3.0));
+        assert!(close(
+            share_of_ceiling(1.0, &[Some(f64::INFINITY)]),
+            2.0 / 3.0
+        ));
     }
 
     #[test]

@@ -226,12 +226,19 @@ impl Gate {
         self.door.as_ref().map_or((0, 0), Door::waiting)
     }
 
-    /// Tells the door how many gateways share the database (the requests' lane), and keeps
-    /// as many permits as the door's ceiling, this gateway's part of the pool.
-    pub(crate) fn set_gateways(&self, gateways: usize) {
+    /// Tells the door how many gateways share the database and this one's `share` of the
+    /// pool (the requests' lane), and keeps as many permits as the door's ceiling, this
+    /// gateway's part of the pool.
+    pub(crate) fn set_gateways(&self, gateways: usize, share: f64) {
         if let Some(door) = &self.door {
-            self.resize(door.set_gateways(gateways));
+            self.resize(door.set_gateways(gateways, share));
         }
+    }
+
+    /// How many requests were in flight or waiting at the door, on average since the last
+    /// call (the requests' lane; none elsewhere).
+    pub(crate) fn take_demand(&self) -> f64 {
+        self.door.as_ref().map_or(0.0, Door::take_demand)
     }
 
     /// Gives this gate `part` permits: at once when it grows, as commands end when they are
@@ -445,7 +452,7 @@ mod tests {
         let all: Vec<_> = futures::future::try_join_all((0..8).map(|_| gate.enter(LONG)))
             .await
             .expect("alone: the whole pool");
-        gate.set_gateways(2);
+        gate.set_gateways(2, 0.5);
         assert_eq!((gate.permits(), gate.admission_limit()), (4, 4));
         assert_eq!(gate.in_use(), 8, "commands in flight run to their end");
         drop(all);
@@ -458,7 +465,7 @@ mod tests {
             "no fifth permit: the four that ended were withdrawn"
         );
         // Alone again: the whole pool at once.
-        gate.set_gateways(1);
+        gate.set_gateways(1, 1.0);
         let more: Vec<_> = futures::future::try_join_all((0..4).map(|_| gate.enter(LONG)))
             .await
             .expect("the rest of the pool");
@@ -469,8 +476,8 @@ mod tests {
         let held: Vec<_> = futures::future::try_join_all((0..8).map(|_| gate.enter(LONG)))
             .await
             .unwrap();
-        gate.set_gateways(4);
-        gate.set_gateways(1);
+        gate.set_gateways(4, 0.25);
+        gate.set_gateways(1, 1.0);
         drop(held);
         assert_eq!(gate.permits.available_permits(), 8);
     }

@@ -233,10 +233,17 @@ impl Store {
         self.lanes.requests.1.admission_limit()
     }
 
-    /// `gateways` live gateways share this database: the door's probes of its latency, and
-    /// the requests' pool, are this one's part (`overload::limit`).
-    pub fn set_gateways(&self, gateways: u32) {
-        (self.lanes.requests.1).set_gateways(gateways as usize);
+    /// `gateways` live gateways share this database: the door's probes of its latency are
+    /// this one's part of them, and of the requests' pool it takes `share`
+    /// (`overload::limit::share_of_ceiling`).
+    pub fn set_gateways(&self, gateways: u32, share: f64) {
+        (self.lanes.requests.1).set_gateways(gateways as usize, share);
+    }
+
+    /// How many of this gateway's requests were in flight or waiting at its door, on average
+    /// since the last call: what it wants of the database, said in its heartbeat.
+    pub fn take_request_demand(&self) -> f64 {
+        self.lanes.requests.1.take_demand()
     }
 
     /// How many commands this gateway's requests may have in flight at once: its part of the

@@ -296,7 +296,7 @@ async fn a_heartbeat_that_cannot_reach_the_database_keeps_the_share() {
 /// heartbeat tells the door how many are live, and each lets its part of the probe's two
 /// requests in, so that two gateways measure the database with two in flight, as one does.
 #[tokio::test]
-async fn gateways_probe_the_database_and_use_its_pool_each_with_their_part() {
+async fn gateways_probe_the_database_and_share_its_pool_by_their_work() {
     use boxoffice::gateways::Membership;
 
     let name = fresh_database_name();
@@ -332,6 +332,29 @@ async fn gateways_probe_the_database_and_use_its_pool_each_with_their_part() {
         "together within one pool"
     );
     assert!(first.admission_limit() <= pool / 2);
+    // The first gateway has all the work (every place at its door taken, as when it owns
+    // every hot showtime), the second none: the first takes most of the pool, the second its
+    // floor, and together they stay within it.
+    let busy = first.occupy_admission();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    one.heartbeat(&first).await;
+    two.heartbeat(&second).await;
+    let (most, least) = (first.request_connections(), second.request_connections());
+    assert!(most > pool / 2, "{most} of {pool}");
+    assert_eq!(least, boxoffice::overload::door::MIN_LIMIT);
+    assert!(most + least <= pool, "{most} + {least} of {pool}");
+    // The work ends: at their next heartbeats they split the pool evenly again.
+    drop(busy);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for _ in 0..2 {
+        one.heartbeat(&first).await;
+        two.heartbeat(&second).await;
+    }
+    assert_eq!(
+        (first.request_connections(), second.request_connections()),
+        (pool / 2, pool / 2),
+        "nobody wants more than another"
+    );
     two.leave(&second).await;
     one.heartbeat(&first).await;
     assert_eq!(

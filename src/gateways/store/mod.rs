@@ -2,3 +2,5 @@
 
 mod indexes;
 mod records;
+
+pub(in crate::gateways) use records::Seen;

@@ -1,6 +1,6 @@
 //! The `gateways` collection: every gateway process says it is alive every heartbeat
-//! (`{_id: <process id>, seenAt: $$NOW, sees, url}`), so each can count the live ones and take its
-//! part of every rate limit. Judged by the database's clock alone; a TTL index removes the
+//! (`{_id: <process id>, seenAt: $$NOW, sees, url, demand}`), so each can count the live ones
+//! and take its part of every rate limit and of the database's pool. Judged by the database's clock alone; a TTL index removes the
 //! records of processes that died without saying so, and a process that stops deletes its own.
 
 use std::time::Duration;
@@ -15,24 +15,38 @@ use crate::store::{names, Store};
 /// The most gateways counted (far more than a deployment runs).
 const MOST: usize = 10_000;
 
+/// What one heartbeat learnt of the other gateways.
+#[derive(Debug)]
+pub(in crate::gateways) struct Seen {
+    /// The live gateways, this one included (so at least 1).
+    pub live: u32,
+    /// The other live gateways that are reachable.
+    pub reachable: Vec<Peer>,
+    /// What each other live gateway last said it wanted of the database (None: it did not).
+    pub demands: Vec<Option<f64>>,
+}
+
 impl Store {
     /// Records that gateway `id` (reachable by the others at `url`, if it is) is alive now and
-    /// returns how many gateways are live, those seen within `window` by the database's clock,
-    /// this one included (so at least 1), and the others that are reachable. The record keeps
-    /// that count (`sees`), the share this process takes from now on.
+    /// wants `demand` requests of the database at once, and returns what it learnt of the
+    /// gateways seen within `window` by the database's clock. The record keeps the count of
+    /// live gateways (`sees`), the share this process takes from now on.
     #[tracing::instrument(skip(self))]
     pub(in crate::gateways) async fn gateway_heartbeat(
         &self,
         id: &str,
         url: Option<&str>,
         window: Duration,
-    ) -> Result<(u32, Vec<Peer>), ApiError> {
+        demand: f64,
+    ) -> Result<Seen, ApiError> {
         #[derive(serde::Deserialize)]
         struct Other {
             #[serde(rename = "_id")]
             id: String,
             #[serde(default)]
             url: Option<String>,
+            #[serde(default)]
+            demand: Option<f64>,
         }
         let gateways = self.collection::<Document>(names::GATEWAYS);
         let window_ms = i64::try_from(window.as_millis()).unwrap_or(i64::MAX);
@@ -47,7 +61,7 @@ impl Store {
                 names::GATEWAYS,
                 others,
                 None,
-                Some(doc! { "_id": 1, "url": 1 }),
+                Some(doc! { "_id": 1, "url": 1, "demand": 1 }),
                 MOST,
             )
             .await?;
@@ -56,12 +70,14 @@ impl Store {
             "seenAt": "$$NOW",
             "sees": i64::from(live),
             "url": url.map_or(bson::Bson::Null, bson::Bson::from),
+            "demand": if demand.is_finite() { demand.max(0.0) } else { 0.0 },
         } }];
         self.bounded(
             Call::new(names::GATEWAYS, "update"),
             gateways.update_one(doc! { "_id": id }, seen).upsert(true),
         )
         .await?;
+        let demands = others.iter().map(|other| other.demand).collect();
         let reachable = (others.into_iter())
             .filter_map(|other| {
                 Some(Peer {
@@ -70,7 +86,11 @@ impl Store {
                 })
             })
             .collect();
-        Ok((live, reachable))
+        Ok(Seen {
+            live,
+            reachable,
+            demands,
+        })
     }
 
     /// Deletes gateway `id`'s record: the process is stopping, the others' share grows at their
