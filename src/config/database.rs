@@ -29,7 +29,8 @@ pub struct DatabaseArgs {
     pub db_timeout_ms: u64,
     /// Database connections the live gateways together use for requests (the driver's pool;
     /// its own default is 10): the ceiling of how many commands they keep in flight at once,
-    /// each gateway its part (1 ÷ N of it, 2 at least, by the gateways its heartbeat counts).
+    /// each gateway its part (its share of the requests all of them have in flight or
+    /// waiting, said in their heartbeats; 2 at least).
     /// The limit itself follows the database's latency (`overload::limit`), so several
     /// gateways on one database settle together without this being set by hand. Background
     /// passes, the event relay and the change feeds have a small pool of their own.
