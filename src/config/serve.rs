@@ -154,7 +154,8 @@ pub struct ProcessArgs {
     pub shutdown_grace_ms: u64,
     /// How often this process records itself alive in the `gateways` collection and counts the
     /// live gateways (those seen within three of these), in milliseconds. Each process takes
-    /// that share of every rate limit.
+    /// that share of every rate limit, and of the requests' pool its share of the requests
+    /// they all have in flight or waiting (said in its record).
     #[arg(long, env = "BOXOFFICE_GATEWAY_HEARTBEAT_MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=600_000))]
     pub gateway_heartbeat_ms: u64,
 }

@@ -1,13 +1,15 @@
 //! This process among the gateways on one database: every heartbeat it records that it is
-//! alive (`store/records.rs`) and learns how many gateways are, and its rate limits take that
-//! share (`domain::rate_limit::Share`), and which take showtimes' writes (`Peers`). A gateway that stops deletes its record; one that dies
-//! stops being counted three heartbeats after its last.
+//! alive and what it wants of the database (`store/records.rs`), and learns how many gateways
+//! are, and its rate limits take that share (`domain::rate_limit::Share`), which take
+//! showtimes' writes (`Peers`), and what the others want: its share of the requests' pool
+//! (`overload::limit::pool_share`). A gateway that stops deletes
+//! its record; one that dies stops being counted three heartbeats after its last.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::rate_limit::Share;
-use crate::overload::limit::share_of_ceiling;
+use crate::overload::limit::pool_share;
 use crate::store::Store;
 
 use super::peers::Peers;
@@ -72,7 +74,7 @@ impl Membership {
                 // its part of the requests, so that together they measure it with few queued.
                 // The pool they share goes by what each wants: writes go to a showtime's
                 // owner, so one may have all the work.
-                store.set_gateways(live, share_of_ceiling(demand, &demands));
+                store.set_gateways(live, pool_share(demand, &demands));
             }
             Err(error) => tracing::warn!(%error, "the gateway heartbeat failed"),
         }

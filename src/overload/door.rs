@@ -225,8 +225,8 @@ impl Door {
     }
 
     /// `gateways` live gateways share the database: each probes it with its part
-    /// ([`super::limit::PROBE_LIMIT`]) and lets in at most `share` of the ceiling
-    /// ([`super::limit::share_of_ceiling`]); that part.
+    /// ([`super::limit::PROBE_LIMIT`]), grows its limit by its part of one gateway's growth,
+    /// and lets in at most `share` of the ceiling ([`super::limit::pool_share`]); that part.
     pub fn set_gateways(&self, gateways: usize, share: f64) -> usize {
         let mut state = self.inner.lock().expect("door");
         state.count_load();

@@ -234,8 +234,8 @@ impl Store {
     }
 
     /// `gateways` live gateways share this database: the door's probes of its latency are
-    /// this one's part of them, and of the requests' pool it takes `share`
-    /// (`overload::limit::share_of_ceiling`).
+    /// this one's part of them, as is the limit's growth, and of the requests' pool it takes
+    /// `share` (`overload::limit::pool_share`).
     pub fn set_gateways(&self, gateways: u32, share: f64) {
         (self.lanes.requests.1).set_gateways(gateways as usize, share);
     }

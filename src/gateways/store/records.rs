@@ -1,7 +1,8 @@
 //! The `gateways` collection: every gateway process says it is alive every heartbeat
 //! (`{_id: <process id>, seenAt: $$NOW, sees, url, demand}`), so each can count the live ones
-//! and take its part of every rate limit and of the database's pool. Judged by the database's clock alone; a TTL index removes the
-//! records of processes that died without saying so, and a process that stops deletes its own.
+//! and take its part of every rate limit and of the requests' pool. Judged by the
+//! database's clock alone; a TTL index removes the records of processes that died without
+//! saying so, and a process that stops deletes its own.
 
 use std::time::Duration;
 
