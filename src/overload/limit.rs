@@ -19,10 +19,11 @@
 //! half per window. Every gateway on the database sees the same latency, so N gateways shrink
 //! together; each of N grows by its part of what one would (`growth`), so that together they
 //! grow as one gateway would, and settle where it would. (Each growing as one would, two
-//! gateways settled at 8 to 12 requests in flight together where one settled at 7 to 8, each
-//! command costing the database up to 15% more: issue 48, 150 impatient clients.) A command
-//! that timed out halves the limit at once (a database that stops answering says nothing
-//! through latency until its commands time out).
+//! gateways kept 7.5 to 11.1 requests in flight together where one kept 6.7 to 7.6, and each
+//! database operation cost up to 17% more: issue 48, 150 impatient clients, 3 pairs; growing
+//! by half each, 7.4 to 8.9 where one kept 7.1 to 11.6, 4 pairs.) A command that timed out
+//! halves the limit at once (a database that stops answering says nothing through latency
+//! until its commands time out).
 //!
 //! Samples are grouped into windows of [`WINDOW_TIME`] (with at least [`MIN_SAMPLES`]
 //! commands), so the limit moves at a pace that does not depend on how many commands a second
@@ -91,10 +92,10 @@ pub const HEADROOM: f64 = 1.0;
 /// The share of the ceiling (its part of the pool) a gateway takes when it wanted `own`
 /// requests at once (in flight or waiting at its door, on average since its last heartbeat)
 /// and the other live gateways last said they wanted `others` (None: a gateway that does not
-/// say, an older build). Writes go to a showtime's owner, so one gateway may have all the work while
-/// another has none: an even split would hold the first to half while the other half idles
-/// (issue 48, 40 impatient clients: the owner of both hot showtimes sent 80–84% of the
-/// commands and queued 18–30 requests at its door while the database was 17% idle).
+/// say, an older build). Writes go to a showtime's owner, so one gateway may have all the
+/// work while another has none: an even split would hold the first to half while the other
+/// half idles (issue 48, 40 impatient clients: the owner of both hot showtimes sent 80–84% of
+/// the commands and queued 18–30 requests at its door while the database was 17% idle).
 /// Each wish counts with [`HEADROOM`] more; when any gateway's wish is unknown, the split is
 /// even, as every gateway then computes the same.
 pub fn pool_share(own: f64, others: &[Option<f64>]) -> f64 {
