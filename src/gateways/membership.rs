@@ -2,8 +2,8 @@
 //! alive and what it wants of the database (`store/records.rs`), and learns how many gateways
 //! are, and its rate limits take that share (`domain::rate_limit::Share`), which take
 //! showtimes' writes (`Peers`), and what the others want: its share of the requests' pool
-//! (`overload::limit::pool_share`). A gateway that stops deletes
-//! its record; one that dies stops being counted three heartbeats after its last.
+//! (`overload::limit::pool_share`). A gateway that stops deletes its record; one that dies
+//! stops being counted three heartbeats after its last.
 
 use std::sync::Arc;
 use std::time::Duration;
