@@ -131,9 +131,10 @@ pub struct Ticket {
 impl Drop for Ticket {
     fn drop(&mut self) {
         if let Some(door) = self.door.take() {
-            let held = self.since.elapsed();
+            let now = Instant::now();
+            let held = now.saturating_duration_since(self.since);
             let mut state = door.lock().expect("door");
-            state.count_load();
+            state.count_load(now);
             state.in_flight -= 1;
             state.estimate.place_held(held);
             hand_over(&door, &mut state);
@@ -168,9 +169,7 @@ impl Door {
     pub async fn admit(&self, class: Class, left: Duration) -> Result<Ticket, ApiError> {
         let receiver = {
             let mut state = self.inner.lock().expect("door");
-            state.count_load();
-            state.waiting.retain(|waiter| !waiter.is_closed());
-            state.finishing.retain(|waiter| !waiter.is_closed());
+            state.forget_gone(Instant::now());
             let limit = state.limit_now();
             let ahead = state.finishing.len()
                 + match class {
@@ -215,12 +214,11 @@ impl Door {
     /// A command of an admitted request answered in `latency`.
     pub fn answered(&self, latency: Duration) {
         let mut state = self.inner.lock().expect("door");
-        state.count_load();
+        let now = Instant::now();
+        state.count_load(now);
         let in_flight = state.in_flight;
         let probing = state.probing();
-        state
-            .limit
-            .sample(latency, in_flight, Instant::now(), probing);
+        state.limit.sample(latency, in_flight, now, probing);
         hand_over(&self.inner, &mut state);
     }
 
@@ -229,7 +227,7 @@ impl Door {
     /// and lets in at most `share` of the ceiling ([`super::limit::pool_share`]); that part.
     pub fn set_gateways(&self, gateways: usize, share: f64) -> usize {
         let mut state = self.inner.lock().expect("door");
-        state.count_load();
+        state.count_load(Instant::now());
         state.limit.set_gateways(gateways, share);
         let ceiling = state.limit.ceiling();
         // A larger part may have places for those waiting now.
@@ -241,11 +239,10 @@ impl Door {
     /// what this gateway wants of the database, for its share of the ceiling.
     pub fn take_demand(&self) -> f64 {
         let mut state = self.inner.lock().expect("door");
-        state.count_load();
-        state.waiting.retain(|waiter| !waiter.is_closed());
-        state.finishing.retain(|waiter| !waiter.is_closed());
+        let now = Instant::now();
+        state.forget_gone(now);
         let requests = state.requests();
-        state.load.take(requests, Instant::now())
+        state.load.take(requests, now)
     }
 
     /// How many requests the door lets in during a probe slot at most.
@@ -266,9 +263,7 @@ impl Door {
     /// Requests waiting for a place: those finishing a purchase, and the others.
     pub fn waiting(&self) -> (usize, usize) {
         let mut state = self.inner.lock().expect("door");
-        state.count_load();
-        state.waiting.retain(|waiter| !waiter.is_closed());
-        state.finishing.retain(|waiter| !waiter.is_closed());
+        state.forget_gone(Instant::now());
         (state.finishing.len(), state.waiting.len())
     }
 
@@ -284,7 +279,7 @@ impl Door {
         (0..count)
             .map(|_| {
                 let mut state = self.inner.lock().expect("door");
-                state.count_load();
+                state.count_load(Instant::now());
                 state.in_flight += 1;
                 drop(state);
                 self.ticket()
@@ -307,10 +302,17 @@ impl State {
         self.in_flight + self.waiting.len() + self.finishing.len()
     }
 
-    /// Counts the load up to now: called before anything changes the requests.
-    fn count_load(&mut self) {
+    /// Counts the load up to `now`: called before anything changes the requests.
+    fn count_load(&mut self, now: Instant) {
         let requests = self.requests();
-        self.load.count(requests, Instant::now());
+        self.load.count(requests, now);
+    }
+
+    /// Counts the load up to `now`, then drops the waiters that gave up from their lines.
+    fn forget_gone(&mut self, now: Instant) {
+        self.count_load(now);
+        self.waiting.retain(|waiter| !waiter.is_closed());
+        self.finishing.retain(|waiter| !waiter.is_closed());
     }
 
     /// How long a request with `ahead` requests before it would wait for its place (by the

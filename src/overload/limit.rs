@@ -538,12 +538,11 @@ mod tests {
         // A database that keeps pace, each gateway using its whole limit: one gateway's
         // growth, in two parts.
         for _ in 0..20 {
-            let in_flight = [one.get(false), a.get(false), b.get(false)];
-            for _ in 0..MIN_SAMPLES {
-                now += WINDOW_TIME / MIN_SAMPLES;
-                for (limit, in_flight) in [&mut one, &mut a, &mut b].into_iter().zip(in_flight) {
-                    limit.sample(Duration::from_millis(2), in_flight, now, false);
-                }
+            let started = now;
+            for limit in [&mut one, &mut a, &mut b] {
+                let (mut at, in_flight) = (started, limit.get(false));
+                feed(limit, &mut at, 2, in_flight, 1);
+                now = at;
             }
             let (alone, both) = (one.limit, a.limit + b.limit);
             assert!(

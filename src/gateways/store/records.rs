@@ -71,7 +71,7 @@ impl Store {
             "seenAt": "$$NOW",
             "sees": i64::from(live),
             "url": url.map_or(bson::Bson::Null, bson::Bson::from),
-            "demand": if demand.is_finite() { demand.max(0.0) } else { 0.0 },
+            "demand": demand,
         } }];
         self.bounded(
             Call::new(names::GATEWAYS, "update"),
