@@ -33,10 +33,12 @@ pub struct Intervals {
     pub offer_policy: crate::holds::rules::HoldPolicy,
 }
 
-/// Runs the background tasks until `shutdown` is triggered: the sweeper, the reconciler, the
-/// resumer of interrupted showtime cancellations and the pending propagations of extended
-/// references every `sweep`, the sales projection every `sales`, the gateway heartbeat every
-/// `membership`'s interval. Errors are logged and the next pass tries again. A shutdown stops
+/// Runs the background tasks until `shutdown` is triggered: the sweeper of this gateway's
+/// showtimes every `sweep`, the gateway heartbeat every `membership`'s interval; the
+/// reconcilers, the resumer of interrupted showtime cancellations and the pending
+/// propagations of extended references every `sweep`, the sales projection every `sales`,
+/// left events and due webhooks at theirs, each × the live gateways (`every_shared`: the
+/// gateways together as often as one). Errors are logged and the next pass tries again. A shutdown stops
 /// each task between two passes, never in the middle of one; then this process's gateway
 /// record is deleted.
 pub async fn run(
@@ -53,7 +55,8 @@ pub async fn run(
     let relay = crate::assembly::event_relay(&store);
     // Events a gateway left unrelayed (it died between its change and its relay), as soon as
     // they count as left.
-    let left_events = every(STALE_AFTER, &shutdown, || async {
+    let gateways = || membership.gateways();
+    let left_events = every_shared(STALE_AFTER, gateways, &shutdown, || async {
         match relay.relay_stale().await {
             Ok(0) => {}
             Ok(appended) => tracing::info!(appended, "relayed events another gateway left"),
@@ -61,7 +64,7 @@ pub async fn run(
         }
     });
     // Webhook deliveries: each due endpoint gets a task of its own (a stop lets them end).
-    let deliveries = every(POLL, &shutdown, || async {
+    let deliveries = every_shared(POLL, gateways, &shutdown, || async {
         if let Err(error) = webhooks.start_due().await {
             tracing::warn!(%error, "looking for due webhook endpoints failed");
         }
@@ -76,6 +79,9 @@ pub async fn run(
             Ok(released) => tracing::info!(released, "released expired holds"),
             Err(error) => tracing::warn!(%error, "sweeping expired holds failed"),
         }
+    });
+    // What a gateway left half done, wherever it is: any gateway finishes it.
+    let repairs = every_shared(intervals.sweep, gateways, &shutdown, || async {
         match lag::pass(Task::Reconciler, settle_orders(&store, PENDING_GRACE)).await {
             Ok(0) => {}
             Ok(settled) => tracing::info!(settled, "settled orders left between two writes"),
@@ -118,16 +124,21 @@ pub async fn run(
         }
     });
     // The shown want-to-see counts, set to the exact ones (what dead gateways held is lost).
-    let counts = every(crate::want_to_see::RECONCILE_EVERY, &shutdown, || async {
-        match crate::want_to_see::reconcile_counts(&store).await {
-            Ok(0) => {}
-            Ok(corrected) => {
-                tracing::info!(corrected, "set shown want-to-see counts to the exact ones")
+    let counts = every_shared(
+        crate::want_to_see::RECONCILE_EVERY,
+        gateways,
+        &shutdown,
+        || async {
+            match crate::want_to_see::reconcile_counts(&store).await {
+                Ok(0) => {}
+                Ok(corrected) => {
+                    tracing::info!(corrected, "set shown want-to-see counts to the exact ones")
+                }
+                Err(error) => tracing::warn!(%error, "reconciling want-to-see counts failed"),
             }
-            Err(error) => tracing::warn!(%error, "reconciling want-to-see counts failed"),
-        }
-    });
-    let sales = every(intervals.sales, &shutdown, || async {
+        },
+    );
+    let sales = every_shared(intervals.sales, gateways, &shutdown, || async {
         if let Err(error) = lag::pass(Task::SalesProjection, project_sales(&store)).await {
             tracing::warn!(%error, "projecting sales failed");
         }
@@ -145,6 +156,7 @@ pub async fn run(
         left_events,
         deliveries,
         sweeper,
+        repairs,
         counts,
         sales,
         heartbeat,
@@ -172,6 +184,45 @@ where
     }
 }
 
+/// Runs `pass` about every `interval` × the live gateways (`gateways`) until `stop` is
+/// triggered; a pass that has begun runs to its end. For a pass over the whole deployment
+/// (what any gateway left half done, due webhooks, the sales figures): every gateway runs it,
+/// so one that dies leaves nothing undone, and N gateways together run it about as often as
+/// one would, where each at `interval` cost the database N times one's background commands.
+async fn every_shared<F, Fut>(
+    interval: Duration,
+    gateways: impl Fn() -> usize,
+    stop: &Shutdown,
+    mut pass: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut next = tokio::time::Instant::now();
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.requested() => return,
+            () = tokio::time::sleep_until(next) => {}
+        }
+        let started = tokio::time::Instant::now();
+        pass().await;
+        next = started + shared_wait(interval, gateways(), rand::random());
+    }
+}
+
+/// The time from one start of a deployment-wide pass to the next on one of `gateways` live
+/// gateways: `interval` alone; else `gateways` × `interval` × (0.5 + `draw`), `draw` in
+/// [0, 1): on average N gateways together start one pass per `interval`, and gateways started
+/// together drift apart instead of passing at the same moments.
+fn shared_wait(interval: Duration, gateways: usize, draw: f64) -> Duration {
+    if gateways <= 1 {
+        return interval;
+    }
+    let times = u32::try_from(gateways).unwrap_or(u32::MAX);
+    (interval * times).mul_f64(0.5 + draw.clamp(0.0, 1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -192,5 +243,55 @@ mod tests {
         .await;
         assert_eq!(started.load(Ordering::SeqCst), 1);
         assert_eq!(finished.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn gateways_together_run_a_deployment_wide_pass_as_often_as_one() {
+        let second = Duration::from_secs(1);
+        // Alone: exactly the interval, whatever is drawn.
+        for draw in [0.0, 0.3, 0.99] {
+            assert_eq!(shared_wait(second, 1, draw), second);
+            assert_eq!(shared_wait(second, 0, draw), second);
+        }
+        // N gateways: each waits N intervals on average, ± half, so together they start one
+        // pass per interval (the mean of draws spread evenly over [0, 1)).
+        for gateways in [2, 3, 10] {
+            let draws = 1_000;
+            let waits: Vec<Duration> = (0..draws)
+                .map(|n| shared_wait(second, gateways, (f64::from(n) + 0.5) / f64::from(draws)))
+                .collect();
+            let n = gateways as f64;
+            assert!(waits.iter().all(|wait| {
+                let secs = wait.as_secs_f64();
+                (0.5 * n..=1.5 * n).contains(&secs)
+            }));
+            let mean = waits.iter().sum::<Duration>().as_secs_f64() / f64::from(draws);
+            let passes_per_second = n / mean;
+            assert!(
+                (passes_per_second - 1.0).abs() < 0.001,
+                "{passes_per_second}"
+            );
+        }
+        // A draw out of its range is held to it.
+        assert_eq!(shared_wait(second, 2, 7.0), 3 * second);
+        assert_eq!(shared_wait(second, 2, -1.0), second);
+    }
+
+    #[tokio::test]
+    async fn a_stop_ends_a_shared_pass_loop_between_passes() {
+        let stop = Shutdown::default();
+        let passes = AtomicUsize::new(0);
+        every_shared(
+            Duration::from_millis(1),
+            || 2,
+            &stop,
+            || async {
+                if passes.fetch_add(1, Ordering::SeqCst) == 2 {
+                    stop.trigger();
+                }
+            },
+        )
+        .await;
+        assert_eq!(passes.load(Ordering::SeqCst), 3);
     }
 }

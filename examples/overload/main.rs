@@ -67,7 +67,7 @@
 //!   127.0.0.1:0`, then `BENCH_GATEWAY_ARGS` (whitespace-separated) for newer ones.
 //! - `BENCH_CLIENTS` (`10,40,150,300,600`), `BENCH_SHOWTIMES` (`2,64`), `BENCH_STEP_SECS`
 //!   (20), `BENCH_GATEWAYS` (1: with 2, two gateways on one database, clients split between
-//!   them), `BENCH_OVERLOAD_SECS` (30; 0 skips the recovery), `BENCH_RECOVERY_SECS` (30: how
+//!   them; with `1,2`, each step once with each, see below), `BENCH_OVERLOAD_SECS` (30; 0 skips the recovery), `BENCH_RECOVERY_SECS` (30: how
 //!   long the 40 clients run after it).
 //! - `BENCH_DATABASE_PID`: the database server's pid, for its CPU; `BENCH_GATEWAY_LOG`: the
 //!   gateways' `RUST_LOG` (`warn`). Each gateway's log is kept in a temporary directory, named
@@ -90,7 +90,12 @@
 //! run before it, with as many commands per seat change). To compare a crowd with a quiet
 //! evening, alternate them
 //! (`BENCH_CLIENTS=10,600,10,600,10,600`): the run then prints the means of each number of
-//! clients, and the crowd's goodput against the quiet steps'.
+//! clients, and the crowd's goodput against the quiet steps'. Two gateways against one, the
+//! same way: `BENCH_GATEWAYS=1,2` runs each step with one gateway and with two, one right
+//! after the other, in turn first and second (ABBA: 1, 2, then 2, 1 the next time that number
+//! of clients comes), and prints each pair's goodput ratio and their mean. Measured (issue 48,
+//! item 4's workload): separate runs of one gateway and of two, 95 s apart, put the database's
+//! CPU per seat change 20 to 37% apart in one pair of four, both ways.
 
 #[path = "../common/bench_catalogue.rs"]
 #[allow(dead_code)] // Only its showtimes are used here; the channels are the seed's own.
@@ -137,7 +142,9 @@ struct Settings {
     step: Duration,
     overload: Duration,
     recovery: Duration,
-    gateways: usize,
+    /// The gateway processes of each step: one number, or several that each step runs with in
+    /// turn.
+    gateways: Vec<usize>,
     database_pid: Option<u32>,
 }
 
@@ -184,7 +191,9 @@ impl Settings {
             step: seconds("BENCH_STEP_SECS", 20)?,
             overload: seconds("BENCH_OVERLOAD_SECS", 30)?,
             recovery: seconds("BENCH_RECOVERY_SECS", 30)?,
-            gateways: number("BENCH_GATEWAYS", 1)?.max(1),
+            gateways: (list("BENCH_GATEWAYS", "1")?.into_iter())
+                .map(|gateways| gateways.max(1))
+                .collect(),
             database_pid: std::env::var("BENCH_DATABASE_PID")
                 .ok()
                 .map(|pid| pid.parse())
@@ -218,7 +227,9 @@ async fn main() -> anyhow::Result<()> {
         "gateway {} {}; {} gateway process(es) per step; {} clients; {} s steps; logs in {}",
         settings.launch.binary.display(),
         settings.launch.extra.join(" "),
-        settings.gateways,
+        (settings.gateways.iter().map(usize::to_string))
+            .collect::<Vec<_>>()
+            .join(" or "),
         settings.behaviour.name(),
         settings.step.as_secs(),
         settings.launch.log_dir.display(),
@@ -227,30 +238,42 @@ async fn main() -> anyhow::Result<()> {
     let mut knee = None;
     for &showtimes in &settings.showtimes {
         let mut rows = Vec::new();
-        for &clients in &settings.clients {
-            steps += 1;
-            let row = step(&settings, steps, showtimes, clients).await?;
-            rows.push(row);
+        for (n, &clients) in settings.clients.iter().enumerate() {
+            let before = (settings.clients[..n].iter())
+                .filter(|&&earlier| earlier == clients)
+                .count();
+            for gateways in in_turn(&settings.gateways, before) {
+                steps += 1;
+                let row = step(&settings, steps, showtimes, clients, gateways).await?;
+                rows.push(row);
+            }
         }
-        report::table(
-            &format!(
-                "{showtimes} showtimes of 72 seats, {} gateway(s), {} clients, cold start, {} s \
-                 per step",
-                settings.gateways,
-                settings.behaviour.name(),
-                settings.step.as_secs()
-            ),
-            &rows,
-        );
-        report::repeated(&rows);
-        // The knee on the hot showtimes (or on the first scenario, without 2).
-        if showtimes == 2 || knee.is_none() {
-            knee = knee_of(&rows).map(|clients| (showtimes, clients));
+        for &gateways in &settings.gateways {
+            let theirs: Vec<Row> = (rows.iter())
+                .filter(|row| row.gateways == gateways)
+                .cloned()
+                .collect();
+            report::table(
+                &format!(
+                    "{showtimes} showtimes of 72 seats, {gateways} gateway(s), {} clients, cold \
+                     start, {} s per step",
+                    settings.behaviour.name(),
+                    settings.step.as_secs()
+                ),
+                &theirs,
+            );
+            report::repeated(&theirs);
+            // The knee on the hot showtimes (or on the first scenario, without 2), with the
+            // first number of gateways.
+            if gateways == settings.gateways[0] && (showtimes == 2 || knee.is_none()) {
+                knee = knee_of(&theirs).map(|clients| (showtimes, clients));
+            }
         }
+        report::compared(&rows);
     }
     if let (Some((showtimes, knee)), false) = (knee, settings.overload.is_zero()) {
         steps += 1;
-        recovery(&settings, steps, showtimes, knee).await?;
+        recovery(&settings, steps, showtimes, knee, settings.gateways[0]).await?;
     }
     drop_step_databases(&settings, steps).await
 }
@@ -267,8 +290,13 @@ struct Stage {
 }
 
 impl Stage {
-    /// Seeds a fresh database, then starts cold gateways on it.
-    async fn new(settings: &Settings, step: usize, showtimes: usize) -> anyhow::Result<Stage> {
+    /// Seeds a fresh database, then starts `gateways` cold gateways on it.
+    async fn new(
+        settings: &Settings,
+        step: usize,
+        showtimes: usize,
+        gateways: usize,
+    ) -> anyhow::Result<Stage> {
         let database = step_database(step);
         let options = DatabaseOptions {
             monitor_commands: false,
@@ -278,7 +306,7 @@ impl Stage {
         store.drop_database().await?;
         store.ensure_indexes().await?;
         let catalogue = Arc::new(seed::insert(&store, showtimes).await?);
-        let gateways = (0..settings.gateways)
+        let gateways = (0..gateways)
             .map(|n| {
                 Gateway::start(
                     &settings.launch,
@@ -388,14 +416,25 @@ fn step_database(step: usize) -> String {
     format!("bench_overload_{}_{step}", std::process::id())
 }
 
-/// One step: `clients` clients at once on a cold gateway for the step's duration.
+/// The numbers of gateways a step runs with, in the order of its `before`-th time: as given,
+/// then reversed, and so on (1, 2, then 2, 1), so that neither is always first.
+fn in_turn(gateways: &[usize], before: usize) -> Vec<usize> {
+    let mut order = gateways.to_vec();
+    if before % 2 == 1 {
+        order.reverse();
+    }
+    order
+}
+
+/// One step: `clients` clients at once on `gateways` cold gateways for the step's duration.
 async fn step(
     settings: &Settings,
     step: usize,
     showtimes: usize,
     clients: usize,
+    gateways: usize,
 ) -> anyhow::Result<Row> {
-    let stage = Stage::new(settings, step, showtimes).await?;
+    let stage = Stage::new(settings, step, showtimes, gateways).await?;
     let load_cpu = procfs::process_cpu(std::process::id()).unwrap_or_default();
     let recorder = Recorder::new(Instant::now());
     let group = Group::start(
@@ -413,7 +452,7 @@ async fn step(
     group.stop().await;
     let figures = recorder.figures(Duration::ZERO, settings.step);
     println!(
-        "\n{showtimes} showtimes, {clients} clients: {}",
+        "\n{showtimes} showtimes, {clients} clients, {gateways} gateway(s): {}",
         report::summary_line(&figures, load_cpu)
     );
     println!(
@@ -423,6 +462,7 @@ async fn step(
     stage.finish().await?;
     Ok(Row {
         clients,
+        gateways,
         figures,
         spent,
     })
@@ -449,6 +489,7 @@ async fn recovery(
     step: usize,
     showtimes: usize,
     knee: usize,
+    gateways: usize,
 ) -> anyhow::Result<()> {
     let crowd = 4 * knee;
     println!(
@@ -457,7 +498,7 @@ async fn recovery(
         settings.overload.as_secs(),
         settings.recovery.as_secs()
     );
-    let stage = Stage::new(settings, step, showtimes).await?;
+    let stage = Stage::new(settings, step, showtimes, gateways).await?;
     let recorder = Recorder::new(Instant::now());
     let stay = AFTER_OVERLOAD.min(crowd);
     let start = |clients| {
@@ -495,18 +536,19 @@ async fn recovery(
     stage.finish().await?;
     report::table(
         &format!(
-            "recovery on {showtimes} showtimes, {} gateway(s), {} clients",
-            settings.gateways,
+            "recovery on {showtimes} showtimes, {gateways} gateway(s), {} clients",
             settings.behaviour.name()
         ),
         &[
             Row {
                 clients: crowd,
+                gateways,
                 figures: overload,
                 spent: spent.clone(),
             },
             Row {
                 clients: stay,
+                gateways,
                 figures: after,
                 spent,
             },

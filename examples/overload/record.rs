@@ -154,6 +154,7 @@ impl Recorder {
 }
 
 /// A stretch of a load, summed up.
+#[derive(Clone)]
 pub struct Figures {
     seconds: f64,
     pub attempts: Vec<Attempt>,

@@ -33,8 +33,11 @@ impl Spent {
 }
 
 /// One line of a table.
+#[derive(Clone)]
 pub struct Row {
     pub clients: usize,
+    /// The gateway processes the clients were split over.
+    pub gateways: usize,
     pub figures: Figures,
     pub spent: Spent,
 }
@@ -54,6 +57,7 @@ pub fn table(title: &str, rows: &[Row]) {
         clients,
         figures: f,
         spent,
+        ..
     } in rows
     {
         let (success_p50, success_p99) = f.success_latency();
@@ -100,9 +104,7 @@ pub fn table(title: &str, rows: &[Row]) {
 /// steps. Measured (issue 48, 64 showtimes, 2 gateways): the 10-client steps of four runs
 /// within ten minutes served 197 to 388 seat changes/s.
 pub fn repeated(rows: &[Row]) {
-    let mut counts: Vec<usize> = rows.iter().map(|row| row.clients).collect();
-    counts.sort_unstable();
-    counts.dedup();
+    let counts = clients_counts(rows);
     if counts.len() == rows.len() {
         return;
     }
@@ -135,6 +137,82 @@ pub fn repeated(rows: &[Row]) {
             );
         }
     }
+}
+
+/// When steps ran with different numbers of gateways (`BENCH_GATEWAYS=1,2`), each number of
+/// clients' pairs of steps one after the other (the order the run took: [`Row`]s in turn),
+/// the goodput of the last number of gateways against the first's in each pair, and their
+/// mean; beside it the means of the database's CPU and commands per seat change.
+pub fn compared(rows: &[Row]) {
+    let (Some(first), Some(last)) = (rows.first(), rows.iter().map(|row| row.gateways).max())
+    else {
+        return;
+    };
+    let first = rows
+        .iter()
+        .map(|row| row.gateways)
+        .min()
+        .unwrap_or(first.gateways);
+    if first == last {
+        return;
+    }
+    println!("\n{last} gateways against {first}, pair by pair (steps run one after the other):\n");
+    println!(
+        "| clients | pairs | goodput ratio, each pair | mean ratio | goodput/s {first} gw, {last} gw \
+         | db CPU ms/change {first} gw, {last} gw | db commands/change {first} gw, {last} gw |"
+    );
+    println!("|---:|---:|---|---:|---|---|---|");
+    for clients in clients_counts(rows) {
+        let of = |gateways: usize| -> Vec<&Row> {
+            (rows.iter())
+                .filter(|row| row.clients == clients && row.gateways == gateways)
+                .collect()
+        };
+        let (few, many) = (of(first), of(last));
+        let pairs: Vec<(&Row, &Row)> = few.iter().copied().zip(many.iter().copied()).collect();
+        let ratios: Vec<f64> = (pairs.iter())
+            .filter(|(few, _)| few.figures.goodput() > 0.0)
+            .map(|(few, many)| many.figures.goodput() / few.figures.goodput())
+            .collect();
+        if ratios.is_empty() {
+            continue;
+        }
+        let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+        let means = |rows: &[&Row], value: &dyn Fn(&Row) -> Option<f64>| -> String {
+            let values: Vec<f64> = rows.iter().filter_map(|row| value(row)).collect();
+            if values.is_empty() {
+                "-".into()
+            } else {
+                format!("{:.2}", mean(&values))
+            }
+        };
+        let goodput = |row: &Row| Some(row.figures.goodput());
+        let cpu =
+            |row: &Row| (row.spent.database_cpu_per_change()).map(|cpu| cpu.as_secs_f64() * 1000.0);
+        let commands = |row: &Row| row.spent.commands_per_change();
+        println!(
+            "| {clients} | {} | {} | {:.2} | {}, {} | {}, {} | {}, {} |",
+            ratios.len(),
+            (ratios.iter().map(|ratio| format!("{ratio:.2}")))
+                .collect::<Vec<_>>()
+                .join(", "),
+            mean(&ratios),
+            means(&few, &goodput),
+            means(&many, &goodput),
+            means(&few, &cpu),
+            means(&many, &cpu),
+            means(&few, &commands),
+            means(&many, &commands),
+        );
+    }
+}
+
+/// The numbers of clients of `rows`, each once, fewest first.
+fn clients_counts(rows: &[Row]) -> Vec<usize> {
+    let mut counts: Vec<usize> = rows.iter().map(|row| row.clients).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    counts
 }
 
 /// The counts behind a step's row, and the clients' own CPU.

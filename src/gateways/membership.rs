@@ -47,6 +47,11 @@ impl Membership {
         Arc::clone(&self.peers)
     }
 
+    /// How many gateways were live at the last heartbeat, this one among them (1 at least).
+    pub fn gateways(&self) -> usize {
+        usize::try_from(self.share.get()).unwrap_or(usize::MAX)
+    }
+
     /// How often this process beats.
     pub fn interval(&self) -> Duration {
         self.interval

@@ -10,7 +10,9 @@
 //! it matters, while an age found by a pass freezes at whatever the last pass saw; and a
 //! healthy sweeper finds no expired hold older than one interval anyway.
 //! `boxoffice_reconciler_lag_seconds` is the same for the reconciler (orders a crash left
-//! PENDING or CANCELLING are settled within it, plus its 60 s grace for PENDING ones).
+//! PENDING or CANCELLING are settled within it, plus its 60 s grace for PENDING ones). The
+//! reconciler and the projection pass over the whole deployment, each of N gateways every N
+//! intervals or so (`background::every_shared`): their lag is the least over the gateways.
 //! `boxoffice_sales_projection_lag_seconds` is the age of the oldest confirmed order the
 //! projection found not yet counted and has not counted since, or, when it found none, the time
 //! since its last successful pass began (orders confirmed since may be uncounted): the sales
