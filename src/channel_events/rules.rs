@@ -230,7 +230,7 @@ impl ChannelEvent {
     pub fn subject(&self) -> Option<GlobalId> {
         let details = &self.details;
         match (details.order, details.hold, details.showtime) {
-            (Some(order), ..) => Some(GlobalId::Order(order)),
+            (Some(order), _, showtime) => Some(GlobalId::Order(showtime, order)),
             (None, Some(hold), Some(showtime)) => Some(GlobalId::Hold(showtime, hold)),
             (None, _, Some(showtime)) => Some(GlobalId::Showtime(showtime)),
             _ => None,
@@ -245,7 +245,7 @@ impl ChannelEvent {
             showtime: details.showtime.map(|id| GlobalId::Showtime(id).encode()),
             hold: (details.hold.zip(details.showtime))
                 .map(|(hold, showtime)| GlobalId::Hold(showtime, hold).encode()),
-            order: details.order.map(|id| GlobalId::Order(id).encode()),
+            order: (details.order).map(|id| GlobalId::Order(details.showtime, id).encode()),
             seats: &details.seats,
             refund: details.refund.map(|(id, amount)| Refund {
                 id: id.to_string(),
@@ -372,7 +372,11 @@ mod tests {
         assert_eq!(payload["type"], "ORDER_REFUNDED");
         assert_eq!(payload["sequence"], 3);
         assert_eq!(payload["createdAt"], "2026-11-25T10:00:00.000Z");
-        assert_eq!(payload["subject"], GlobalId::Order(order).encode());
+        assert_eq!(
+            payload["subject"],
+            GlobalId::Order(Some(showtime), order).encode()
+        );
+        assert_eq!(payload["data"]["order"], payload["subject"]);
         assert_eq!(payload["data"]["refund"]["amount"], 3500);
         assert_eq!(payload["data"]["seats"][0], "A1");
         assert!(payload["data"].get("hold").is_none());

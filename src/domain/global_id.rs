@@ -23,8 +23,11 @@ pub enum GlobalId {
     Showtime(ShowtimeId),
     /// A hold lives in its showtime's inventory, so its id names both.
     Hold(ShowtimeId, HoldId),
-    /// Orders, like holds, are private to their channel.
-    Order(OrderId),
+    /// Orders, like holds, are private to their channel. An order's id names its showtime
+    /// too, so that a gateway sends its cancellation to the showtime's owner without a read
+    /// (`http::forward`); an id without it (`Order:<order>`, as issued before) is the same
+    /// order's.
+    Order(Option<ShowtimeId>, OrderId),
     /// A province, city or district.
     Region(RegionId),
     /// A channel's webhook endpoint (private to its channel, not a node).
@@ -49,7 +52,8 @@ impl GlobalId {
             GlobalId::Review(id) => format!("Review:{id}"),
             GlobalId::Showtime(id) => format!("Showtime:{id}"),
             GlobalId::Hold(showtime, hold) => format!("Hold:{showtime}.{hold}"),
-            GlobalId::Order(id) => format!("Order:{id}"),
+            GlobalId::Order(Some(showtime), order) => format!("Order:{showtime}.{order}"),
+            GlobalId::Order(None, order) => format!("Order:{order}"),
             GlobalId::Region(id) => format!("Region:{id}"),
             GlobalId::TicketType(code) => format!("TicketType:{code}"),
             GlobalId::WebhookEndpoint(id) => format!("WebhookEndpoint:{id}"),
@@ -78,7 +82,6 @@ impl GlobalId {
             "Movie" => MovieId::parse_hex(hex).map(GlobalId::Movie),
             "Review" => ReviewId::parse_hex(hex).map(GlobalId::Review),
             "Showtime" => ShowtimeId::parse_hex(hex).map(GlobalId::Showtime),
-            "Order" => OrderId::parse_hex(hex).map(GlobalId::Order),
             "Region" => RegionId::parse_hex(hex).map(GlobalId::Region),
             "WebhookEndpoint" => WebhookId::parse_hex(hex).map(GlobalId::WebhookEndpoint),
             "VoucherBatch" => VoucherBatchId::parse_hex(hex).map(GlobalId::VoucherBatch),
@@ -94,6 +97,12 @@ impl GlobalId {
                 ShowtimeId::parse_hex(showtime)
                     .and_then(|showtime| Ok(GlobalId::Hold(showtime, HoldId::parse_hex(hold)?)))
             }
+            "Order" => match hex.split_once('.') {
+                Some((showtime, order)) => ShowtimeId::parse_hex(showtime).and_then(|showtime| {
+                    Ok(GlobalId::Order(Some(showtime), OrderId::parse_hex(order)?))
+                }),
+                None => OrderId::parse_hex(hex).map(|order| GlobalId::Order(None, order)),
+            },
             _ => return Err(bad()),
         };
         parsed.map_err(|_| bad())
@@ -108,7 +117,7 @@ impl GlobalId {
             GlobalId::Review(_) => "Review",
             GlobalId::Showtime(_) => "Showtime",
             GlobalId::Hold(..) => "Hold",
-            GlobalId::Order(_) => "Order",
+            GlobalId::Order(..) => "Order",
             GlobalId::Region(_) => "Region",
             GlobalId::TicketType(_) => "TicketType",
             GlobalId::WebhookEndpoint(_) => "WebhookEndpoint",
@@ -139,12 +148,27 @@ typed_decode!(cinema_id, Cinema, CinemaId);
 typed_decode!(hall_id, Hall, HallId);
 typed_decode!(movie_id, Movie, MovieId);
 typed_decode!(showtime_id, Showtime, ShowtimeId);
-typed_decode!(order_id, Order, OrderId);
 typed_decode!(region_id, Region, RegionId);
 typed_decode!(webhook_id, WebhookEndpoint, WebhookId);
 typed_decode!(voucher_batch_id, VoucherBatch, VoucherBatchId);
 typed_decode!(product_id, Product, ProductId);
 typed_decode!(waiting_entry_id, WaitingListEntry, WaitingEntryId);
+
+/// Decodes the global id of an order: its own id.
+pub fn order_id(id: &str) -> Result<OrderId, ApiError> {
+    order_and_showtime(id).map(|(order, _)| order)
+}
+
+/// Decodes the global id of an order: its own id, and its showtime's when the id names it.
+pub fn order_and_showtime(id: &str) -> Result<(OrderId, Option<ShowtimeId>), ApiError> {
+    match GlobalId::decode(id)? {
+        GlobalId::Order(showtime, order) => Ok((order, showtime)),
+        other => Err(ApiError::bad_input(format!(
+            "`{id}` is the id of a {}, not of an Order",
+            other.kind()
+        ))),
+    }
+}
 
 /// Decodes the global id of a hold: its showtime and its own id.
 pub fn hold_id(id: &str) -> Result<(ShowtimeId, HoldId), ApiError> {
@@ -171,10 +195,32 @@ mod tests {
             GlobalId::Review(ReviewId(raw)),
             GlobalId::Showtime(ShowtimeId(raw)),
             GlobalId::Hold(ShowtimeId(raw), HoldId([9; 12])),
-            GlobalId::Order(OrderId(raw)),
+            GlobalId::Order(Some(ShowtimeId([3; 12])), OrderId(raw)),
+            GlobalId::Order(None, OrderId(raw)),
             GlobalId::Region(RegionId(raw)),
         ] {
             assert_eq!(GlobalId::decode(&id.encode()).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn an_order_id_names_its_showtime_and_one_issued_without_it_is_the_same_order() {
+        let (showtime, order) = (ShowtimeId([3; 12]), OrderId([7; 12]));
+        let with = GlobalId::Order(Some(showtime), order).encode();
+        let text = String::from_utf8(URL_SAFE_NO_PAD.decode(&with).unwrap()).unwrap();
+        assert_eq!(text, format!("Order:{showtime}.{order}"));
+        assert_eq!(order_and_showtime(&with).unwrap(), (order, Some(showtime)));
+        let without = URL_SAFE_NO_PAD.encode(format!("Order:{order}"));
+        assert_eq!(order_and_showtime(&without).unwrap(), (order, None));
+        assert_eq!(order_id(&with).unwrap(), order_id(&without).unwrap());
+        let hold = GlobalId::Hold(showtime, HoldId([7; 12])).encode();
+        let error = order_id(&hold).unwrap_err();
+        assert!(
+            error.to_string().contains("id of a Hold, not of an Order"),
+            "{error}"
+        );
+        for bad in [format!("Order:{showtime}."), format!("Order:x.{order}")] {
+            assert!(order_id(&URL_SAFE_NO_PAD.encode(bad)).is_err());
         }
     }
 

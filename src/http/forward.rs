@@ -5,10 +5,10 @@
 //! served less than one until they did this).
 //!
 //! What is sent: one operation whose root fields all write one showtime's inventory
-//! ([`SHOWTIME_WRITES`]: holds, their confirmation, release and extension), after this gateway
-//! admitted it, charged the caller's rate limit and resolved its persisted query. Everything
-//! else (reads, batches, an order's cancellation, whose id does not name its showtime) is
-//! served here. The owner authenticates the caller itself; the request carries a MAC of its
+//! ([`SHOWTIME_WRITES`]: holds, their confirmation, release and extension, an order's
+//! cancellation), after this gateway admitted it, charged the caller's rate limit and resolved
+//! its persisted query. Everything else (reads, batches, an order id issued before ids named
+//! their showtime) is served here. The owner authenticates the caller itself; the request carries a MAC of its
 //! body under the deployment's secret, and only with a valid one does the owner skip the rate
 //! limit (charged here) and serve it whatever it believes of the owners (no request goes
 //! round). A gateway that cannot be reached is passed over for [`AVOID_FOR`] and the write is
@@ -39,12 +39,16 @@ use crate::schema::ServedSchema;
 pub static FORWARDED: HeaderName = HeaderName::from_static("x-boxoffice-forwarded");
 
 /// The root fields that write one showtime's inventory, and the path of the argument that
-/// names it (a showtime's id, or a hold's, which names its showtime).
+/// names it (a showtime's id, or a hold's or an order's, which name their showtime).
 pub const SHOWTIME_WRITES: &[(&str, &[&str])] = &[
     ("holdSeats", &["input", "showtimeId"]),
     ("confirmHold", &["input", "holdId"]),
     ("releaseHold", &["holdId"]),
     ("extendHold", &["holdId"]),
+    // Issue 48: served where they came, the cancellations of two gateways wrote one inventory
+    // (16% of its writes came from the gateway that did not own it, racing the owner's
+    // batches), and waited in that gateway's line, whose share of the pool was its floor.
+    ("cancelOrder", &["orderId"]),
 ];
 
 /// How long a gateway that could not be reached is passed over.
@@ -134,6 +138,7 @@ fn showtime_of(operation: &OperationDefinition, variables: &Variables) -> Option
         let id = id_at(&value.node, rest, variables)?;
         let this = match path.last() {
             Some(&"holdId") => global_id::hold_id(id).ok()?.0,
+            Some(&"orderId") => global_id::order_and_showtime(id).ok()?.1?,
             _ => global_id::showtime_id(id).ok()?,
         };
         if showtime.is_some_and(|showtime| showtime != this) {
@@ -260,7 +265,7 @@ fn lost(media: Media, owner: &Peer, error: &dyn std::fmt::Display) -> Response {
 mod tests {
     use super::*;
     use crate::domain::global_id::GlobalId;
-    use crate::domain::ids::HoldId;
+    use crate::domain::ids::{HoldId, OrderId};
     use serde_json::json;
 
     fn showtime(n: u8) -> ShowtimeId {
@@ -339,6 +344,29 @@ mod tests {
             { name: \"x\", contact: \"y\" } }) { id } b: extendHold(holdId: $h) { id } }";
         let found = written_showtime_of(&mut request(confirm, json!({ "h": hold_id(5) })));
         assert_eq!(found, Some(showtime(5)));
+    }
+
+    #[test]
+    fn an_order_s_id_names_its_showtime_unless_issued_before_it_did() {
+        let order = OrderId([8; 12]);
+        let cancel = "mutation ($o: ID!) { cancelOrder(orderId: $o) { id } }";
+        let named = GlobalId::Order(Some(showtime(6)), order).encode();
+        let found = written_showtime_of(&mut request(cancel, json!({ "o": named })));
+        assert_eq!(found, Some(showtime(6)));
+        // An id without its showtime is served where it comes (finding it would take a read).
+        let older = GlobalId::Order(None, order).encode();
+        let found = written_showtime_of(&mut request(cancel, json!({ "o": older })));
+        assert_eq!(found, None);
+        // With a write of the same showtime beside it, both go; of another, neither.
+        let both = "mutation ($o: ID!, $h: ID!) { cancelOrder(orderId: $o) { id } \
+            extendHold(holdId: $h) { id } }";
+        let same = json!({ "o": named, "h": hold_id(6) });
+        assert_eq!(
+            written_showtime_of(&mut request(both, same)),
+            Some(showtime(6))
+        );
+        let other = json!({ "o": named, "h": hold_id(7) });
+        assert_eq!(written_showtime_of(&mut request(both, other)), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::admissions::{door_keys, AdmissionWindow, DoorAt};
-use crate::domain::ids::{OrderId, ProductId};
+use crate::domain::ids::{OrderId, ProductId, ShowtimeId};
 use crate::domain::ticket_codes::{pickup_key, TicketSecret};
 use crate::error::ApiError;
 use crate::idempotency::{once, Attempt, KeyPolicy};
@@ -27,6 +27,9 @@ const MAX_ATTEMPTS: usize = 12;
 #[serde(rename_all = "camelCase")]
 pub struct Collected {
     pub order: OrderId,
+    /// The order's showtime, which its id names (None in answers stored before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub showtime: Option<ShowtimeId>,
     pub items: Vec<CollectedItem>,
     pub at: DateTime<Utc>,
     pub door: String,
@@ -149,6 +152,7 @@ fn answer(order: &OrderDoc, collected: &CollectionDoc) -> Collected {
     let line = |product: &ProductId| order.products().find(|line| line.product == *product);
     Collected {
         order: order.id,
+        showtime: Some(order.showtime.id),
         items: (collected.products.iter())
             .filter_map(line)
             .map(|line: &ProductLineDoc| CollectedItem {

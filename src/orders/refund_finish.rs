@@ -186,7 +186,7 @@ async fn record_refund(
             operation: "refund".to_owned(),
             at: refund.at,
             cinema_id: Some(order.showtime.cinema_id),
-            subject: GlobalId::Order(order.id).encode(),
+            subject: GlobalId::Order(Some(order.showtime.id), order.id).encode(),
             before: None,
             after: Some(after.to_string()),
         })

@@ -264,6 +264,11 @@ macro_rules! id_bytes {
 
 id_bytes!(CinemaId, HallId, MovieId, OrderId, RegionId, ReviewId, ShowtimeId);
 
+/// The global id the API gives order `order` of showtime `showtime`.
+pub fn order_global_id(showtime: ShowtimeId, order: OrderId) -> String {
+    boxoffice::domain::global_id::GlobalId::Order(Some(showtime), order).encode()
+}
+
 /// The global id the API gives an object of `kind` with id `id`.
 pub fn global_id(kind: &str, id: impl IdBytes) -> String {
     use boxoffice::domain::global_id::GlobalId;
@@ -274,7 +279,7 @@ pub fn global_id(kind: &str, id: impl IdBytes) -> String {
         "Movie" => GlobalId::Movie(MovieId(bytes)),
         "Review" => GlobalId::Review(ReviewId(bytes)),
         "Showtime" => GlobalId::Showtime(ShowtimeId(bytes)),
-        "Order" => GlobalId::Order(OrderId(bytes)),
+        // An order's id names its showtime: `order_global_id`.
         "Region" => GlobalId::Region(RegionId(bytes)),
         "Product" => GlobalId::Product(boxoffice::domain::ids::ProductId(bytes)),
         other => panic!("no such kind {other}"),

@@ -10,6 +10,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use boxoffice::config::Limits;
 use boxoffice::domain::clock::ManualClock;
+use boxoffice::domain::global_id::GlobalId;
 use boxoffice::domain::seat::SeatState;
 use boxoffice::gateways::Membership;
 use boxoffice::store::documents::RateLimitDoc;
@@ -25,6 +26,7 @@ const HOLD: &str = "mutation ($id: ID!, $seats: [String!], $key: String) { holdS
 const RELEASE: &str = "mutation ($hold: ID!) { releaseHold(holdId: $hold) }";
 const CONFIRM: &str = "mutation ($hold: ID!) { confirmHold(input: { holdId: $hold,
     customer: { name: \"李四\", contact: \"li@example.cn\" } }) { id status } }";
+const CANCEL: &str = "mutation ($order: ID!) { cancelOrder(orderId: $order) { id status } }";
 
 /// How many of `sent` addressed the seat inventory.
 fn inventory_commands(sent: &[SentCommand]) -> usize {
@@ -64,23 +66,36 @@ async fn peered_sale() -> (Sale, TestApp, TestApp, Vec<Membership>) {
 async fn a_showtime_s_writes_sent_to_the_other_gateway_are_made_by_its_owner() {
     let (sale, other, owner, _memberships) = peered_sale().await;
     let hold = |seats: Value| json!({ "id": sale.showtime, "seats": seats });
-    for step in ["hold, release", "hold, confirm"] {
+    for (step, seats) in [
+        ("hold, release", ["A1", "A2"]),
+        ("hold, confirm", ["A1", "A2"]),
+        ("hold, confirm, cancel", ["A3", "A4"]),
+    ] {
         other.store.commands().start();
         owner.store.commands().start();
         let held = other
-            .graphql_as(&sale.maoyan, HOLD, hold(json!(["A1", "A2"])))
+            .graphql_as(&sale.maoyan, HOLD, hold(json!(seats)))
             .await;
         let id = held.data()["holdSeats"]["id"].clone();
         if step == "hold, release" {
             let released = other
                 .graphql_as(&sale.maoyan, RELEASE, json!({ "hold": id }))
                 .await;
-            assert_eq!(released.data()["releaseHold"], json!(["A1", "A2"]));
+            assert_eq!(released.data()["releaseHold"], json!(seats));
         } else {
             let confirmed = other
                 .graphql_as(&sale.maoyan, CONFIRM, json!({ "hold": id }))
                 .await;
             assert_eq!(confirmed.data()["confirmHold"]["status"], "CONFIRMED");
+            if step == "hold, confirm, cancel" {
+                // The order's id names its showtime: the cancellation goes to the owner too.
+                let order = confirmed.data()["confirmHold"]["id"].clone();
+                let cancelled = other
+                    .graphql_as(&sale.maoyan, CANCEL, json!({ "order": order }))
+                    .await;
+                assert_eq!(cancelled.data()["cancelOrder"]["status"], "CANCELLED");
+                assert_eq!(cancelled.data()["cancelOrder"]["id"], order);
+            }
         }
         let (theirs, its) = (other.store.commands().take(), owner.store.commands().take());
         assert_eq!(
@@ -94,9 +109,54 @@ async fn a_showtime_s_writes_sent_to_the_other_gateway_are_made_by_its_owner() {
         );
     }
     assert_eq!(
-        sale.states(&["A1", "A2"]).await,
-        [SeatState::Sold, SeatState::Sold]
+        sale.states(&["A1", "A2", "A3", "A4"]).await,
+        [
+            SeatState::Sold,
+            SeatState::Sold,
+            SeatState::Available,
+            SeatState::Available
+        ]
     );
+    sale.check_invariants().await;
+    sale.check_orders_agree_with_seats().await;
+}
+
+#[tokio::test]
+async fn an_order_id_issued_before_ids_named_their_showtime_still_cancels_where_it_comes() {
+    let (sale, other, owner, _memberships) = peered_sale().await;
+    let held = other
+        .graphql_as(
+            &sale.maoyan,
+            HOLD,
+            json!({ "id": sale.showtime, "seats": ["B1"] }),
+        )
+        .await;
+    let hold = held.data()["holdSeats"]["id"].clone();
+    let confirmed = other
+        .graphql_as(&sale.maoyan, CONFIRM, json!({ "hold": hold }))
+        .await;
+    let order = confirmed.data()["confirmHold"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = boxoffice::domain::global_id::order_id(&order).unwrap();
+    let older = GlobalId::Order(None, id).encode();
+    assert_ne!(older, order);
+    other.store.commands().start();
+    owner.store.commands().start();
+    let cancelled = other
+        .graphql_as(&sale.maoyan, CANCEL, json!({ "order": older }))
+        .await;
+    assert_eq!(cancelled.data()["cancelOrder"]["status"], "CANCELLED");
+    // The same order: its id as issued now.
+    assert_eq!(cancelled.data()["cancelOrder"]["id"], json!(order));
+    let (theirs, its) = (other.store.commands().take(), owner.store.commands().take());
+    assert!(
+        inventory_commands(&theirs) >= 1,
+        "served where it came: {theirs:#?}"
+    );
+    assert_eq!(inventory_commands(&its), 0, "{its:#?}");
+    assert_eq!(sale.states(&["B1"]).await, [SeatState::Available]);
     sale.check_invariants().await;
     sale.check_orders_agree_with_seats().await;
 }

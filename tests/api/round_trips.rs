@@ -5,7 +5,7 @@
 use boxoffice::store::SentCommand;
 use serde_json::{json, Value};
 
-use crate::fixtures::{global_id, Catalogue};
+use crate::fixtures::{order_global_id, Catalogue};
 use crate::helpers::{nodes, TestApp};
 use crate::orders::{CANCEL, CONFIRM};
 use crate::sale::{sale, Sale};
@@ -143,7 +143,7 @@ async fn each_booking_mutation_costs_a_fixed_set_of_commands() {
         .unwrap()
         .order
         .unwrap();
-    let order = global_id("Order", order);
+    let order = order_global_id(sale.showtime_id, order);
     let cancelled = booking_commands(&sale, &sale.maoyan, CANCEL, json!({ "id": order })).await;
     // The order and its cinema's refund policy; the refund recorded (the order CANCELLING),
     // the seats back, the refund's audit entry, the order CANCELLED.

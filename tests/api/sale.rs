@@ -10,7 +10,7 @@ use boxoffice::idempotency::KeyPolicy;
 use boxoffice::store::documents::SeatInventoryDoc;
 use serde_json::{json, Value};
 
-use crate::fixtures::{global_id, Catalogue};
+use crate::fixtures::{global_id, order_global_id, Catalogue};
 use crate::helpers::TestApp;
 
 pub const HOLD: &str = "mutation ($input: HoldSeatsInput!) { holdSeats(input: $input) {
@@ -196,7 +196,7 @@ impl Sale {
                     .order
                     .unwrap_or_else(|| panic!("{label} is SOLD to no order"));
                 sold_to
-                    .entry(global_id("Order", order))
+                    .entry(order_global_id(self.showtime_id, order))
                     .or_default()
                     .push(label);
             }

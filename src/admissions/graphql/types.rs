@@ -22,7 +22,9 @@ impl Admission {
 
     /// The order the ticket belongs to.
     async fn order_id(&self) -> ID {
-        GlobalId::Order(self.0.order).encode().into()
+        GlobalId::Order(Some(self.0.showtime), self.0.order)
+            .encode()
+            .into()
     }
 
     /// When it was admitted (by the gateway that admitted it).

@@ -94,7 +94,8 @@ impl ChannelEvent {
 
     /// The order concerned (ORDER_* and TICKET_ADMITTED): read it with `order(id:)`.
     async fn order_id(&self) -> Option<ID> {
-        (self.0.details.order).map(|id| ID(GlobalId::Order(id).encode()))
+        let details = &self.0.details;
+        (details.order).map(|id| ID(GlobalId::Order(details.showtime, id).encode()))
     }
 
     /// The seats the change concerned: held, released, sold, refunded or admitted.

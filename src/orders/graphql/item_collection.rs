@@ -55,7 +55,9 @@ pub struct ItemCollection {
 impl From<Collected> for ItemCollection {
     fn from(collected: Collected) -> Self {
         ItemCollection {
-            order_id: GlobalId::Order(collected.order).encode().into(),
+            order_id: GlobalId::Order(collected.showtime, collected.order)
+                .encode()
+                .into(),
             items: (collected.items.into_iter())
                 .map(|item| CollectedItem {
                     product_id: GlobalId::Product(item.product).encode().into(),

@@ -221,9 +221,11 @@ impl Order {
 /// Seats (and products) sold to a channel's customer, with a snapshot of the showtime.
 #[Object]
 impl Order {
-    /// The order's id.
+    /// The order's id (it names the showtime too).
     async fn id(&self) -> ID {
-        GlobalId::Order(self.0.id).encode().into()
+        GlobalId::Order(Some(self.0.showtime.id), self.0.id)
+            .encode()
+            .into()
     }
 
     /// CONFIRMED, or CANCELLED.

@@ -62,7 +62,7 @@ impl NodeQuery {
             GlobalId::Region(id) => Region::load(ctx, id).await?.map(Node::from),
             // Holds and orders are private to their channel and are not nodes.
             GlobalId::Hold(..)
-            | GlobalId::Order(_)
+            | GlobalId::Order(..)
             | GlobalId::TicketType(_)
             | GlobalId::WebhookEndpoint(_)
             | GlobalId::VoucherBatch(_)
