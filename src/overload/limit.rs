@@ -17,8 +17,8 @@
 //! grows by a little each window, up to the ceiling (the pool size); once queueing at the
 //! database makes `short` more than [`TOLERANCE`] times `long`, the limit shrinks, by up to a
 //! half per window. Every gateway on the database sees the same latency, so N gateways shrink
-//! together; each of N grows by its part of what one would (`growth`), so that together they
-//! grow as one gateway would, and settle where it would. (Each growing as one would, two
+//! together; each grows by its part of the work ([`pool_share`]) of what one would (`growth`),
+//! so that together they grow as one gateway would, and settle where it would. (Each growing as one would, two
 //! gateways kept 7.5 to 11.1 requests in flight together where one kept 6.7 to 7.6, and each
 //! database operation cost up to 17% more: issue 48, 150 impatient clients, 3 pairs; growing
 //! by half each, 7.4 to 8.9 where one kept 7.1 to 11.6, 4 pairs.) A command that timed out
@@ -121,8 +121,9 @@ pub struct AdaptiveLimit {
     min: f64,
     /// This gateway's part of the ceiling ([`pool_share`]): the most it lets in.
     max: f64,
-    /// The live gateways, this one among them: each grows by its part of one's growth.
-    gateways: f64,
+    /// This gateway's part of the work of all the live gateways ([`pool_share`]; 1 alone):
+    /// it grows by that part of one gateway's growth, and probes with that part of the probe.
+    part: f64,
     /// The long-term average latency, in microseconds (0 until the first window).
     long_micros: f64,
     /// The latest probes' latencies, in microseconds, oldest first.
@@ -171,7 +172,7 @@ impl AdaptiveLimit {
             limit: (initial as f64).clamp(min, max),
             min,
             max,
-            gateways: 1.0,
+            part: 1.0,
             long_micros: 0.0,
             probes: std::collections::VecDeque::with_capacity(PROBES_KEPT + 1),
             probe_limit: PROBE_LIMIT,
@@ -180,20 +181,23 @@ impl AdaptiveLimit {
         }
     }
 
-    /// `gateways` live gateways share the database (this one among them): in a probe slot,
-    /// each lets its part of [`PROBE_LIMIT`] in, one at least; its limit grows by its part of
-    /// one gateway's growth, and at most to `share` of the ceiling ([`pool_share`]), the
-    /// limit's floor at least.
+    /// `gateways` live gateways share the database (this one among them), this one with
+    /// `share` of their work ([`pool_share`]): in a probe slot it lets that part of
+    /// [`PROBE_LIMIT`] in, one at least; its limit grows by that part of one gateway's growth,
+    /// and at most to that part of the ceiling, the limit's floor at least. A share that is
+    /// not a number counts as an even one for the growth and the probe, and as none for the
+    /// ceiling.
     pub fn set_gateways(&mut self, gateways: usize, share: f64) {
-        let gateways = gateways.max(1);
-        self.probe_limit = (PROBE_LIMIT / gateways).max(1);
-        self.gateways = gateways as f64;
-        let share = if share.is_finite() {
-            share.clamp(0.0, 1.0)
+        let (part, ceiling) = if share.is_finite() {
+            (share.clamp(0.0, 1.0), share.clamp(0.0, 1.0))
         } else {
-            0.0
+            (1.0 / gateways.max(1) as f64, 0.0)
         };
-        self.max = (self.ceiling * share).round().clamp(self.min, self.ceiling);
+        self.part = part.max(f64::EPSILON);
+        self.probe_limit = ((PROBE_LIMIT as f64 * self.part).round() as usize).max(1);
+        self.max = (self.ceiling * ceiling)
+            .round()
+            .clamp(self.min, self.ceiling);
         self.limit = self.limit.min(self.max);
     }
 
@@ -277,7 +281,7 @@ impl AdaptiveLimit {
             return;
         }
         let growth = if gradient >= 1.0 {
-            growth(self.limit, self.gateways)
+            growth(self.limit, self.part)
         } else {
             0.0
         };
@@ -287,14 +291,17 @@ impl AdaptiveLimit {
     }
 }
 
-/// How much a limit of `limit` grows in a window while the database keeps pace, when it is
-/// one of `gateways`: the square root of the limit (of what one gateway would have at the
-/// same load, `limit × gateways`), at least one, in `gateways` parts. So N gateways together
-/// grow as one would: each growing as one, N raised the requests in flight N times as fast
-/// and the latency they all shrink by came later, past more queueing.
-fn growth(limit: f64, gateways: f64) -> f64 {
-    let gateways = gateways.max(1.0);
-    (limit * gateways).sqrt().max(1.0) / gateways
+/// How much a limit of `limit` grows in a window while the database keeps pace, when its
+/// gateway has `part` of the live gateways' work: that part of one gateway's growth, the
+/// square root of what one gateway would have at the same load (`limit ÷ part`), at least
+/// one. So N gateways together grow as one would, however the work is split: each growing as
+/// one, two raised the requests in flight twice as fast and the latency they all shrink by
+/// came later, past more queueing; each growing by 1 ÷ N, a gateway that had all the work
+/// (the owner of both hot showtimes) grew at half one's pace, and after each shrink left the
+/// database idle for 7% of a step (issue 48, 150 impatient clients).
+fn growth(limit: f64, part: f64) -> f64 {
+    let part = part.clamp(f64::EPSILON, 1.0);
+    (limit / part).sqrt().max(1.0) * part
 }
 
 #[cfg(test)]
@@ -557,6 +564,49 @@ mod tests {
             feed(limit, &mut at, 20, in_flight, 3);
         }
         assert!((one.limit - a.limit - b.limit).abs() < 0.01 * one.limit);
+    }
+
+    #[test]
+    fn a_gateway_with_all_the_work_grows_and_probes_as_one_gateway_would() {
+        let mut now = Instant::now();
+        let mut one = AdaptiveLimit::new(4, 2, 32, now);
+        let mut owner = AdaptiveLimit::new(4, 2, 32, now);
+        // The owner of both hot showtimes: 20 requests wanted here, none on the other.
+        let share = pool_share(20.0, &[Some(0.0)]);
+        owner.set_gateways(2, share);
+        assert_eq!(owner.probe_limit(), PROBE_LIMIT);
+        for _ in 0..20 {
+            let started = now;
+            for limit in [&mut one, &mut owner] {
+                let (mut at, in_flight) = (started, limit.get(false));
+                feed(limit, &mut at, 2, in_flight, 1);
+                now = at;
+            }
+        }
+        // Within 3% of one gateway's limit (its part of the work is 21 ÷ 23); growing by half
+        // of one's growth, as with an even part, it would be 25% short.
+        assert!(one.limit > 12.0, "grown: {}", one.limit);
+        assert!(
+            owner.limit > 0.97 * one.limit,
+            "{} owner, {} alone",
+            owner.limit,
+            one.limit
+        );
+        let mut even = AdaptiveLimit::new(4, 2, 32, Instant::now());
+        even.set_gateways(2, 0.5);
+        let mut at = Instant::now();
+        for _ in 0..20 {
+            let in_flight = even.get(false);
+            feed(&mut even, &mut at, 2, in_flight, 1);
+        }
+        assert!(even.limit < 0.8 * one.limit, "{} even", even.limit);
+        // The other gateway, with none of the work: one request in a probe, little growth.
+        let mut idle = AdaptiveLimit::new(2, 2, 32, now);
+        idle.set_gateways(2, pool_share(0.0, &[Some(20.0)]));
+        assert_eq!(idle.probe_limit(), 1);
+        // Not a number: an even part for the probe and the growth.
+        idle.set_gateways(4, f64::NAN);
+        assert_eq!(idle.probe_limit(), 1);
     }
 
     #[test]
