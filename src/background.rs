@@ -38,9 +38,9 @@ pub struct Intervals {
 /// reconcilers, the resumer of interrupted showtime cancellations and the pending
 /// propagations of extended references every `sweep`, the sales projection every `sales`,
 /// left events and due webhooks at theirs, each × the live gateways (`every_shared`: the
-/// gateways together as often as one). Errors are logged and the next pass tries again. A shutdown stops
-/// each task between two passes, never in the middle of one; then this process's gateway
-/// record is deleted.
+/// gateways together as often as one). Errors are logged and the next pass tries again. A
+/// shutdown stops each task between two passes, never in the middle of one; then this
+/// process's gateway record is deleted.
 pub async fn run(
     store: Store,
     intervals: Intervals,

@@ -67,8 +67,8 @@
 //!   127.0.0.1:0`, then `BENCH_GATEWAY_ARGS` (whitespace-separated) for newer ones.
 //! - `BENCH_CLIENTS` (`10,40,150,300,600`), `BENCH_SHOWTIMES` (`2,64`), `BENCH_STEP_SECS`
 //!   (20), `BENCH_GATEWAYS` (1: with 2, two gateways on one database, clients split between
-//!   them; with `1,2`, each step once with each, see below), `BENCH_OVERLOAD_SECS` (30; 0 skips the recovery), `BENCH_RECOVERY_SECS` (30: how
-//!   long the 40 clients run after it).
+//!   them; with `1,2`, each step once with each, see below), `BENCH_OVERLOAD_SECS` (30; 0
+//!   skips the recovery), `BENCH_RECOVERY_SECS` (30: how long the 40 clients run after it).
 //! - `BENCH_DATABASE_PID`: the database server's pid, for its CPU; `BENCH_GATEWAY_LOG`: the
 //!   gateways' `RUST_LOG` (`warn`). Each gateway's log is kept in a temporary directory, named
 //!   in the output.

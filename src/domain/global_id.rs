@@ -160,6 +160,8 @@ pub fn order_id(id: &str) -> Result<OrderId, ApiError> {
 }
 
 /// Decodes the global id of an order: its own id, and its showtime's when the id names it.
+/// The showtime only says where a write is sent (a forged one is a detour, not an access):
+/// the order is found by its own id, and checked against its caller, wherever it runs.
 pub fn order_and_showtime(id: &str) -> Result<(OrderId, Option<ShowtimeId>), ApiError> {
     match GlobalId::decode(id)? {
         GlobalId::Order(showtime, order) => Ok((order, showtime)),

@@ -8,12 +8,12 @@
 //! ([`SHOWTIME_WRITES`]: holds, their confirmation, release and extension, an order's
 //! cancellation), after this gateway admitted it, charged the caller's rate limit and resolved
 //! its persisted query. Everything else (reads, batches, an order id issued before ids named
-//! their showtime) is served here. The owner authenticates the caller itself; the request carries a MAC of its
-//! body under the deployment's secret, and only with a valid one does the owner skip the rate
-//! limit (charged here) and serve it whatever it believes of the owners (no request goes
-//! round). A gateway that cannot be reached is passed over for [`AVOID_FOR`] and the write is
-//! served here: every write carries in its filter the state it assumes, so where it runs is
-//! a matter of speed, never of correctness.
+//! their showtime) is served here. The owner authenticates the caller itself; the request
+//! carries a MAC of its body under the deployment's secret, and only with a valid one does the
+//! owner skip the rate limit (charged here) and serve it whatever it believes of the owners
+//! (no request goes round). A gateway that cannot be reached is passed over for [`AVOID_FOR`]
+//! and the write is served here: every write carries in its filter the state it assumes, so
+//! where it runs is a matter of speed, never of correctness.
 
 use std::time::Duration;
 

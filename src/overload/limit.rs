@@ -18,12 +18,12 @@
 //! database makes `short` more than [`TOLERANCE`] times `long`, the limit shrinks, by up to a
 //! half per window. Every gateway on the database sees the same latency, so N gateways shrink
 //! together; each grows by its part of the work ([`pool_share`]) of what one would (`growth`),
-//! so that together they grow as one gateway would, and settle where it would. (Each growing as one would, two
-//! gateways kept 7.5 to 11.1 requests in flight together where one kept 6.7 to 7.6, and each
-//! database operation cost up to 17% more: issue 48, 150 impatient clients, 3 pairs; growing
-//! by half each, 7.4 to 8.9 where one kept 7.1 to 11.6, 4 pairs.) A command that timed out
-//! halves the limit at once (a database that stops answering says nothing through latency
-//! until its commands time out).
+//! so that together they grow as one gateway would, and settle where it would. (Each growing
+//! as one would, two gateways kept 7.5 to 11.1 requests in flight together where one kept 6.7
+//! to 7.6, and each database operation cost up to 17% more: issue 48, 150 impatient clients,
+//! 3 pairs; growing by half each, 7.4 to 8.9 where one kept 7.1 to 11.6, 4 pairs.) A command
+//! that timed out halves the limit at once (a database that stops answering says nothing
+//! through latency until its commands time out).
 //!
 //! Samples are grouped into windows of [`WINDOW_TIME`] (with at least [`MIN_SAMPLES`]
 //! commands), so the limit moves at a pace that does not depend on how many commands a second
@@ -188,14 +188,11 @@ impl AdaptiveLimit {
     /// not a number counts as an even one for the growth and the probe, and as none for the
     /// ceiling.
     pub fn set_gateways(&mut self, gateways: usize, share: f64) {
-        let (part, ceiling) = if share.is_finite() {
-            (share.clamp(0.0, 1.0), share.clamp(0.0, 1.0))
-        } else {
-            (1.0 / gateways.max(1) as f64, 0.0)
-        };
-        self.part = part.max(f64::EPSILON);
+        let known = share.is_finite().then(|| share.clamp(0.0, 1.0));
+        let even = 1.0 / gateways.max(1) as f64;
+        self.part = known.unwrap_or(even).max(f64::EPSILON);
         self.probe_limit = ((PROBE_LIMIT as f64 * self.part).round() as usize).max(1);
-        self.max = (self.ceiling * ceiling)
+        self.max = (self.ceiling * known.unwrap_or(0.0))
             .round()
             .clamp(self.min, self.ceiling);
         self.limit = self.limit.min(self.max);
