@@ -167,21 +167,13 @@ pub async fn run(
 
 /// Runs `pass` every `interval` until `stop` is triggered; a pass that has begun runs to its
 /// end.
-async fn every<F, Fut>(interval: Duration, stop: &Shutdown, mut pass: F)
+async fn every<F, Fut>(interval: Duration, stop: &Shutdown, pass: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let mut ticks = tokio::time::interval(interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            biased;
-            () = stop.requested() => return,
-            _ = ticks.tick() => {}
-        }
-        pass().await;
-    }
+    // Alone, a shared pass waits exactly its interval between two starts.
+    every_shared(interval, || 1, stop, pass).await
 }
 
 /// Runs `pass` about every `interval` × the live gateways (`gateways`) until `stop` is

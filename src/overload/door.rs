@@ -222,9 +222,10 @@ impl Door {
         hand_over(&self.inner, &mut state);
     }
 
-    /// `gateways` live gateways share the database: each probes it with its part
-    /// ([`super::limit::PROBE_LIMIT`]), grows its limit by its part of one gateway's growth,
-    /// and lets in at most `share` of the ceiling ([`super::limit::pool_share`]); that part.
+    /// `gateways` live gateways share the database, this one with `share` of their work
+    /// ([`super::limit::pool_share`]): it probes with that part of
+    /// [`super::limit::PROBE_LIMIT`], grows its limit by that part of one gateway's growth,
+    /// and lets in at most that part of the ceiling; the part of the ceiling.
     pub fn set_gateways(&self, gateways: usize, share: f64) -> usize {
         let mut state = self.inner.lock().expect("door");
         state.count_load(Instant::now());
