@@ -97,7 +97,7 @@ pub fn table(title: &str, rows: &[Row]) {
     }
 }
 
-/// When a scenario ran some number of clients more than once (`BENCH_CLIENTS=10,600,10,600`),
+/// When a scenario ran some number of clients more than once (`BENCH_CLIENTS=10,600,600,10`),
 /// the means of each number's steps, and the largest number's goodput against the smallest's.
 /// Alternated steps share the server's drift (its history, the machine's speed from one
 /// minute to the next), which a single sequence from few clients to many lays on its last

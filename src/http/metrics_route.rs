@@ -21,7 +21,12 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     let shared = (state.fan_out.as_ref()).map_or(0, |fan_out| fan_out.members_beyond_leaders());
     let subscriptions = state.live.subscriptions() + shared;
     metrics::live(open, subscriptions);
-    metrics::requests_in_flight(state.admission.in_flight(), state.store.admission_limit());
+    let admission = metrics::Admission {
+        limit: state.store.admission_limit(),
+        probe_limit: state.store.admission_probe_limit(),
+        baseline: state.store.admission_baseline(),
+    };
+    metrics::requests_in_flight(state.admission.in_flight(), admission);
     let body = metrics::render();
     (
         [(

@@ -261,6 +261,11 @@ impl Door {
         self.inner.lock().expect("door").limit.get(false)
     }
 
+    /// The latency the limit compares the database's with: its lowest recent probe.
+    pub fn baseline(&self) -> Duration {
+        self.inner.lock().expect("door").limit.long_latency()
+    }
+
     /// Requests waiting for a place: those finishing a purchase, and the others.
     pub fn waiting(&self) -> (usize, usize) {
         let mut state = self.inner.lock().expect("door");

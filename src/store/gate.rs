@@ -275,6 +275,11 @@ impl Gate {
             .map_or_else(|| self.permits(), Door::probe_limit)
     }
 
+    /// The latency the door's limit compares with (the requests' lane; zero elsewhere).
+    pub(crate) fn admission_baseline(&self) -> Duration {
+        self.door.as_ref().map_or(Duration::ZERO, Door::baseline)
+    }
+
     /// The door's limit now (the requests' lane; the permits elsewhere).
     pub(crate) fn admission_limit(&self) -> usize {
         self.door

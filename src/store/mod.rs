@@ -258,6 +258,11 @@ impl Store {
         self.lanes.requests.1.admission_probe_limit()
     }
 
+    /// The latency the door's limit compares the database's with (its lowest recent probe).
+    pub fn admission_baseline(&self) -> std::time::Duration {
+        self.lanes.requests.1.admission_baseline()
+    }
+
     /// The same database, keeping channels' events for `retention`.
     pub fn with_event_retention(&self, retention: Retention) -> Store {
         Store {

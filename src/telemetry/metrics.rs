@@ -170,6 +170,16 @@ fn describe() {
          database's latency, up to --db-max-pool-size), when scraped"
     );
     describe_gauge!(
+        "boxoffice_admission_probe_limit",
+        "How many requests this process lets use the database at once in a probe slot (its \
+         part of the probe of all gateways), when scraped"
+    );
+    describe_gauge!(
+        "boxoffice_admission_baseline_seconds",
+        "The database's latency the admission limit compares with (the lowest of its recent \
+         probes): the limit shrinks once commands take three times as long, when scraped"
+    );
+    describe_gauge!(
         "boxoffice_requests_in_flight",
         "GraphQL requests this process is running (the admission cap's count), when scraped"
     );
@@ -398,10 +408,20 @@ pub fn db_connection_wait(lane: &'static str, waited: Duration) {
         .record(waited.as_secs_f64());
 }
 
-/// The GraphQL requests in flight and the door's limit, read when scraped.
-pub fn requests_in_flight(count: usize, admission_limit: usize) {
+/// What the door of the requests' lane is, read when scraped.
+#[derive(Debug, Clone, Copy)]
+pub struct Admission {
+    pub limit: usize,
+    pub probe_limit: usize,
+    pub baseline: Duration,
+}
+
+/// The GraphQL requests in flight and the door's limits, read when scraped.
+pub fn requests_in_flight(count: usize, admission: Admission) {
     metrics::gauge!("boxoffice_requests_in_flight").set(count as f64);
-    metrics::gauge!("boxoffice_admission_limit").set(admission_limit as f64);
+    metrics::gauge!("boxoffice_admission_limit").set(admission.limit as f64);
+    metrics::gauge!("boxoffice_admission_probe_limit").set(admission.probe_limit as f64);
+    metrics::gauge!("boxoffice_admission_baseline_seconds").set(admission.baseline.as_secs_f64());
 }
 
 /// The live hub's figures, read when scraped: open WebSocket connections and subscriptions.

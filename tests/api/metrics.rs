@@ -152,6 +152,16 @@ async fn metrics_follow_a_booking() {
             "{lag} {seconds}:\n{text}"
         );
     }
+    // The door, alone on its database: the whole probe, a limit within the pool, and the
+    // latency it compares with, in seconds (under a second on any machine that ran the above).
+    assert_eq!(value(&text, "boxoffice_admission_probe_limit", &[]), 2.0);
+    let limit = value(&text, "boxoffice_admission_limit", &[]);
+    assert!((2.0..=16.0).contains(&limit), "{limit}:\n{text}");
+    let baseline = value(&text, "boxoffice_admission_baseline_seconds", &[]);
+    assert!(
+        present(&text, "boxoffice_admission_baseline_seconds") && (0.0..1.0).contains(&baseline),
+        "{baseline}:\n{text}"
+    );
     assert_eq!(value(&text, "boxoffice_live_connections", &[]), 0.0);
 
     let mut live = LiveClient::connect_url(&gateway.url(), None).await;
