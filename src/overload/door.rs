@@ -261,7 +261,8 @@ impl Door {
         self.inner.lock().expect("door").limit.get(false)
     }
 
-    /// The latency the limit compares the database's with: its lowest recent probe.
+    /// The latency the limit compares the database's with: its lowest recent probe (before
+    /// the first, the average).
     pub fn baseline(&self) -> Duration {
         self.inner.lock().expect("door").limit.long_latency()
     }

@@ -258,7 +258,8 @@ impl Store {
         self.lanes.requests.1.admission_probe_limit()
     }
 
-    /// The latency the door's limit compares the database's with (its lowest recent probe).
+    /// The latency the door's limit compares the database's with (its lowest recent probe;
+    /// before the first, the average).
     pub fn admission_baseline(&self) -> std::time::Duration {
         self.lanes.requests.1.admission_baseline()
     }

@@ -177,7 +177,8 @@ fn describe() {
     describe_gauge!(
         "boxoffice_admission_baseline_seconds",
         "The database's latency the admission limit compares with (the lowest of its recent \
-         probes): the limit shrinks once commands take three times as long, when scraped"
+         probes; before the first, the average): the limit shrinks once commands take \
+         TOLERANCE (3) times as long (overload::limit), when scraped"
     );
     describe_gauge!(
         "boxoffice_requests_in_flight",
