@@ -94,7 +94,7 @@
 //! its history even so (issue 48, one gateway, 2 showtimes: 2.16, 2.36 and 3.06 ms of its CPU
 //! per seat change in three 10-client steps of one run), so in `10,600,10,600,…` every crowd
 //! step pays for more history than its quiet one: 600 clients served 89% of 10 that way, 103%
-//! in the order above, an hour apart on the same build. Two gateways against one, the
+//! in the order above, half an hour apart on the same build. Two gateways against one, the
 //! same way: `BENCH_GATEWAYS=1,2` runs each step with one gateway and with two, one right
 //! after the other, in turn first and second (ABBA: 1, 2, then 2, 1 the next time that number
 //! of clients comes), and prints each pair's goodput ratio and their mean. Measured (issue 48,
