@@ -29,7 +29,11 @@
 //! gateways' and the database's CPU seconds, the database's commands per successful seat
 //! change (`serverStatus.opcounters`, summed, read when the gateways are up and at the end:
 //! the requests', the gateways' background work, everything the server ran) and its CPU per
-//! successful seat change (with `BENCH_DATABASE_PID`), and the gateway's peak RSS; beside it
+//! successful seat change (with `BENCH_DATABASE_PID`), how many commands were inside the
+//! server at once by its own clock (`serverStatus.opLatencies`) and how many of its threads
+//! were running or waiting for a CPU (sampled from `/proc` every 20 ms, with
+//! `BENCH_DATABASE_PID`; SecantusDB has a thread per connection, so with the database on one
+//! core this is the queue in front of it), and the gateway's peak RSS; beside it
 //! the seat changes of each second, and the gateway's `/metrics` lines about the database,
 //! its pool, requests in flight and refusals (whatever the build has).
 //!
@@ -119,6 +123,7 @@ mod seed;
 #[path = "../common/server_cpu.rs"]
 #[allow(dead_code)] // Only its reader of another process's CPU is used here.
 mod server_cpu;
+mod server_time;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -291,6 +296,10 @@ struct Stage {
     meter: mongodb::Client,
     cpu_before: (Duration, Option<Duration>),
     commands_before: Option<i64>,
+    /// The server's time in commands (`server_time`) when the stage was set, and when.
+    server_time_before: (Option<Duration>, Instant),
+    /// The database's threads waiting for a CPU, sampled from the stage's setting on.
+    run_queue: Option<procfs::RunQueue>,
 }
 
 impl Stage {
@@ -327,10 +336,14 @@ impl Stage {
             meter: mongodb::Client::with_uri_str(&settings.launch.uri).await?,
             cpu_before: Default::default(),
             commands_before: None,
+            server_time_before: (None, Instant::now()),
+            run_queue: None,
         };
         // The commands read outside the CPU readings, so that their own work is in neither.
         stage.commands_before = opcounters::commands(&stage.meter).await;
+        stage.server_time_before = (server_time::so_far(&stage.meter).await, Instant::now());
         stage.cpu_before = stage.cpu(settings);
+        stage.run_queue = settings.database_pid.map(procfs::RunQueue::start);
         Ok(stage)
     }
 
@@ -344,10 +357,18 @@ impl Stage {
 
     /// What the gateways and the database spent since the stage was set, beside the seat
     /// changes `recorder` has seen so far, and the gateways' peak RSS (the largest).
-    async fn spent(&self, settings: &Settings, recorder: &Recorder) -> report::Spent {
+    async fn spent(&mut self, settings: &Settings, recorder: &Recorder) -> report::Spent {
         let (gateway, database) = self.cpu(settings);
         let changes = recorder.changes();
+        let database_runnable = self.run_queue.as_mut().and_then(procfs::RunQueue::mean);
         let commands = opcounters::commands(&self.meter).await;
+        let (time_before, since) = self.server_time_before;
+        let database_in_flight =
+            time_before
+                .zip(server_time::so_far(&self.meter).await)
+                .map(|(before, after)| {
+                    after.saturating_sub(before).as_secs_f64() / since.elapsed().as_secs_f64()
+                });
         report::Spent {
             gateway_cpu: gateway.saturating_sub(self.cpu_before.0),
             database_cpu: database
@@ -357,6 +378,8 @@ impl Stage {
                 .zip(commands)
                 .map(|(before, after)| opcounters::between(before, after)),
             changes,
+            database_in_flight,
+            database_runnable,
             peak_rss: (self.gateways.iter())
                 .map(Gateway::peak_resident_bytes)
                 .max()
@@ -438,7 +461,7 @@ async fn step(
     clients: usize,
     gateways: usize,
 ) -> anyhow::Result<Row> {
-    let stage = Stage::new(settings, step, showtimes, gateways).await?;
+    let mut stage = Stage::new(settings, step, showtimes, gateways).await?;
     let load_cpu = procfs::process_cpu(std::process::id()).unwrap_or_default();
     let recorder = Recorder::new(Instant::now());
     let group = Group::start(
@@ -502,7 +525,7 @@ async fn recovery(
         settings.overload.as_secs(),
         settings.recovery.as_secs()
     );
-    let stage = Stage::new(settings, step, showtimes, gateways).await?;
+    let mut stage = Stage::new(settings, step, showtimes, gateways).await?;
     let recorder = Recorder::new(Instant::now());
     let stay = AFTER_OVERLOAD.min(crowd);
     let start = |clients| {

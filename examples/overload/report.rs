@@ -14,6 +14,12 @@ pub struct Spent {
     pub commands: Option<i64>,
     /// The successful seat changes over the same span, which the figures per change divide by.
     pub changes: usize,
+    /// Commands inside the database server at once on average, by its own clock
+    /// (`serverStatus.opLatencies`), when it keeps one.
+    pub database_in_flight: Option<f64>,
+    /// The database's threads running or waiting for a CPU on average (`/proc`), with
+    /// `BENCH_DATABASE_PID`.
+    pub database_runnable: Option<f64>,
     /// The largest gateway's peak RSS, in bytes.
     pub peak_rss: u64,
 }
@@ -48,10 +54,10 @@ pub fn table(title: &str, rows: &[Row]) {
         "| clients | seat changes | goodput/s | attempts/s | 503 % | 504 % | 429 % | timeouts % \
          | conn err % | success p50/p99 ms | refusal p50/p99 ms | answered p50/p99 ms \
          | first success s | gateway CPU s | db CPU s | db commands/change | db CPU ms/change \
-         | peak RSS MiB |"
+         | db in flight | db runnable threads | peak RSS MiB |"
     );
     println!(
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for Row {
         clients,
@@ -69,9 +75,12 @@ pub fn table(title: &str, rows: &[Row]) {
         let database_per_change = spent.database_cpu_per_change().map_or("-".into(), |cpu| {
             format!("{:.2}", cpu.as_secs_f64() * 1000.0)
         });
+        let [in_flight, runnable] = [spent.database_in_flight, spent.database_runnable]
+            .map(|mean| mean.map_or("-".into(), |mean| format!("{mean:.2}")));
         println!(
             "| {clients} | {} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} / {} \
-             | {} / {} | {} / {} | {} | {:.1} | {} | {commands} | {database_per_change} | {:.0} |",
+             | {} / {} | {} / {} | {} | {:.1} | {} | {commands} | {database_per_change} \
+             | {in_flight} | {runnable} | {:.0} |",
             f.changes,
             f.goodput(),
             f.attempts_per_second(),

@@ -1,0 +1,39 @@
+//! The time the database server says it spent running commands (`serverStatus.opLatencies`:
+//! reads, writes and other commands, in microseconds from when it starts a command to its
+//! answer). Divided by a step's length it is how many commands were inside the server at once
+//! on average, as it sees them; beside the gateways' own command time it shows how much of a
+//! command's time was spent waiting outside the server (for its thread to get the CPU, or on
+//! the way).
+
+use std::time::Duration;
+
+use bson::{doc, Bson, Document};
+
+/// The kinds of operation the server times, each command in one of them.
+const KINDS: [&str; 3] = ["reads", "writes", "commands"];
+
+/// The server's time in commands so far; None when it refuses `serverStatus` or keeps no
+/// `opLatencies` (the benchmark then prints "-").
+pub async fn so_far(client: &mongodb::Client) -> Option<Duration> {
+    let status = client
+        .database("admin")
+        .run_command(doc! { "serverStatus": 1 })
+        .await
+        .ok()?;
+    let latencies = status.get_document("opLatencies").ok()?;
+    let micros: u64 = KINDS
+        .iter()
+        .filter_map(|kind| latencies.get_document(kind).ok())
+        .filter_map(micros)
+        .sum();
+    Some(Duration::from_micros(micros))
+}
+
+fn micros(kind: &Document) -> Option<u64> {
+    match kind.get("latency")? {
+        Bson::Int32(n) => u64::try_from(*n).ok(),
+        Bson::Int64(n) => u64::try_from(*n).ok(),
+        Bson::Double(n) if n.is_finite() && *n >= 0.0 => Some(*n as u64),
+        _ => None,
+    }
+}
