@@ -73,6 +73,10 @@
 //!   (20), `BENCH_GATEWAYS` (1: with 2, two gateways on one database, clients split between
 //!   them; with `1,2`, each step once with each, see below), `BENCH_OVERLOAD_SECS` (30; 0
 //!   skips the recovery), `BENCH_RECOVERY_SECS` (30: how long the 40 clients run after it).
+//! - `BENCH_CLIENT_GATEWAYS`: how many of a step's gateways the clients use (all): with 1 and
+//!   two gateways, the second takes no client and still runs its background work, owns its
+//!   showtimes and serves the writes forwarded to it. What a second process costs beside
+//!   one, apart from splitting the clients.
 //! - `BENCH_DATABASE_PID`: the database server's pid, for its CPU; `BENCH_GATEWAY_LOG`: the
 //!   gateways' `RUST_LOG` (`warn`). Each gateway's log is kept in a temporary directory, named
 //!   in the output.
@@ -154,6 +158,8 @@ struct Settings {
     /// The gateway processes of each step: one number, or several that each step runs with in
     /// turn.
     gateways: Vec<usize>,
+    /// How many of a step's gateways take clients (`usize::MAX`: all).
+    client_gateways: usize,
     database_pid: Option<u32>,
 }
 
@@ -203,6 +209,7 @@ impl Settings {
             gateways: (list("BENCH_GATEWAYS", "1")?.into_iter())
                 .map(|gateways| gateways.max(1))
                 .collect(),
+            client_gateways: number("BENCH_CLIENT_GATEWAYS", usize::MAX)?.max(1),
             database_pid: std::env::var("BENCH_DATABASE_PID")
                 .ok()
                 .map(|pid| pid.parse())
@@ -243,6 +250,12 @@ async fn main() -> anyhow::Result<()> {
         settings.step.as_secs(),
         settings.launch.log_dir.display(),
     );
+    if settings.client_gateways != usize::MAX {
+        println!(
+            "clients on the first {} gateway(s) of each step only",
+            settings.client_gateways
+        );
+    }
     let mut steps = 0;
     let mut knee = None;
     for &showtimes in &settings.showtimes {
@@ -328,7 +341,9 @@ impl Stage {
                 )
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let urls = gateways.iter().map(|g| g.url.clone()).collect();
+        let urls = (gateways.iter().take(settings.client_gateways))
+            .map(|g| g.url.clone())
+            .collect();
         let mut stage = Stage {
             catalogue,
             gateways,
