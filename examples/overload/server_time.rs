@@ -1,6 +1,8 @@
 //! The time the database server says it spent running commands (`serverStatus.opLatencies`:
-//! reads, writes and other commands, in microseconds from when it starts a command to its
-//! answer). Divided by a step's length it is how many commands were inside the server at once
+//! reads, writes and other commands, in microseconds as the server times them; mongod from
+//! starting a command to finishing it, the network not included; `transactions` is left out,
+//! its statements being counted in the others). Divided by a step's length it is how many
+//! commands were inside the server at once
 //! on average, as it sees them; beside the gateways' own command time it shows how much of a
 //! command's time was spent waiting outside the server (for its thread to get the CPU, or on
 //! the way).
