@@ -182,7 +182,7 @@ impl Meters {
     }
 
     async fn commands(&self) -> Option<i64> {
-        opcounters::commands(&self.database).await
+        opcounters::commands_in(&opcounters::server_status(&self.database).await?)
     }
 }
 

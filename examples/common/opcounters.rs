@@ -12,18 +12,22 @@ use bson::{doc, Bson, Document};
 /// The counters, each command in exactly one of them.
 const COUNTERS: [&str; 6] = ["insert", "query", "update", "delete", "getmore", "command"];
 
-/// The commands the server has run so far; None when it refuses `serverStatus` or keeps no
-/// `opcounters` (the benchmarks then print "-").
-pub async fn commands(client: &mongodb::Client) -> Option<i64> {
-    let status = client
+/// The server's `serverStatus` now; None when it refuses it (the benchmarks then print "-").
+pub async fn server_status(client: &mongodb::Client) -> Option<Document> {
+    client
         .database("admin")
         .run_command(doc! { "serverStatus": 1 })
         .await
-        .ok()?;
+        .ok()
+}
+
+/// The commands the server has run so far, from a reading of [`server_status`]; None when it
+/// keeps no `opcounters`.
+pub fn commands_in(status: &Document) -> Option<i64> {
     Some(sum(status.get_document("opcounters").ok()?))
 }
 
-/// The commands run between two readings of [`commands`]. Each reading is one command itself,
+/// The commands run between two readings of [`commands_in`]. Each reading is one command itself,
 /// counted before it answers (SecantusDB) or after (mongod): either way the difference holds
 /// exactly one of the two `serverStatus`, which is taken off, so that only what happened
 /// between them counts.

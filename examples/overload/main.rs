@@ -355,8 +355,12 @@ impl Stage {
             run_queue: None,
         };
         // The commands read outside the CPU readings, so that their own work is in neither.
-        stage.commands_before = opcounters::commands(&stage.meter).await;
-        stage.server_time_before = (server_time::so_far(&stage.meter).await, Instant::now());
+        let status = opcounters::server_status(&stage.meter).await;
+        stage.commands_before = status.as_ref().and_then(opcounters::commands_in);
+        stage.server_time_before = (
+            status.as_ref().and_then(server_time::so_far),
+            Instant::now(),
+        );
         stage.cpu_before = stage.cpu(settings);
         stage.run_queue = settings.database_pid.map(procfs::RunQueue::start);
         Ok(stage)
@@ -376,14 +380,14 @@ impl Stage {
         let (gateway, database) = self.cpu(settings);
         let changes = recorder.changes();
         let database_runnable = self.run_queue.as_mut().and_then(procfs::RunQueue::mean);
-        let commands = opcounters::commands(&self.meter).await;
+        let status = opcounters::server_status(&self.meter).await;
+        let commands = status.as_ref().and_then(opcounters::commands_in);
         let (time_before, since) = self.server_time_before;
-        let database_in_flight =
-            time_before
-                .zip(server_time::so_far(&self.meter).await)
-                .map(|(before, after)| {
-                    after.saturating_sub(before).as_secs_f64() / since.elapsed().as_secs_f64()
-                });
+        let database_in_flight = (time_before)
+            .zip(status.as_ref().and_then(server_time::so_far))
+            .map(|(before, after)| {
+                after.saturating_sub(before).as_secs_f64() / since.elapsed().as_secs_f64()
+            });
         report::Spent {
             gateway_cpu: gateway.saturating_sub(self.cpu_before.0),
             database_cpu: database

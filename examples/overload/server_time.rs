@@ -9,19 +9,15 @@
 
 use std::time::Duration;
 
-use bson::{doc, Bson, Document};
+use bson::{Bson, Document};
 
 /// The kinds of operation the server times, each command in one of them.
 const KINDS: [&str; 3] = ["reads", "writes", "commands"];
 
-/// The server's time in commands so far; None when it refuses `serverStatus` or keeps no
-/// `opLatencies` (the benchmark then prints "-").
-pub async fn so_far(client: &mongodb::Client) -> Option<Duration> {
-    let status = client
-        .database("admin")
-        .run_command(doc! { "serverStatus": 1 })
-        .await
-        .ok()?;
+/// The server's time in commands so far, from a `serverStatus` already read (the same reading
+/// as the commands counted, so that one command, not two, is added to what it measures); None
+/// when it keeps no `opLatencies` (the benchmark then prints "-").
+pub fn so_far(status: &Document) -> Option<Duration> {
     let latencies = status.get_document("opLatencies").ok()?;
     let micros: u64 = KINDS
         .iter()
