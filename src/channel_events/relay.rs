@@ -25,8 +25,9 @@
 //! appends itself. So a channel's events of one showtime keep the order of its changes.
 //!
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
-//! document: the live relay pulls what it appended off in one update per [`CLEAR_AFTER`] (a
-//! busy showtime's inventory is not rewritten once more for every change). It relays at most
+//! document: the live relay pulls what it appended off in one update per [`CLEAR_AFTER`], or
+//! per [`CLEAR_AT`](super::uncleared::CLEAR_AT) entries on one document if sooner (a busy
+//! showtime's inventory is not rewritten once more for every change, nor left to grow). It relays at most
 //! once per [`LIVE_EVERY`]: under load one insert per channel carries many changes' events,
 //! and the handler of grown logs (`growth`; webhooks marks endpoints due) is told once.
 
@@ -189,7 +190,10 @@ impl EventRelay {
                 // Pulled off with the next pull (a pass that reads them meanwhile finds them
                 // appended already).
                 tracing::warn!(%error, "pulling relayed events off failed");
-                self.uncleared.lock().expect("uncleared lock").add(relayed);
+                self.uncleared
+                    .lock()
+                    .expect("uncleared lock")
+                    .put_back(relayed);
             }
         }
         if self.grew.next_chore().is_some_and(|due| due <= now) {
