@@ -27,9 +27,10 @@
 //! *Cheap on the booking path.* Pulling entries off a document is an update of the whole
 //! document: the live relay pulls what it appended off in one update per [`CLEAR_AFTER`], or
 //! per [`CLEAR_AT`](super::uncleared::CLEAR_AT) entries on one document if sooner (a busy
-//! showtime's inventory is not rewritten once more for every change, nor left to grow). It relays at most
-//! once per [`LIVE_EVERY`]: under load one insert per channel carries many changes' events,
-//! and the handler of grown logs (`growth`; webhooks marks endpoints due) is told once.
+//! showtime's inventory is not rewritten once more for every change, nor left to grow). It
+//! relays at most once per [`LIVE_EVERY`]: under load one insert per channel carries many
+//! changes' events, and the handler of grown logs (`growth`; webhooks marks endpoints due) is
+//! told once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
