@@ -45,7 +45,7 @@ fn sum(counters: &Document) -> i64 {
 
 /// A counter, whatever type the server sends it as: mongod and SecantusDB send Int64, older or
 /// other compatible servers may send Int32 or Double.
-fn number(value: &Bson) -> Option<i64> {
+pub fn number(value: &Bson) -> Option<i64> {
     match value {
         Bson::Int32(n) => Some(i64::from(*n)),
         Bson::Int64(n) => Some(*n),

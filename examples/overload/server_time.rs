@@ -2,14 +2,13 @@
 //! reads, writes and other commands, in microseconds as the server times them; mongod from
 //! starting a command to finishing it, the network not included; `transactions` is left out,
 //! its statements being counted in the others). Divided by a step's length it is how many
-//! commands were inside the server at once
-//! on average, as it sees them; beside the gateways' own command time it shows how much of a
-//! command's time was spent waiting outside the server (for its thread to get the CPU, or on
-//! the way).
+//! commands were inside the server at once on average, as it sees them; beside the gateways'
+//! own command time it shows how much of a command's time was spent waiting outside the server
+//! (for its thread to get the CPU, or on the way).
 
 use std::time::Duration;
 
-use bson::{Bson, Document};
+use bson::Document;
 
 /// The kinds of operation the server times, each command in one of them.
 const KINDS: [&str; 3] = ["reads", "writes", "commands"];
@@ -27,11 +26,7 @@ pub fn so_far(status: &Document) -> Option<Duration> {
     Some(Duration::from_micros(micros))
 }
 
+/// A kind's total latency, in microseconds (a number of any type, as for the counters).
 fn micros(kind: &Document) -> Option<u64> {
-    match kind.get("latency")? {
-        Bson::Int32(n) => u64::try_from(*n).ok(),
-        Bson::Int64(n) => u64::try_from(*n).ok(),
-        Bson::Double(n) if n.is_finite() && *n >= 0.0 => Some(*n as u64),
-        _ => None,
-    }
+    u64::try_from(super::opcounters::number(kind.get("latency")?)?).ok()
 }

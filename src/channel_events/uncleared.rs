@@ -11,7 +11,7 @@
 //! showtimes: pulling off 250 ms after the oldest instead of 100 cost the database 13% more
 //! CPU per seat change, 40 ms about 5% less).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use tokio::time::Instant;
 
@@ -27,8 +27,8 @@ pub struct Uncleared {
     ids: HashSet<EventId>,
     /// When the oldest of them was appended.
     since: Option<Instant>,
-    /// How many of them each document carries.
-    per_document: HashMap<OutboxSource, usize>,
+    /// Whether one document carries [`CLEAR_AT`] of them.
+    full: bool,
     /// A pull of them failed: the next waits for [`CLEAR_AFTER`](super::CLEAR_AFTER) whatever
     /// the count (no tight loop against a database that does not answer).
     put_back: bool,
@@ -42,7 +42,7 @@ impl Default for Uncleared {
             relayed: Vec::new(),
             ids: HashSet::new(),
             since: None,
-            per_document: HashMap::new(),
+            full: false,
             put_back: false,
             pulled: Remembered::new(PULLED_REMEMBERED),
         }
@@ -64,8 +64,12 @@ impl Uncleared {
         for (source, mut ids) in relayed {
             ids.retain(|id| self.ids.insert(*id));
             if !ids.is_empty() {
-                *self.per_document.entry(source).or_default() += ids.len();
                 self.relayed.push((source, ids));
+                let carried = (self.relayed.iter())
+                    .filter(|(carrier, _)| *carrier == source)
+                    .map(|(_, ids)| ids.len())
+                    .sum::<usize>();
+                self.full |= carried >= CLEAR_AT;
             }
         }
         if !self.relayed.is_empty() {
@@ -77,7 +81,7 @@ impl Uncleared {
     /// was appended, or when the oldest was appended if a document carries [`CLEAR_AT`];
     /// `None` when there are none.
     pub fn clear_due(&self) -> Option<Instant> {
-        let full = !self.put_back && self.per_document.values().any(|&count| count >= CLEAR_AT);
+        let full = self.full && !self.put_back;
         self.since.map(|since| {
             if full {
                 since
@@ -109,7 +113,7 @@ impl Uncleared {
     pub fn take(&mut self, now: Instant) -> Vec<(OutboxSource, Vec<EventId>)> {
         self.pulled.add(self.ids.drain(), now);
         self.since = None;
-        self.per_document.clear();
+        self.full = false;
         self.put_back = false;
         std::mem::take(&mut self.relayed)
     }
