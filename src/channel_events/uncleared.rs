@@ -65,11 +65,14 @@ impl Uncleared {
             ids.retain(|id| self.ids.insert(*id));
             if !ids.is_empty() {
                 self.relayed.push((source, ids));
-                let carried = (self.relayed.iter())
-                    .filter(|(carrier, _)| *carrier == source)
-                    .map(|(_, ids)| ids.len())
-                    .sum::<usize>();
-                self.full |= carried >= CLEAR_AT;
+                // One full document is enough: once it is known, the list is not read again.
+                if !self.full {
+                    let carried = (self.relayed.iter())
+                        .filter(|(carrier, _)| *carrier == source)
+                        .map(|(_, ids)| ids.len())
+                        .sum::<usize>();
+                    self.full = carried >= CLEAR_AT;
+                }
             }
         }
         if !self.relayed.is_empty() {
